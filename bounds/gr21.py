@@ -1,0 +1,435 @@
+"""Guarantees of Gupta & Ramdas (2021), histogram binning without sample splitting.
+
+Paper: C. Gupta and A. Ramdas, "Distribution-free calibration guarantees for histogram
+binning without sample splitting", ICML 2021 (``shared/seeds/000_*.txt``; catalog
+``shared/spec/gr21_histogram_binning_without_splitting.md``).
+
+Every function is a pure, vectorised function of the paper's symbols: ``n`` calibration
+points, ``n_bins`` (the paper's B) bins, miscoverage ``alpha`` and Algorithm 2's
+randomisation parameter ``delta``. Arguments broadcast against each other. Logs are
+natural (Hoeffding). Values are returned raw, also when vacuous (>= 1): see
+:func:`is_informative`.
+
+Notation: ``m = floor(n / B) - 1`` is the paper's lower bound on the number of
+calibration points averaged in each bin of Algorithm 1 (catalog A1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import (
+    as_integer_array,
+    as_nonnegative,
+    as_open_unit,
+    check_n_bins_vs_n,
+    scalar_or_array,
+)
+
+__all__ = [
+    "UMSSampleSize",
+    "cor1_conditional_eps",
+    "is_informative",
+    "max_bins_for_eps",
+    "min_n_for_eps",
+    "single_bin_hoeffding_eps",
+    "thm3_conditional_eps",
+    "thm4_conditional_eps",
+    "thm4_ece_mean_bound",
+    "thm4_ece_mean_bound_proof_valid",
+    "thm4_marginal_eps",
+    "thm4_validity_curve",
+    "ums_required_n",
+    "zadrozny_elkan_shift_bound",
+]
+
+
+def _min_interior_points(n, n_bins):
+    """Validate (n, n_bins) and return ``m = floor(n/B) - 1`` as a float array."""
+    n_arr = as_integer_array(n, "n", minimum=1)
+    b_arr = as_integer_array(n_bins, "n_bins", minimum=1)
+    check_n_bins_vs_n(n_arr, b_arr, n, n_bins)
+    return (n_arr // b_arr - 1).astype(float), b_arr.astype(float)
+
+
+def _hoeffding_eps(m, log_term):
+    return np.sqrt(log_term / (2.0 * m))
+
+
+def thm3_conditional_eps(n, n_bins, alpha):
+    r"""Conditional-calibration radius of UMD (Algorithm 1), Theorem 3, eq. (8).
+
+    .. math:: \varepsilon = \sqrt{\frac{\log(2B/\alpha)}{2(\lfloor n/B\rfloor - 1)}}
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Number of calibration points, ``n >= 2 * n_bins``.
+    n_bins : int or array_like of int
+        Number of bins B >= 1.
+    alpha : float or array_like
+        Miscoverage in (0, 1).
+
+    Returns
+    -------
+    eps : float or ndarray
+        Radius; raw value, possibly >= 1 (vacuous).
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), Theorem 3, eq. (8).
+    Hypotheses: iid calibration data; ``g(X)`` absolutely continuous (no ties; lexicographic
+    tie-breaking on an independent uniform restores it, App. C.1); ``n >= 2B``.
+    Quantifier: conditional -- with probability >= 1 - alpha over the calibration data,
+    ``|E[Y | h(X) = r] - r| <= eps`` simultaneously for all ``r`` in Range(h), and hence
+    ``lp-ECE(h) <= eps`` for all p (Proposition 1).
+    Proof: Hoeffding in each bin at level alpha/B given the boundary order statistics
+    (Lemma 2), union bound over bins.
+    """
+    m, b = _min_interior_points(n, n_bins)
+    a = as_open_unit(alpha, "alpha")
+    return scalar_or_array(_hoeffding_eps(m, np.log(2.0 * b / a)))
+
+
+def zadrozny_elkan_shift_bound(n, n_bins):
+    r"""Largest shift of a bin mean caused by the boundary point, fact (9): ``1/floor(n/B)``.
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), eq. (9) in the proof of Corollary 1. Deterministic: adding
+    one value in [0, 1] to a mean of at least ``floor(n/B) - 1`` values in [0, 1] moves it
+    by at most ``1/floor(n/B)``.
+    """
+    m, _ = _min_interior_points(n, n_bins)
+    return scalar_or_array(1.0 / (m + 1.0))
+
+
+def cor1_conditional_eps(n, n_bins, alpha):
+    r"""Conditional-calibration radius of the original Zadrozny-Elkan UMD, Corollary 1, eq. (10).
+
+    .. math:: \varepsilon = \sqrt{\frac{\log(2B/\alpha)}{2(\lfloor n/B\rfloor - 1)}}
+              + \frac{1}{\lfloor n/B\rfloor}
+
+    Parameters
+    ----------
+    n, n_bins, alpha
+        As in :func:`thm3_conditional_eps`.
+
+    Returns
+    -------
+    eps : float or ndarray
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), Corollary 1, eq. (10).
+    Hypotheses: as Theorem 3 (iid, absolutely continuous ``g(X)``, ``n >= 2B``); the
+    calibrator averages the upper boundary point into each of the first B - 1 bins.
+    Quantifier: conditional (probability over the calibration data only).
+    """
+    m, b = _min_interior_points(n, n_bins)
+    a = as_open_unit(alpha, "alpha")
+    return scalar_or_array(_hoeffding_eps(m, np.log(2.0 * b / a)) + 1.0 / (m + 1.0))
+
+
+def thm4_marginal_eps(n, n_bins, alpha, *, delta=0.0):
+    r"""Marginal-calibration radius eps1 of randomized UMD (Algorithm 2), Theorem 4, eq. (11).
+
+    .. math:: \varepsilon_1 = \sqrt{\frac{\log(2/\alpha)}{2(\lfloor n/B\rfloor - 1)}} + \delta
+
+    Parameters
+    ----------
+    n, n_bins, alpha
+        As in :func:`thm3_conditional_eps`.
+    delta : float, default 0
+        Randomisation parameter of Algorithm 2. The default 0 is the delta -> 0 limit that
+        lexicographic tie-breaking on ``(score, U)`` implements (conventions, item 5).
+
+    Returns
+    -------
+    eps1 : float or ndarray
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), Theorem 4, eq. (11), first line.
+    Hypotheses: iid; ``n >= 2B``; no continuity assumption (scores are tie-broken and the
+    bin values are a.s. distinct).
+    Quantifier: marginal -- ``Pr(|E[Y | h(X)] - h(X)| <= eps1) >= 1 - alpha`` with the
+    probability over the calibration data, the test point and the internal randomisation.
+    No union bound over bins: the per-bin Hoeffding failure probability alpha is averaged
+    over the bin the test point falls in.
+    """
+    m, _ = _min_interior_points(n, n_bins)
+    a = as_open_unit(alpha, "alpha")
+    d = as_nonnegative(delta, "delta")
+    return scalar_or_array(_hoeffding_eps(m, np.log(2.0 / a)) + d)
+
+
+def thm4_conditional_eps(n, n_bins, alpha, *, delta=0.0):
+    r"""Conditional radius eps2 of randomized UMD, Theorem 4, eq. (11), second line.
+
+    .. math:: \varepsilon_2 = \sqrt{\frac{\log(2B/\alpha)}{2(\lfloor n/B\rfloor - 1)}} + \delta
+
+    The same value bounds every lp-ECE with probability >= 1 - alpha (Theorem 4(a)).
+
+    Parameters
+    ----------
+    n, n_bins, alpha, delta
+        As in :func:`thm4_marginal_eps`.
+
+    Returns
+    -------
+    eps2 : float or ndarray
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), Theorem 4, eq. (11) and part (a).
+    Hypotheses: iid; ``n >= 2B``; no continuity assumption.
+    Quantifier: conditional -- probability over the calibration data (and the randomisation)
+    that all bins are within eps2 at once; part (a): that ``lp-ECE(h) <= eps2`` for all p.
+    """
+    m, b = _min_interior_points(n, n_bins)
+    a = as_open_unit(alpha, "alpha")
+    d = as_nonnegative(delta, "delta")
+    return scalar_or_array(_hoeffding_eps(m, np.log(2.0 * b / a)) + d)
+
+
+def thm4_ece_mean_bound(n, n_bins, *, delta=0.0):
+    r"""Bound on the expected lp-ECE of randomized UMD as stated, Theorem 4(b).
+
+    .. math:: \mathbb{E}_{D_n}[\ell_p\text{-ECE}(h)] \le \sqrt{B/(2n)} + \delta,
+              \quad p \in [1, 2]
+
+    Parameters
+    ----------
+    n, n_bins
+        As in :func:`thm3_conditional_eps`.
+    delta : float, default 0
+        Randomisation parameter of Algorithm 2.
+
+    Returns
+    -------
+    bound : float or ndarray
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), Theorem 4(b).
+    Hypotheses: iid; ``n >= 2B``.
+    Quantifier: expectation over the calibration data and the randomisation.
+    Proof gap (catalog §9 item 4): the proof uses ``floor(n/B) - 1 >= n/(2B)``, false for
+    ``2B < n < 3B``. There the proof only establishes
+    :func:`thm4_ece_mean_bound_proof_valid`. Simulations suggest the stated bound still
+    holds; this function returns the stated form.
+    """
+    n_arr = as_integer_array(n, "n", minimum=1)
+    b_arr = as_integer_array(n_bins, "n_bins", minimum=1)
+    check_n_bins_vs_n(n_arr, b_arr, n, n_bins)
+    d = as_nonnegative(delta, "delta")
+    return scalar_or_array(np.sqrt(b_arr / (2.0 * n_arr)) + d)
+
+
+def thm4_ece_mean_bound_proof_valid(n, n_bins, *, delta=0.0):
+    r"""Bound on the expected lp-ECE that the proof of Theorem 4(b) actually establishes.
+
+    .. math:: \mathbb{E}[\ell_p\text{-ECE}(h)] \le \frac{1}{2\sqrt{\lfloor n/B\rfloor - 1}}
+              + \delta
+
+    Parameters
+    ----------
+    n, n_bins, delta
+        As in :func:`thm4_ece_mean_bound`.
+
+    Returns
+    -------
+    bound : float or ndarray
+
+    Notes
+    -----
+    Corrects two steps of the proof of Theorem 4(b) (catalog §9 items 4 and 5):
+
+    * it stops before ``1/(4(floor(n/B) - 1)) <= B/(2n)``, which fails for ``2B < n < 3B``;
+    * it replaces ``E(Pi_b - hatPi_b)^2 <= Var(hatPi'_b) + delta^2`` (which drops a positive
+      cross term) by Minkowski's ``(sqrt(Var) + delta)^2``.
+
+    With ``Var(hatPi'_b) <= 1/(4 m)`` (eq. 19), Jensen gives the bound above for every
+    ``n >= 2B``. It is smaller than the stated bound for ``n = 2B`` and ``n >= 3B``.
+    Quantifier: expectation over the calibration data; p in [1, 2].
+    """
+    m, _ = _min_interior_points(n, n_bins)
+    d = as_nonnegative(delta, "delta")
+    return scalar_or_array(0.5 / np.sqrt(m) + d)
+
+
+def single_bin_hoeffding_eps(n, alpha):
+    r"""Hoeffding radius of the one-bin (constant) predictor, §3 example.
+
+    .. math:: \varepsilon = \sqrt{\log(2/\alpha)/(2n)}
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), §3 (B = 1): ``h = mean(Y_i)`` is (eps, alpha)-marginally
+    (and conditionally) calibrated; n = 150, alpha = 0.1 gives about 0.1.
+    Hypotheses: iid labels in [0, 1]. Quantifier: conditional (probability over the data).
+    """
+    n_arr = as_integer_array(n, "n", minimum=1)
+    a = as_open_unit(alpha, "alpha")
+    return scalar_or_array(np.sqrt(np.log(2.0 / a) / (2.0 * n_arr)))
+
+
+def thm4_validity_curve(eps, n, n_bins, *, delta=0.0, conditional=False):
+    r"""Theory curve of Theorem 4 in the validity plots of Figures 3-5 (reconstructed).
+
+    .. math:: V_{th}(\varepsilon) = \max\bigl(0,\ 1 - 2K\exp(-2(\lfloor n/B\rfloor-1)
+              (\varepsilon-\delta)^2)\bigr)
+
+    with K = 1 (marginal) or K = B (conditional), and 0 for ``eps <= delta``.
+
+    Notes
+    -----
+    **[RECON]** The paper plots a "Theorem 4" curve without its formula; this is eq. (11)
+    solved for alpha (catalog §4 T4). It is a lower bound on the validity function V(eps).
+    """
+    m, b = _min_interior_points(n, n_bins)
+    e = np.asarray(eps, dtype=float)
+    if np.any(~np.isfinite(e)) or np.any(e < 0):
+        raise ValueError(f"eps must be finite and >= 0, got {eps!r}")
+    d = as_nonnegative(delta, "delta")
+    k = b if conditional else 1.0
+    gap = np.maximum(e - d, 0.0)
+    curve = np.maximum(0.0, 1.0 - 2.0 * k * np.exp(-2.0 * m * gap**2))
+    return scalar_or_array(np.where(e > d, curve, 0.0))
+
+
+@dataclass(frozen=True)
+class UMSSampleSize:
+    """Sample-size recipe for UMS of Appendix B (Gupta & Ramdas 2021).
+
+    Attributes
+    ----------
+    min_bin_count : int
+        Points needed in the smallest bin of split 2 (Hoeffding step, failure alpha/2).
+    n_quantile : int
+        Size of split 1 for reliable quantiles, ``ceil(c B log(10 B / (alpha/4)))``.
+    n_count : int
+        Size of split 2 so that the smallest bin holds ``min_bin_count`` points w.h.p.
+    n_total : int
+        ``n_quantile + n_count``.
+    """
+
+    min_bin_count: int
+    n_quantile: int
+    n_count: int
+    n_total: int
+
+
+def ums_required_n(eps, alpha, n_bins, *, c=100.0):
+    r"""Calibration points UMS needs for (eps, alpha)-marginal calibration, Appendix B.
+
+    Parameters
+    ----------
+    eps : float
+        Target radius in (0, 1).
+    alpha : float
+        Target miscoverage in (0, 1), split as alpha/2 (Hoeffding), alpha/4 (quantiles),
+        alpha/4 (bin counts) as in Appendix B.
+    n_bins : int
+        Number of bins B.
+    c : float, default 100
+        The unspecified constant of Kumar et al. (2019, Lemma 4.3); Appendix B "optimistically"
+        takes 100 (the original proof needs c >= 2000).
+
+    Returns
+    -------
+    UMSSampleSize
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), Appendix B, quoting Gupta et al. (2020, Thm 5) and Kumar
+    et al. (2019, Lemma 4.3). The printed count step ``n'/2B - sqrt(n'/log(2B/delta)/2)``
+    is a typo (catalog §9 item 9): its numeric coefficient 1.8 matches
+    ``sqrt(n' log(2B/delta)/2)``, which is implemented. With (0.1, 0.1, 10) this gives
+    about 17.9K against the paper's rounded 17.5K.
+    """
+    e = float(as_open_unit(eps, "eps"))
+    a = float(as_open_unit(alpha, "alpha"))
+    b = int(as_integer_array(n_bins, "n_bins", minimum=1))
+    if not (np.isfinite(c) and c > 0):
+        raise ValueError(f"c must be finite and > 0, got {c!r}")
+    min_count = int(np.ceil(np.log(2 * b / (a / 2)) / (2 * e**2)))
+    n_quantile = int(np.ceil(c * b * np.log(10 * b / (a / 4))))
+    # Smallest n' with n'/(2B) - sqrt(n' L / 2) >= min_count: a quadratic in sqrt(n').
+    log_term = np.log(2 * b / (a / 4))
+    coef = np.sqrt(log_term / 2)
+    root = b * (coef + np.sqrt(coef**2 + 2 * min_count / b))
+    n_count = int(np.ceil(root**2))
+    while n_count > 1 and (n_count - 1) / (2 * b) - np.sqrt((n_count - 1) * log_term / 2) >= min_count:
+        n_count -= 1
+    return UMSSampleSize(min_count, n_quantile, n_count, n_quantile + n_count)
+
+
+def is_informative(value):
+    """True where a bound value is below 1 (a radius >= 1 says nothing about [0,1] labels)."""
+    return np.asarray(value) < 1.0
+
+
+def min_n_for_eps(bound, eps, n_bins, alpha=None, *, n_max=10**9, **kwargs):
+    """Smallest n >= 2B for which ``bound(n, n_bins, alpha, **kwargs) <= eps``.
+
+    Parameters
+    ----------
+    bound : callable
+        A radius function of this module whose value is non-increasing in n.
+    eps : float
+        Target radius.
+    n_bins : int
+        Number of bins.
+    alpha : float, optional
+        Miscoverage, for bounds that take one.
+    n_max : int, default 1e9
+        Search limit.
+
+    Returns
+    -------
+    int or None
+        None when no n <= n_max reaches eps (e.g. eps <= delta).
+    """
+    b = int(as_integer_array(n_bins, "n_bins", minimum=1))
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be finite and > 0, got {eps!r}")
+    args = () if alpha is None else (alpha,)
+
+    def ok(n):
+        return bound(n, b, *args, **kwargs) <= eps
+
+    lo = 2 * b
+    if ok(lo):
+        return lo
+    hi = lo
+    while not ok(hi):
+        if hi >= n_max:
+            return None
+        hi = min(2 * hi, n_max)
+    while hi - lo > 1:  # invariant: not ok(lo), ok(hi)
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def max_bins_for_eps(bound, eps, n, alpha=None, **kwargs):
+    """Largest B with ``2B <= n`` and ``bound(n, B, alpha, **kwargs) <= eps``; None if none.
+
+    Every radius of this module increases with B at fixed n, so this is the B a user would
+    "eyeball" from Figure 2 for a target eps.
+    """
+    n_int = int(as_integer_array(n, "n", minimum=2))
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be finite and > 0, got {eps!r}")
+    bins = np.arange(1, n_int // 2 + 1)
+    args = () if alpha is None else (alpha,)
+    values = np.asarray(bound(n_int, bins, *args, **kwargs))
+    good = np.flatnonzero(values <= eps)
+    return int(bins[good[-1]]) if good.size else None

@@ -1,0 +1,1 @@
+"""Laws with exact ground truth, calibrators under test, metrics and the Monte Carlo engine."""
