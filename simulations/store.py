@@ -1,0 +1,122 @@
+"""Embedded on-disk store of Monte Carlo results (sqlite3, one block per atomic commit).
+
+A block is identified by ``(root_seed, cell_key, block_index)``; its payload is a set of
+named numpy arrays serialised with ``np.savez`` (no pickle). Because every block is
+committed on its own and is a deterministic function of its identity, a run that is killed
+and started again recomputes only the missing blocks and ends with the same numbers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["ResultStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS blocks (
+    root_seed TEXT NOT NULL,
+    cell_key TEXT NOT NULL,
+    block INTEGER NOT NULL,
+    reps INTEGER NOT NULL,
+    payload BLOB NOT NULL,
+    PRIMARY KEY (root_seed, cell_key, block)
+);
+CREATE TABLE IF NOT EXISTS cells (
+    cell_key TEXT PRIMARY KEY,
+    description TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+
+def _pack(arrays: dict) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _unpack(blob: bytes) -> dict:
+    with np.load(io.BytesIO(blob), allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+class ResultStore:
+    """Blocks of replicate results in an sqlite3 file.
+
+    Parameters
+    ----------
+    path : str or Path
+        Database file; its folder is created. ``":memory:"`` keeps it in memory.
+    """
+
+    def __init__(self, path):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._con = sqlite3.connect(self.path)
+        self._con.executescript(_SCHEMA)
+        self._con.commit()
+
+    def close(self):
+        self._con.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def done_blocks(self, root_seed, cell_key: str) -> set[int]:
+        """Indices of the blocks already stored for this cell and seed."""
+        rows = self._con.execute(
+            "SELECT block FROM blocks WHERE root_seed = ? AND cell_key = ?",
+            (str(root_seed), cell_key),
+        )
+        return {r[0] for r in rows}
+
+    def describe_cell(self, cell_key: str, description: dict):
+        """Record what a cell key stands for (for people reading the file)."""
+        with self._con:
+            self._con.execute(
+                "INSERT OR IGNORE INTO cells VALUES (?, ?)",
+                (cell_key, json.dumps(description, sort_keys=True)),
+            )
+
+    def put(self, root_seed, cell_key: str, block: int, arrays: dict):
+        """Store one block in its own transaction (atomic: all of it or nothing)."""
+        reps = int(len(next(iter(arrays.values()))))
+        with self._con:
+            self._con.execute(
+                "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?)",
+                (str(root_seed), cell_key, int(block), reps, _pack(arrays)),
+            )
+
+    def load(self, root_seed, cell_key: str, blocks) -> dict:
+        """Concatenate the named arrays of the given blocks, in block order."""
+        parts = []
+        for b in blocks:
+            row = self._con.execute(
+                "SELECT payload FROM blocks WHERE root_seed = ? AND cell_key = ? AND block = ?",
+                (str(root_seed), cell_key, int(b)),
+            ).fetchone()
+            if row is None:
+                raise ValueError(f"block {b} of cell {cell_key} (seed {root_seed}) is not stored")
+            parts.append(_unpack(row[0]))
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def set_meta(self, key: str, value):
+        with self._con:
+            self._con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                              (key, json.dumps(value, sort_keys=True)))
+
+    def get_meta(self, key: str, default=None):
+        row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])

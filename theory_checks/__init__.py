@@ -1,0 +1,1 @@
+"""Declarative theory checks, verdicts, the calcheck CLI and run reports."""

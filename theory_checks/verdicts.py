@@ -1,0 +1,135 @@
+"""Verdicts: exact one-sided binomial tests of a claimed coverage (shared/spec README, item 7).
+
+A guarantee claims ``Pr(success) >= claimed`` for a per-replicate success event. Given k
+successes in R independent replicates, the verdict tests ``H0: p >= claimed`` against
+``p < claimed`` with ``scipy.stats.binomtest(alternative="less")`` at a stated false-alarm
+rate, and reports the Clopper-Pearson interval of the coverage.
+
+Expectation guarantees ``E[Z] <= bound`` for ``Z in [0, 1]`` are reduced to the same test:
+with an independent ``V ~ Unif(0, 1)``, ``1{V >= Z}`` is Bernoulli with mean ``1 - E[Z]``,
+so the claim is a coverage ``>= 1 - bound``. The reduction is exact (valid for any law of
+Z) at the price of some power.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+__all__ = ["CoverageVerdict", "coverage_verdict", "detectable_shortfall"]
+
+
+@dataclass(frozen=True)
+class CoverageVerdict:
+    """Outcome of one exact binomial coverage test.
+
+    Attributes
+    ----------
+    successes, trials : int
+    coverage : float
+        ``successes / trials``.
+    claimed : float
+        Coverage the guarantee claims.
+    p_value : float
+        One-sided exact p-value of ``H0: coverage >= claimed``.
+    level : float
+        False-alarm rate the test was run at.
+    violated : bool
+        ``p_value < level``.
+    ci_low, ci_high : float
+        Two-sided Clopper-Pearson interval of the coverage at ``ci_level``.
+    ci_level : float
+    shortfall_90 : float
+        Smallest shortfall ``claimed - p`` the test detects with probability >= 0.9 (its
+        power statement).
+    """
+
+    successes: int
+    trials: int
+    coverage: float
+    claimed: float
+    p_value: float
+    level: float
+    violated: bool
+    ci_low: float
+    ci_high: float
+    ci_level: float
+    shortfall_90: float
+
+
+def _critical_count(trials: int, claimed: float, level: float) -> int:
+    """Largest k with ``P(Bin(trials, claimed) <= k) < level`` (-1 if none)."""
+    k = int(stats.binom.ppf(level, trials, claimed))
+    while k >= 0 and stats.binom.cdf(k, trials, claimed) >= level:
+        k -= 1
+    while stats.binom.cdf(k + 1, trials, claimed) < level:
+        k += 1
+    return k
+
+
+def detectable_shortfall(trials: int, claimed: float, level: float, power: float = 0.9) -> float:
+    """Smallest ``claimed - p`` that the one-sided test rejects with probability >= power."""
+    k = _critical_count(trials, claimed, level)
+    if k < 0:
+        return float(claimed)  # no outcome rejects: the test has no power at all
+    lo, hi = 0.0, claimed  # rejection probability binom.cdf(k, trials, p) decreases in p
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if stats.binom.cdf(k, trials, mid) >= power:
+            lo = mid
+        else:
+            hi = mid
+    return float(claimed - lo)
+
+
+def coverage_verdict(successes, trials, claimed, *, level=1e-3, ci_level=0.95) -> CoverageVerdict:
+    """Exact one-sided binomial test of ``coverage >= claimed``.
+
+    Parameters
+    ----------
+    successes : int
+        Replicates in which the guaranteed event held.
+    trials : int
+        Independent replicates.
+    claimed : float
+        Claimed coverage in (0, 1]; a claim of 1 - alpha for a miscoverage alpha.
+    level : float, default 1e-3
+        False-alarm rate: probability of "violated" when the claim holds.
+    ci_level : float, default 0.95
+        Confidence level of the Clopper-Pearson interval.
+
+    Returns
+    -------
+    CoverageVerdict
+    """
+    k, r = int(successes), int(trials)
+    if r < 1 or not (0 <= k <= r):
+        raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {k!r}, {r!r}")
+    if not (0 < claimed <= 1):
+        raise ValueError(f"claimed must lie in (0, 1], got {claimed!r}")
+    if not (0 < level < 1):
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    if claimed == 1:
+        # binomtest needs p < 1; a claim of certainty is violated by any failure.
+        p_value = 1.0 if k == r else 0.0
+    else:
+        p_value = float(stats.binomtest(k, r, claimed, alternative="less").pvalue)
+    ci = stats.binomtest(k, r, 0.5).proportion_ci(confidence_level=ci_level, method="exact")
+    shortfall = detectable_shortfall(r, claimed, level) if claimed < 1 else 0.0
+    return CoverageVerdict(k, r, k / r, float(claimed), p_value, float(level),
+                           bool(p_value < level), float(ci.low), float(ci.high),
+                           float(ci_level), shortfall)
+
+
+def weighted_upper_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """Smallest v with ``sum(weights[values <= v]) >= q * sum(weights)`` (NaN values ignored)."""
+    v = np.ravel(values)
+    w = np.ravel(weights)
+    keep = ~np.isnan(v) & (w > 0)
+    v, w = v[keep], w[keep]
+    order = np.argsort(v)
+    cum = np.cumsum(w[order])
+    idx = int(np.searchsorted(cum, q * cum[-1] * (1 - 1e-12)))
+    return float(v[order][min(idx, v.size - 1)])
