@@ -137,6 +137,29 @@ def sort_lexicographic(scores: np.ndarray, rng: np.random.Generator, *, tie_brea
     return order, s_sorted, u_sorted
 
 
+def sort_scores(scores: np.ndarray, rng: np.random.Generator, *, tie_breaking: str):
+    """Sorted scores and their tie-breaking uniforms, without the permutation.
+
+    For the Monte Carlo engine, which draws labels after sorting (labels are conditionally
+    independent given scores). Same conventions as :func:`sort_lexicographic`; tied rows
+    get iid uniforms, sorted within each run of equal scores.
+    """
+    s_sorted = np.sort(scores, axis=1)
+    u_sorted = np.zeros_like(s_sorted)
+    if tie_breaking == "none":
+        return s_sorted, u_sorted
+    tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
+    if tied.any():
+        rows = np.flatnonzero(tied)
+        u = rng.random((rows.size, scores.shape[1]))
+        # Sort U within each run of equal scores with one float sort of (run index + U)
+        # instead of a lexsort; the run index is exact and U keeps ~40 bits.
+        run = np.zeros(u.shape)
+        np.cumsum(s_sorted[rows, 1:] != s_sorted[rows, :-1], axis=1, out=run[:, 1:])
+        u_sorted[rows] = np.sort(run + u, axis=1) - run
+    return s_sorted, u_sorted
+
+
 def _outer_edges(s_sorted, u_sorted, ranks):
     """Bin edges at the given interior ranks (1-based) plus the outer edges (0,0), (1,1)."""
     r = s_sorted.shape[0]

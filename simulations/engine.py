@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .calibrators import calibrator_from_spec, sort_lexicographic
+from .calibrators import calibrator_from_spec, sort_scores
 from .laws import Law
 from .metrics import exact_bin_errors
 from .store import ResultStore
@@ -95,8 +95,7 @@ def simulate_block(cell: Cell, root_seed: int, block: int) -> dict:
     calibrator = calibrator_from_spec(cell.calibrator, cell.n_bins)
     scores = law.sample_scores((BLOCK_REPS, cell.n), rng)
     if hasattr(calibrator, "fit_sorted_batch"):
-        _, s_sorted, u_sorted = sort_lexicographic(scores, rng,
-                                                   tie_breaking=calibrator._tie_breaking())
+        s_sorted, u_sorted = sort_scores(scores, rng, tie_breaking=calibrator._tie_breaking())
         y_sorted = law.sample_labels(s_sorted, rng)
         batch = calibrator.fit_sorted_batch(s_sorted, u_sorted, y_sorted, cell.n_bins, rng)
     else:

@@ -1,0 +1,7 @@
+"""``python -m theory_checks`` is ``calcheck``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

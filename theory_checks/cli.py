@@ -1,0 +1,223 @@
+"""Command-line interface ``calcheck`` (also ``python -m theory_checks``).
+
+Sub-commands: ``list``, ``bound``, ``run``, ``bench``. The CLI is the only part of calcheck
+that prints; the library logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import fnmatch
+import json
+import logging
+import shlex
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from bounds import registry
+
+__all__ = ["main"]
+
+DEFAULT_SEED = 20210718  # ICML 2021; any recorded seed works
+
+
+def _version() -> str:
+    try:
+        return metadata.version("calcheck")
+    except metadata.PackageNotFoundError:  # running from a source tree
+        return "0+unknown"
+
+
+def _cmd_list(args) -> int:
+    from .checks import all_checks
+
+    checks = all_checks("quick")
+    covered = {}
+    for c in checks:
+        covered.setdefault(c.guarantee, []).append(c.id)
+    if args.json:
+        out = {
+            "guarantees": [
+                {"id": g.id, "paper": g.paper, "label": g.label, "quantifier": g.quantifier,
+                 "statement": g.statement, "hypotheses": list(g.hypotheses),
+                 "parameters": list(g.parameters), "variant_of": g.variant_of,
+                 "checks": covered.get(g.id, [])}
+                for g in registry.all_guarantees()
+            ],
+            "checks": [{"id": c.id, "guarantee": c.guarantee, "expect": c.expect,
+                        "calibrator": c.calibrator, "metric": c.metric,
+                        "laws": [law.name for law in c.laws], "grid": [list(p) for p in c.grid],
+                        "description": c.description} for c in checks],
+        }
+        print(json.dumps(out, indent=1))
+        return 0
+    print("Guarantees")
+    for g in registry.all_guarantees():
+        print(f"  {g.id:34s} {g.quantifier:11s} {g.label}")
+        print(f"  {'':34s} {g.statement}")
+    print("\nChecks (controls are negative controls the suite must flag as violated)")
+    for c in checks:
+        kind = "control" if c.is_control else "check  "
+        print(f"  {c.id:50s} {kind} {c.description}")
+    return 0
+
+
+def _cmd_bound(args) -> int:
+    g = registry.get(args.id)
+    kwargs = {"n": args.n, "n_bins": args.n_bins, "alpha": args.alpha, "delta": args.delta}
+    missing = [p for p in g.parameters if p in ("n", "n_bins", "alpha") and kwargs[p] is None]
+    if missing:
+        raise ValueError(f"{g.id} needs --{missing[0].replace('_', '-')}")
+    value = g(**kwargs)
+    used = {k: v for k, v in kwargs.items() if k in g.parameters}
+    if args.json:
+        print(json.dumps({"id": g.id, "label": g.label, "quantifier": g.quantifier,
+                          "arguments": used, "value": value, "informative": value < 1}))
+    else:
+        print(f"{value:.6g}")
+    return 0
+
+
+def _select(checks, patterns):
+    if not patterns:
+        return checks
+    chosen = []
+    for c in checks:
+        if any(c.id == p or fnmatch.fnmatch(c.id, p) or c.id.startswith(p + ".") for p in patterns):
+            chosen.append(c)
+    if not chosen:
+        raise ValueError(f"--checks {patterns!r} matches no check; see `calcheck list`")
+    return chosen
+
+
+def _cmd_run(args) -> int:
+    from simulations.store import ResultStore
+
+    from .checks import BUDGETS, all_checks, run_checks
+    from .report import format_table, results_to_dict, write_report
+    from .study import load_study
+
+    options = {}
+    if args.study:
+        check, options = load_study(args.study)
+        checks = [check]
+    else:
+        checks = _select(all_checks(args.budget), args.checks)
+    reps = args.reps or options.get("reps") or BUDGETS[args.budget]
+    false_alarm = args.false_alarm or options.get("false_alarm") or 1e-3
+    out = Path(args.out)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    with ResultStore(out / "store.sqlite") as store:
+        results = run_checks(checks, store, reps=int(reps), root_seed=args.seed,
+                             false_alarm=float(false_alarm), n_jobs=args.jobs,
+                             backend=args.backend, progress=progress)
+    meta = {"seed": args.seed, "reps": results[0].reps, "false_alarm": float(false_alarm),
+            "budget": args.budget, "version": _version(), "backend": args.backend,
+            "jobs": args.jobs, "command": "calcheck " + shlex.join(args.argv)}
+    paths = write_report(results, out, meta)
+    if args.json:
+        print(json.dumps(results_to_dict(results, meta), indent=1, default=str))
+    else:
+        print(format_table(results))
+        n_ok = sum(r.passed for r in results)
+        print(f"\n{n_ok} of {len(results)} checks as expected. Results: {paths['json']}; "
+              f"report: {paths['markdown']}")
+    return 0 if all(r.passed for r in results) else 1
+
+
+def _cmd_bench(args) -> int:
+    from .bench import benchmark_cell
+
+    res = benchmark_cell(args.n, args.n_bins, calibrator=args.calibrator, law=args.law,
+                         rounds=args.rounds, seed=args.seed)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(res)))
+        return 0
+    print(f"coverage cell: {res.calibrator} on {res.law}, n={res.n}, B={res.n_bins}, "
+          f"{res.rounds} rounds of 100 replicates (medians)")
+    print(f"  full replicate (draw, sort, fit, exact ground truth): "
+          f"{res.seconds_per_replicate * 1e6:9.1f} us")
+    print(f"  draw + argsort (order the pairs):                      "
+          f"{res.argsort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
+          f"ratio {res.ratio_to_argsort_baseline:.2f}")
+    print(f"  draw + np.sort (scores only):                          "
+          f"{res.sort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
+          f"ratio {res.ratio_to_sort_baseline:.2f}")
+    return 0
+
+
+def _positive_int(text):
+    v = int(text)
+    if v < 1 and v != -1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or -1, got {text!r}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="calcheck",
+        description="Verify distribution-free calibration guarantees by exact Monte Carlo.")
+    p.add_argument("--version", action="version", version=f"calcheck {_version()}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("list", help="list guarantees and checks")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_list)
+
+    s = sub.add_parser("bound", help="evaluate a registered bound")
+    s.add_argument("id", help="guarantee id, e.g. gr21.thm3 (see `calcheck list`)")
+    s.add_argument("--n", type=int, help="calibration points")
+    s.add_argument("--n-bins", type=int, help="number of bins B")
+    s.add_argument("--alpha", type=float, help="miscoverage in (0, 1)")
+    s.add_argument("--delta", type=float, default=0.0, help="randomisation parameter (default 0)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_bound)
+
+    s = sub.add_parser("run", help="run theory checks and write a report")
+    s.add_argument("--checks", nargs="+", metavar="ID",
+                   help="check ids, prefixes or glob patterns (default: all)")
+    s.add_argument("--budget", choices=("quick", "full"), default="quick")
+    s.add_argument("--reps", type=int, help="replicates per cell (default: by budget)")
+    s.add_argument("--jobs", type=_positive_int, default=1, help="parallel workers (-1: all)")
+    s.add_argument("--backend", choices=("loky", "dask", "threading", "sequential"),
+                   default="loky")
+    s.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed (recorded)")
+    s.add_argument("--out", default="calcheck-results", help="output folder")
+    s.add_argument("--study", help="TOML study file: a guarantee on laws of your own")
+    s.add_argument("--false-alarm", type=float, help="false-alarm rate per check (1e-3)")
+    s.add_argument("--json", action="store_true", help="print every verdict as JSON")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: when standard error is a terminal)")
+    s.set_defaults(func=_cmd_run)
+
+    s = sub.add_parser("bench", help="time a coverage replicate against draw + sort")
+    s.add_argument("--n", type=int, default=10_000)
+    s.add_argument("--n-bins", type=int, default=10)
+    s.add_argument("--calibrator", default="umd")
+    s.add_argument("--law", default="uniform_half")
+    s.add_argument("--rounds", type=int, default=15)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_bench)
+    return p
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.argv = argv
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except ValueError as exc:
+        print(f"calcheck: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
