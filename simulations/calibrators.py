@@ -274,7 +274,8 @@ class _BinningCalibrator:
 
     def predict(self, scores, *, rng=None):
         """Calibrated probability ``h(s)`` of each score."""
-        return self.bin_values_[self.predict_bin(scores, rng=rng)]
+        bins = self.predict_bin(scores, rng=rng)
+        return self.bin_values_[bins]
 
     def predict_proba(self, scores, *, rng=None):
         """Calibrated class probabilities, shape ``(n, 2)``: columns ``1 - h(s)`` and ``h(s)``."""

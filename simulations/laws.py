@@ -34,10 +34,13 @@ __all__ = [
     "law_from_spec",
 ]
 
-# Composite Gauss-Legendre rule in quantile space: 8 panels x 16 nodes. For the smooth eta
-# shipped here its error is below 1e-12 (tests/test_laws.py compares with scipy quad).
-_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
-_GL_PANELS = 8
+# Tanh-sinh (double-exponential) rule in quantile space, step 1/16 on [-3.2, 3.2]: 103 nodes.
+# It is robust to the endpoint singularities of F^{-1} (Beta a > 1 near 0, b > 1 near 1);
+# against scipy quad its error is below 1e-10 for the eta families shipped here, including a
+# ten-period sine over [0, 1] (tests/test_laws_metrics.py).
+_TS_T = np.arange(-3.2, 3.2 + 1 / 32, 1 / 16)
+_TS_NODES = np.tanh(np.pi / 2 * np.sinh(_TS_T))
+_TS_WEIGHTS = (1 / 16) * (np.pi / 2) * np.cosh(_TS_T) / np.cosh(np.pi / 2 * np.sinh(_TS_T)) ** 2
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ class ConditionalMean:
 
 
 def _quantile_space_integral(eta, lo, hi, scores: ScoreLaw):
-    """``int_{F(lo)}^{F(hi)} eta(F^{-1}(q)) dq`` by composite Gauss-Legendre.
+    """``int_{F(lo)}^{F(hi)} eta(F^{-1}(q)) dq`` by tanh-sinh quadrature.
 
     Integrating in quantile space removes the density (and its singularities at 0 or 1
     for Beta parameters below 1); the integrand is bounded by 1.
@@ -202,12 +205,10 @@ def _quantile_space_integral(eta, lo, hi, scores: ScoreLaw):
     q_lo, q_hi = scores.cdf(lo), scores.cdf(hi)
     shape = np.shape(q_lo)
     q_lo, q_hi = np.ravel(q_lo), np.ravel(q_hi)
-    width = (q_hi - q_lo) / _GL_PANELS
-    starts = q_lo[:, None] + width[:, None] * np.arange(_GL_PANELS)  # (m, panels)
-    nodes = starts[..., None] + (width[:, None, None] / 2) * (_GL_NODES + 1)
+    half = (q_hi - q_lo) / 2
+    nodes = (q_lo + half)[:, None] + half[:, None] * _TS_NODES
     values = eta(scores.ppf(np.clip(nodes, 0.0, 1.0)))
-    total = (values * _GL_WEIGHTS).sum(axis=(1, 2)) * (width / 2)
-    return total.reshape(shape)
+    return ((values @ _TS_WEIGHTS) * half).reshape(shape)
 
 
 @dataclass(frozen=True)
