@@ -363,7 +363,10 @@ def ums_required_n(eps, alpha, n_bins, *, c=100.0):
     coef = np.sqrt(log_term / 2)
     root = b * (coef + np.sqrt(coef**2 + 2 * min_count / b))
     n_count = int(np.ceil(root**2))
-    while n_count > 1 and (n_count - 1) / (2 * b) - np.sqrt((n_count - 1) * log_term / 2) >= min_count:
+    def enough(n2):
+        return n2 / (2 * b) - np.sqrt(n2 * log_term / 2) >= min_count
+
+    while n_count > 1 and enough(n_count - 1):  # ceil of a float root may overshoot by one
         n_count -= 1
     return UMSSampleSize(min_count, n_quantile, n_count, n_quantile + n_count)
 

@@ -88,7 +88,8 @@ def _check_scores_labels(scores, labels, *, allow_fractional: bool):
         raise ValueError(f"scores must lie in [0, 1], got values such as {bad.tolist()}")
     if allow_fractional:
         if np.any((y < 0) | (y > 1)):
-            raise ValueError(f"labels must lie in [0, 1], got values such as {y[(y < 0) | (y > 1)][:3].tolist()}")
+            bad = y[(y < 0) | (y > 1)][:3]
+            raise ValueError(f"labels must lie in [0, 1], got values such as {bad.tolist()}")
     elif np.any((y != 0) & (y != 1)):
         bad = y[(y != 0) & (y != 1)][:3]
         raise ValueError(
@@ -419,7 +420,7 @@ class UniformMassSampleSplitting(_BinningCalibrator):
     def _n_edge(self, n):
         if not (0 < self.split < 1):
             raise ValueError(f"split must lie in (0, 1), got {self.split!r}")
-        return int(round(self.split * n))
+        return round(self.split * n)
 
     def _check_size(self, n, n_bins):
         n1 = self._n_edge(n)
@@ -430,7 +431,7 @@ class UniformMassSampleSplitting(_BinningCalibrator):
             )
 
     def fit_batch(self, scores, labels, n_bins, rng):
-        r, n = scores.shape
+        _r, n = scores.shape
         self._check_size(n, n_bins)
         n1 = self._n_edge(n)
         _, s1, u1 = sort_lexicographic(scores[:, :n1], rng,

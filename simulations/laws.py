@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from scipy import special
@@ -110,7 +111,7 @@ class ScoreLaw:
             cum[-1] = np.inf  # rounding must not send a draw to the absent continuous part
         pick = rng.random(size)
         idx = np.searchsorted(cum, pick, side="right")  # == len(atoms): continuous part
-        out = np.asarray(self.atoms + (0.0,))[idx]
+        out = np.asarray((*self.atoms, 0.0))[idx]
         return np.where(idx < len(self.atoms), out, cont)
 
     def spec(self) -> dict:
@@ -134,7 +135,7 @@ class ConditionalMean:
     kind: str = "constant"
     params: dict = field(default_factory=dict)
 
-    _DEFAULTS = {
+    _DEFAULTS: ClassVar[dict] = {
         "constant": {"value": 0.5},
         "power": {"exponent": 1.0, "scale": 1.0},
         "logistic": {"slope": 3.0, "intercept": 0.0},

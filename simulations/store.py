@@ -92,7 +92,7 @@ class ResultStore:
 
     def put(self, root_seed, cell_key: str, block: int, arrays: dict):
         """Store one block in its own transaction (atomic: all of it or nothing)."""
-        reps = int(len(next(iter(arrays.values()))))
+        reps = len(next(iter(arrays.values())))
         with self._con:
             self._con.execute(
                 "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?)",

@@ -60,7 +60,7 @@ def benchmark_cell(n=10_000, n_bins=10, *, calibrator="umd", law="uniform_half",
     _draw_and_argsort(cell.law, cell.n, rng)
     times = {"full": [], "argsort": [], "sort": []}
     for k in range(rounds):
-        for name, work in (("full", lambda: simulate_block(cell, seed, k)),
+        for name, work in (("full", lambda k=k: simulate_block(cell, seed, k)),
                            ("argsort", lambda: _draw_and_argsort(cell.law, cell.n, rng)),
                            ("sort", lambda: _draw_and_sort(cell.law, cell.n, rng))):
             t0 = time.perf_counter()

@@ -41,8 +41,16 @@ from simulations.metrics import conditional_max_error, lp_ece, marginal_validity
 
 from .verdicts import CoverageVerdict, coverage_verdict, weighted_upper_quantile
 
-__all__ = ["BUDGETS", "Check", "CheckResult", "CellResult", "evaluate_check", "gr21_checks",
-           "all_checks", "run_checks"]
+__all__ = [
+    "BUDGETS",
+    "CellResult",
+    "Check",
+    "CheckResult",
+    "all_checks",
+    "evaluate_check",
+    "gr21_checks",
+    "run_checks",
+]
 
 METRICS = ("max_error", "l2_ece", "marginal", "mean_l2_ece")
 BOUND_MODES = ("stated", "n_in_place_of_n_over_B")

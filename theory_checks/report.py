@@ -48,6 +48,7 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
 
 def _summary_row(r: CheckResult) -> tuple:
     worst = min(r.cells, key=lambda c: (c.verdict.p_value, c.verdict.coverage - c.verdict.claimed))
+    v = worst.verdict
     tight = [c.tightness for c in r.cells if math.isfinite(c.tightness)]
     tight_txt = f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-"
     status = "ok" if r.passed else "FAIL"
@@ -55,7 +56,7 @@ def _summary_row(r: CheckResult) -> tuple:
     alpha = "-" if worst.alpha is None else f"{worst.alpha:g}"
     return (r.check.id, kind, f"{r.verdict} ({status})", str(len(r.cells)),
             f"{worst.law} n={worst.n} B={worst.n_bins} a={alpha}",
-            f"{worst.verdict.coverage:.4f} [{worst.verdict.ci_low:.4f}, {worst.verdict.ci_high:.4f}]",
+            f"{v.coverage:.4f} [{v.ci_low:.4f}, {v.ci_high:.4f}]",
             f"{worst.verdict.claimed:.4f}", tight_txt)
 
 

@@ -1,0 +1,140 @@
+"""Engine: seed protocol, bit-identity across jobs/backends, resume after interruption."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from simulations.engine import BLOCK_REPS, Cell, load_cell, run_cells, simulate_block
+from simulations.laws import LAWS
+from simulations.store import ResultStore
+
+CELLS = [
+    Cell({"name": "randomized_umd"}, LAWS["uniform_half"], 300, 10),
+    Cell({"name": "umd", "tie_breaking": "lexicographic"}, LAWS["two_atoms"], 200, 5),
+    Cell({"name": "zadrozny_elkan"}, LAWS["beta_labels"], 120, 6),
+]
+REPS = 4 * BLOCK_REPS
+
+
+def _payloads(store, cells=CELLS, seed=7):
+    return [load_cell(store, c, REPS, seed) for c in cells]
+
+
+def _assert_identical(a, b):
+    for pa, pb in zip(a, b, strict=True):
+        assert pa.keys() == pb.keys()
+        for k in pa:
+            assert np.array_equal(pa[k], pb[k], equal_nan=True), k
+
+
+@pytest.fixture(scope="module")
+def reference():
+    store = ResultStore(":memory:")
+    run_cells(CELLS, REPS, 7, store, n_jobs=1)
+    return _payloads(store)
+
+
+def test_block_is_deterministic_and_blocks_differ():
+    a = simulate_block(CELLS[0], 7, 0)
+    b = simulate_block(CELLS[0], 7, 0)
+    c = simulate_block(CELLS[0], 7, 1)
+    assert np.array_equal(a["error"], b["error"])
+    assert not np.array_equal(a["error"], c["error"])
+    assert a["error"].shape == (BLOCK_REPS, 10) and a["mass"].sum(axis=1) == pytest.approx(1)
+
+
+def test_cell_key_depends_on_content_only():
+    same = Cell({"name": "randomized_umd"}, LAWS["uniform_half"], 300, 10)
+    assert same.key == CELLS[0].key
+    assert Cell({"name": "randomized_umd"}, LAWS["uniform_half"], 301, 10).key != CELLS[0].key
+
+
+@pytest.mark.parametrize(("n_jobs", "backend", "per_task"), [
+    (2, "loky", None), (2, "loky", 1), (2, "threading", 3), (1, "sequential", 2)])
+def test_bit_identical_across_jobs_backends_and_task_sizes(reference, n_jobs, backend, per_task):
+    store = ResultStore(":memory:")
+    run_cells(CELLS, REPS, 7, store, n_jobs=n_jobs, backend=backend, blocks_per_task=per_task)
+    _assert_identical(reference, _payloads(store))
+
+
+def test_dask_backend_bit_identical(reference):
+    pytest.importorskip("distributed")
+    store = ResultStore(":memory:")
+    run_cells(CELLS, REPS, 7, store, n_jobs=2, backend="dask")
+    _assert_identical(reference, _payloads(store))
+
+
+def test_resume_after_interruption_gives_same_numbers(reference, tmp_path):
+    path = tmp_path / "store.sqlite"
+    seen = []
+
+    def stop_after_five(key, block):
+        seen.append((key, block))
+        if len(seen) == 5:
+            raise KeyboardInterrupt
+
+    with ResultStore(path) as store, pytest.raises(KeyboardInterrupt):
+        run_cells(CELLS, REPS, 7, store, n_jobs=1, blocks_per_task=1, on_block=stop_after_five)
+    with ResultStore(path) as store:
+        stats = run_cells(CELLS, REPS, 7, store, n_jobs=2)
+        assert stats == {"computed": 12 - 5, "reused": 5}
+        _assert_identical(reference, _payloads(store))
+        assert run_cells(CELLS, REPS, 7, store)["computed"] == 0
+
+
+def test_killed_cli_run_resumes_to_identical_results(tmp_path):
+    """SIGKILL a real `calcheck run` mid-way, run it again, compare with a clean run."""
+    args = [sys.executable, "-m", "theory_checks", "run", "--checks", "gr21.thm4.marginal",
+            "--reps", "1000", "--seed", "3"]
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([*args, "--out", str(killed)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    db = killed / "store.sqlite"
+    deadline = time.time() + 120
+    n_blocks = 0
+    while time.time() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as con:
+                    n_blocks = con.execute("SELECT COUNT(*) FROM blocks").fetchone()[0]
+            except sqlite3.OperationalError:
+                n_blocks = 0
+            if n_blocks >= 3:
+                break
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.skip("the run finished before it could be killed")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (killed / "results.json").exists()
+    subprocess.run([*args, "--out", str(killed)], check=True, stdout=subprocess.DEVNULL)
+    clean = tmp_path / "clean"
+    subprocess.run([*args, "--out", str(clean)], check=True, stdout=subprocess.DEVNULL)
+    a = json.loads((killed / "results.json").read_text())["checks"]
+    b = json.loads((clean / "results.json").read_text())["checks"]
+    assert a == b
+
+
+def test_argument_validation():
+    store = ResultStore(":memory:")
+    with pytest.raises(ValueError, match="backend"):
+        run_cells(CELLS, REPS, 7, store, backend="spark")
+    with pytest.raises(ValueError, match="reps"):
+        run_cells(CELLS, 0, 7, store)
+    with pytest.raises(ValueError, match="seed"):
+        run_cells(CELLS, REPS, -1, store)
+    with pytest.raises(ValueError, match="n_jobs"):
+        run_cells(CELLS, REPS, 7, store, n_jobs=0)
+    with pytest.raises(ValueError, match="n must be a positive integer"):
+        Cell({"name": "umd"}, LAWS["uniform_half"], 0, 10)
+    with pytest.raises(ValueError, match="calibrator name"):
+        Cell({"name": "platt"}, LAWS["uniform_half"], 100, 10)
+    with pytest.raises(ValueError, match="not stored"):
+        load_cell(store, CELLS[0], REPS, 99)

@@ -1,0 +1,108 @@
+"""Statistical tier: seeded coverage checks with negative controls.
+
+CI-sized by default; set CALCHECK_FULL=1 to run them at the quick budget of `calcheck run`
+(4000 replicates per cell) or CALCHECK_FULL=full for the full budget.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+from bounds import gr21, registry
+from simulations.engine import Cell, load_cell, run_cells
+from simulations.laws import LAWS
+from simulations.metrics import conditional_max_error, lp_ece, marginal_validity
+from simulations.store import ResultStore
+from theory_checks.checks import BUDGETS, all_checks, run_checks
+
+pytestmark = pytest.mark.statistical
+
+_FULL = os.environ.get("CALCHECK_FULL", "")
+BUDGET = "full" if _FULL == "full" else "quick"
+# CI size: 1000 replicates detect a shortfall of about 0.05 below 1 - alpha at power 0.9.
+REPS = BUDGETS[BUDGET] if _FULL else 1000
+SEED = 20211
+
+
+@pytest.fixture(scope="module")
+def suite_results():
+    store = ResultStore(":memory:")
+    return run_checks(all_checks(BUDGET), store, reps=REPS, root_seed=SEED, n_jobs=2)
+
+
+def test_every_guarantee_holds_and_every_control_is_flagged(suite_results):
+    failed = [(r.check.id, r.verdict) for r in suite_results if not r.passed]
+    assert failed == []
+    controls = [r for r in suite_results if r.check.is_control]
+    assert controls and all(r.verdict == "violated" for r in controls)
+    # The power statement: every cell of a positive check detects a modest shortfall.
+    for r in suite_results:
+        if not r.check.is_control:
+            assert all(c.verdict.shortfall_90 < 0.1 for c in r.cells)
+
+
+def test_every_registered_guarantee_has_a_check_and_a_control():
+    checks = all_checks("quick")
+    for g in registry.all_guarantees():
+        mine = [c for c in checks if c.guarantee == g.id]
+        assert any(not c.is_control for c in mine), g.id
+        assert any(c.is_control for c in mine), g.id
+
+
+def _cell_data(calibrator, law, n, b, reps=4000, seed=SEED):
+    store = ResultStore(":memory:")
+    cell = Cell(calibrator, LAWS[law], n, b)
+    run_cells([cell], reps, seed, store, n_jobs=2)
+    return load_cell(store, cell, reps, seed)
+
+
+def test_reference_failure_rates_at_eta_half():
+    """Catalog §4 T3/T4 (exact binomial computation, B = 10, alpha = 0.1, eta = 1/2, n = 1K):
+    conditional failure about 0.012 and marginal failure about 0.0154.
+    Tolerance: 4 Monte Carlo standard errors at R = 4000."""
+    d = _cell_data({"name": "randomized_umd"}, "uniform_half", 1000, 10)
+    eps2 = gr21.thm3_conditional_eps(1000, 10, 0.1)
+    fail_cond = np.mean(conditional_max_error(d["error"]) > eps2)
+    assert fail_cond == pytest.approx(0.012, abs=4 * np.sqrt(0.012 * 0.988 / 4000))
+    q = marginal_validity(d["error"], d["mass"], gr21.thm4_marginal_eps(1000, 10, 0.1))
+    se = q.std() / np.sqrt(q.size)
+    assert 1 - q.mean() == pytest.approx(0.0154, abs=4 * se + 1e-4)
+
+
+@pytest.mark.parametrize(("n", "catalog"), [(100, 0.161), (21, 0.463), (29, 0.346)])
+def test_reference_expected_ece(n, catalog):
+    """Catalog §4 T4 check (b) (author's simulation, 20K reps): E[l2-ECE] at B = 10, eta = 1/2.
+    Tolerance: 4 standard errors of our mean plus 4 of the catalog's (same spread)."""
+    d = _cell_data({"name": "randomized_umd"}, "uniform_half", n, 10)
+    l2 = lp_ece(d["error"], d["mass"], 2)
+    se = l2.std() / np.sqrt(l2.size)
+    assert l2.mean() == pytest.approx(catalog, abs=4 * se + 4 * l2.std() / np.sqrt(20000) + 5e-4)
+    assert l2.mean() <= gr21.thm4_ece_mean_bound(n, 10)  # the stated bound holds here too
+
+
+def test_reference_no_tie_breaking_failure():
+    """Catalog §4 T3 stress (i): two atoms, B = 3, n = 3000, no jitter: mean max error 0.40."""
+    d = _cell_data({"name": "umd", "tie_breaking": "none"}, "two_atoms", 3000, 3, reps=500)
+    assert conditional_max_error(d["error"]).mean() == pytest.approx(0.40, abs=0.01)
+    fixed = _cell_data({"name": "umd"}, "two_atoms", 3000, 3, reps=500)
+    assert conditional_max_error(fixed["error"]).mean() < gr21.thm3_conditional_eps(3000, 3, 0.1)
+
+
+def test_zadrozny_elkan_lemma2_bias_is_small_but_umd_unbiased():
+    """Given the edges, UMD's bin mean is unbiased for the bin bias (Lemma 2); the
+    Zadrozny-Elkan boundary point shifts it by at most 1/floor(n/B) (eq. 9)."""
+    umd = _cell_data({"name": "umd"}, "uniform_identity", 200, 10)
+    ze = _cell_data({"name": "zadrozny_elkan"}, "uniform_identity", 200, 10)
+    err_umd = np.nanmean(umd["error"])
+    err_ze = np.nanmean(ze["error"])
+    assert abs(err_ze - err_umd) <= 1 / 20
+
+
+def test_auc_identity_on_simulated_maps():
+    """Catalog A6: E[l1-ECE] = 1 - int_0^1 V(eps) d eps, both from exact ground truth."""
+    d = _cell_data({"name": "randomized_umd"}, "uniform_logistic", 500, 10, reps=500)
+    grid = np.linspace(0, 1, 20001)
+    v = marginal_validity(d["error"], d["mass"], grid).mean(axis=0)
+    auc = np.sum((v[1:] + v[:-1]) / 2 * np.diff(grid))
+    assert 1 - auc == pytest.approx(lp_ece(d["error"], d["mass"], 1).mean(), abs=1e-4)

@@ -1,0 +1,65 @@
+"""Verdicts: exact binomial test, Clopper-Pearson interval, power statement."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from theory_checks.verdicts import (
+    coverage_verdict,
+    detectable_shortfall,
+    weighted_upper_quantile,
+)
+
+
+def test_verdict_matches_scipy_and_statsmodels_oracle():
+    v = coverage_verdict(1780, 2000, 0.9, level=1e-3)
+    assert v.p_value == pytest.approx(stats.binomtest(1780, 2000, 0.9, alternative="less").pvalue)
+    lo, hi = proportion_confint(1780, 2000, alpha=0.05, method="beta")  # Clopper-Pearson
+    assert (v.ci_low, v.ci_high) == pytest.approx((lo, hi), rel=1e-9)
+    assert v.coverage == 0.89 and not v.violated
+
+
+def test_clear_violation_and_boundaries():
+    assert coverage_verdict(1500, 2000, 0.9).violated
+    full = coverage_verdict(50, 50, 0.95)
+    assert not full.violated and full.ci_high == 1.0
+    assert coverage_verdict(50, 50, 1.0).p_value == 1.0
+    assert coverage_verdict(49, 50, 1.0).violated
+    for args, match in [((5, 4, 0.9), "successes"), ((1, 2, 0.0), "claimed"),
+                        ((1, 2, 0.5), "level")]:
+        with pytest.raises(ValueError, match=match):
+            coverage_verdict(*args, level=2.0 if match == "level" else 1e-3)
+
+
+def test_false_alarm_rate_is_at_most_level():
+    """Under H0 (coverage exactly as claimed) the test rejects with probability <= level."""
+    level, trials, claimed = 0.01, 1000, 0.9
+    k = np.arange(trials + 1)
+    reject = np.array([stats.binomtest(int(x), trials, claimed, alternative="less").pvalue < level
+                       for x in k[:900]] + [False] * (trials + 1 - 900))
+    size = stats.binom.pmf(k, trials, claimed)[reject].sum()
+    assert size <= level
+    assert size > level / 3  # and it is not needlessly conservative
+
+
+def test_power_statement():
+    trials, claimed, level = 2000, 0.9, 1e-3 / 36
+    d = detectable_shortfall(trials, claimed, level)
+    v = coverage_verdict(1, trials, claimed, level=level)
+    assert v.shortfall_90 == pytest.approx(d)
+    # The critical count rejects with probability 0.9 at claimed - d.
+    k = max(x for x in range(trials) if stats.binom.cdf(x, trials, claimed) < level)
+    assert stats.binom.cdf(k, trials, claimed - d) == pytest.approx(0.9, abs=1e-6)
+    assert 0.02 < d < 0.05
+    assert detectable_shortfall(8000, claimed, level) < d  # more replicates, more power
+    assert detectable_shortfall(2, 0.9, 1e-3) == 0.9  # P(0 successes) = 0.01: none rejects
+
+
+def test_weighted_quantile():
+    v = np.array([[0.1, 0.3, np.nan], [0.2, 0.4, 0.5]])
+    w = np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]) / 2
+    # Sorted values .1 (.25) .2 (.1) .3 (.25) .4 (.15) .5 (.25): cumulative .25 .35 .6 .75 1.
+    assert weighted_upper_quantile(v, w, 0.3) == 0.2
+    assert weighted_upper_quantile(v, w, 0.75) == 0.4
+    assert weighted_upper_quantile(v, w, 0.9) == 0.5
