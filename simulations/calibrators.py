@@ -21,7 +21,9 @@ __all__ = [
     "CALIBRATORS",
     "BinningBatch",
     "FixedWidthBinning",
+    "IsotonicBinning",
     "RandomizedUniformMassBinning",
+    "ScalingBinning",
     "UniformMassBinning",
     "UniformMassSampleSplitting",
     "ZadroznyElkanBinning",
@@ -469,6 +471,74 @@ class FixedWidthBinning(_BinningCalibrator):
         bins = np.minimum((scores * n_bins).astype(np.int64), n_bins - 1)
         values, counts = _bin_means(bins, labels, n_bins, lower_s, upper_s)
         return BinningBatch(lower_s, lower_u, upper_s, upper_u, values, values, counts)
+
+
+class ScalingBinning(UniformMassBinning):
+    """Scaling-binning as used in gr21 §4 (Kumar et al. 2019, double-dipped).
+
+    The bins are those of :class:`UniformMassBinning` fitted on the same data; the value of
+    a bin is the mean of the *scores* (the scaling method's outputs, e.g. Platt-scaled
+    probabilities) of its interior points instead of the mean of their labels.
+    """
+
+    name = "scaling_binning"
+
+    def fit_batch(self, scores, labels, n_bins, rng):
+        return super().fit_batch(scores, scores, n_bins, rng)
+
+
+class IsotonicBinning(_BinningCalibrator):
+    """Isotonic regression (pool-adjacent-violators) as a binning map.
+
+    Fitted with ``scipy.optimize.isotonic_regression`` on the distinct calibration scores
+    (tied scores pooled with their counts as weights). Each pooled block is a bin
+    ``[first score of block, first score of next block)``, the first bin starting at 0 and
+    the last closed at 1, so the map is a step function with finitely many outputs (unlike
+    scikit-learn's linear interpolation), as a binning method must be for validity plots.
+    Bin values are the block means; the number of bins is data-dependent (``n_bins`` is
+    ignored).
+    """
+
+    name = "isotonic"
+
+    def __init__(self, n_bins=None, *, rng=None):
+        super().__init__(n_bins, rng=rng)
+
+    def _params(self):
+        return {"n_bins": self.n_bins}
+
+    def fit(self, scores, labels):
+        s, y = _check_scores_labels(scores, labels, allow_fractional=True)
+        if s.size < 1:
+            raise ValueError("need at least one calibration point")
+        self.rng_ = _rng(self.rng)
+        self.batch_ = self.fit_batch(s[None, :], y[None, :], None, self.rng_)
+        self.bin_values_ = self.batch_.values[0].copy()
+        self.bin_counts_ = self.batch_.counts[0].astype(int)
+        self.bin_lower_ = np.column_stack([self.batch_.lower_s[0], self.batch_.lower_u[0]])
+        self.bin_upper_ = np.column_stack([self.batch_.upper_s[0], self.batch_.upper_u[0]])
+        self.n_empty_bins_ = 0
+        return self
+
+    def fit_batch(self, scores, labels, n_bins, rng):
+        from scipy.optimize import isotonic_regression
+
+        if scores.shape[0] != 1:
+            raise ValueError("isotonic regression fits one calibration set at a time")
+        uniq, inverse, counts = np.unique(scores[0], return_inverse=True, return_counts=True)
+        means = np.bincount(inverse, weights=labels[0]) / counts
+        fitted = isotonic_regression(means, weights=counts.astype(float)).x
+        starts = np.flatnonzero(np.r_[True, fitted[1:] != fitted[:-1]])
+        values = fitted[starts]
+        block_counts = np.add.reduceat(counts, starts).astype(float)
+        inner = uniq[starts[1:]]
+        k = values.size
+        lower_s = np.concatenate([[0.0], inner])[None]
+        upper_s = np.concatenate([inner, [1.0]])[None]
+        upper_u = np.zeros((1, k))
+        upper_u[0, -1] = 1.0
+        return BinningBatch(lower_s, np.zeros((1, k)), upper_s, upper_u, values[None],
+                            values[None], block_counts[None])
 
 
 CALIBRATORS = {

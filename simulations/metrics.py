@@ -136,8 +136,8 @@ def plugin_validity(predictions, labels, eps) -> np.ndarray:
     ``hatV(eps) = mean_i 1{|hatE[Y | h(X) = h(X_i)] - h(X_i)| <= eps}`` where ``hatE`` is the
     test-sample mean of the labels with the same prediction. Biased downwards (gr21 §2.1).
     """
-    err = _plugin_errors(predictions, labels)
-    return (err[:, None] <= np.atleast_1d(eps)[None, :]).mean(axis=0)
+    err = np.sort(_plugin_errors(predictions, labels))
+    return np.searchsorted(err, np.atleast_1d(eps), side="right") / err.size
 
 
 def plugin_conditional_validity(predictions, labels, eps) -> np.ndarray:

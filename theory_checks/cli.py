@@ -117,14 +117,47 @@ def _cmd_run(args) -> int:
             "budget": args.budget, "version": _version(), "backend": args.backend,
             "jobs": args.jobs, "command": "calcheck " + shlex.join(args.argv)}
     paths = write_report(results, out, meta)
+    from .html import write_html
+
+    page = write_html(out / "report.html", results_json=paths["json"],
+                      figures_index=out / "figures" / "index.json")
     if args.json:
         print(json.dumps(results_to_dict(results, meta), indent=1, default=str))
     else:
         print(format_table(results))
         n_ok = sum(r.passed for r in results)
         print(f"\n{n_ok} of {len(results)} checks as expected. Results: {paths['json']}; "
-              f"report: {paths['markdown']}")
+              f"report: {paths['markdown']}, {page}")
     return 0 if all(r.passed for r in results) else 1
+
+
+def _cmd_figures(args) -> int:
+    from figures.registry import FIGURE_MODULES, get_figure, regenerate, select_figures
+
+    from .html import write_html
+
+    if args.list:
+        for fig_id, module in FIGURE_MODULES.items():
+            print(f"{fig_id:12s} {module}")
+            print(f"{'':12s} {get_figure(fig_id).CAPTION}")
+        return 0
+    ids = select_figures(args.ids)
+    out = Path(args.out)
+    entries = regenerate(ids, out, reps=args.reps, seed=args.seed, data_path=args.data,
+                         command="calcheck figures")
+    results = out.parent / "results.json"
+    page = write_html(out.parent / "report.html" if results.is_file() else out / "index.html",
+                      results_json=results, figures_index=out / "index.json")
+    for e in entries:
+        found = e["findings"]
+        held = sum(f["holds"] for f in found)
+        extra = f", findings {held}/{len(found)} hold" if found else ""
+        print(f"{e['id']:12s} {e['seconds']:7.1f} s  {', '.join(e['files'])}{extra}")
+        for f in found:
+            print(f"    [{'holds' if f['holds'] else 'DOES NOT HOLD'}] {f['claim']}: "
+                  f"{json.dumps(f['value'])}")
+    print(f"figures in {out}; report: {page}")
+    return 0
 
 
 def _cmd_bench(args) -> int:
@@ -193,6 +226,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="progress bar (default: when standard error is a terminal)")
     s.set_defaults(func=_cmd_run)
 
+    s = sub.add_parser("figures", help="regenerate paper figures (PNG, PDF) and an HTML page")
+    s.add_argument("ids", nargs="*", help="figure ids or prefixes, e.g. gr21 (default: all)")
+    s.add_argument("--list", action="store_true", help="print figure -> module -> caption")
+    s.add_argument("--out", default="calcheck-results/figures", help="output folder")
+    s.add_argument("--reps", type=int, default=100, help="repetitions (paper: 100)")
+    s.add_argument("--seed", type=int, default=2021)
+    s.add_argument("--data", help="path to credit.csv (default: ../shared/data/credit.csv)")
+    s.set_defaults(func=_cmd_figures)
+
     s = sub.add_parser("bench", help="time a coverage replicate against draw + sort")
     s.add_argument("--n", type=int, default=10_000)
     s.add_argument("--n-bins", type=int, default=10)
@@ -214,7 +256,7 @@ def main(argv=None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:
         print(f"calcheck: error: {exc}", file=sys.stderr)
         return 2
 

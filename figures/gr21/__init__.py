@@ -1,0 +1,1 @@
+"""Figures of Gupta & Ramdas (2021), one module per figure."""

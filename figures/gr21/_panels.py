@@ -1,0 +1,70 @@
+"""Validity-plot panels and findings shared by the CREDIT figures of gr21."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..plotting import METHOD_STYLES, new_figure, theorem4_curve, validity_plot
+
+N_ALL = (500, 1000, 2000, 3000, 4000, 5000, 7000)
+AUC_RANGE = 0.1  # findings compare areas under the mean curves on eps in [0, 0.1]
+
+
+def panels(data, n_values, methods, kinds, *, theory=True, n_bins=10, xmax=0.15, title=""):
+    """A grid of validity plots: one row per kind (marginal / conditional), one column per n."""
+    fig, axes = new_figure(len(n_values), len(kinds))
+    eps = data["eps"]
+    for i, kind in enumerate(kinds):
+        for j, n in enumerate(n_values):
+            ax = axes[i, j]
+            for m in methods:
+                style = METHOD_STYLES[m]
+                validity_plot(ax, eps, data[f"{kind}/{m}/{n}"], color=style["color"],
+                              label=style["label"], conditional=kind == "conditional")
+            if theory:
+                theorem4_curve(ax, eps, n, n_bins, conditional=kind == "conditional")
+            ax.set_xlim(0, xmax)
+            ax.set_title(f"{title}{kind}, n = {n:,}")
+    axes[0, -1].legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def auc(data, kind, method, n):
+    eps = data["eps"]
+    keep = eps <= AUC_RANGE + 1e-12
+    v = data[f"{kind}/{method}/{n}"].mean(axis=0)[keep]
+    return float(np.sum((v[1:] + v[:-1]) / 2 * np.diff(eps[keep])) / AUC_RANGE)
+
+
+def value_at(data, kind, method, n, e):
+    i = int(np.argmin(np.abs(data["eps"] - e)))
+    return float(data[f"{kind}/{method}/{n}"].mean(axis=0)[i])
+
+
+def credit_findings(data, n_values=N_ALL):
+    """The qualitative CREDIT findings of gr21 §4, each with its numbers (holds or not)."""
+    out = []
+    rows = [(n, auc(data, "marginal", "umd", n), auc(data, "marginal", "ums", n))
+            for n in n_values]
+    out.append({"claim": "UMD above UMS at every n (mean marginal validity, area on [0, 0.1])",
+                "value": {str(n): {"umd": round(a, 4), "ums": round(b, 4)} for n, a, b in rows},
+                "holds": all(a > b for _, a, b in rows)})
+    for m in ("isotonic", "fixed_width"):
+        per_n = {}
+        ok = True
+        for n in (1000, 3000, 5000, 7000):
+            mm, mu = auc(data, "marginal", m, n), auc(data, "marginal", "umd", n)
+            cm, cu = auc(data, "conditional", m, n), auc(data, "conditional", "umd", n)
+            per_n[str(n)] = {"marginal": round(mm, 4), "marginal_umd": round(mu, 4),
+                             "conditional": round(cm, 4), "conditional_umd": round(cu, 4)}
+            ok &= (mm >= mu - 0.01) and (cm < cu)
+        out.append({"claim": f"{m} good marginally (area within 0.01 of UMD or above) but worse "
+                             "conditionally (area below UMD's)", "value": per_n, "holds": ok})
+    sb = {str(n): {"scaling_binning": round(value_at(data, "marginal", "scaling_binning", n, e), 4),
+                   "umd": round(value_at(data, "marginal", "umd", n, e), 4), "eps": e}
+          for n, e in ((3000, 0.07), (7000, 0.05))}
+    out.append({"claim": "scaling-binning competitive with UMD at n = 3K for eps > 0.05; UMD "
+                         "better at n = 7K (marginal V)", "value": sb,
+                "holds": abs(sb["3000"]["scaling_binning"] - sb["3000"]["umd"]) <= 0.05
+                and sb["7000"]["umd"] >= sb["7000"]["scaling_binning"]})
+    return out

@@ -1,0 +1,120 @@
+"""Static HTML report: the verdict table and the figures, no server and no JavaScript.
+
+It reads the files a run writes (``results.json`` of ``calcheck run``, ``index.json`` of
+``calcheck figures``), so any combination of the two renders.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from pathlib import Path
+
+__all__ = ["write_html"]
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:0.85em;margin:1em 0}
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f0f0f0} .ok{color:#060} .fail{color:#b00;font-weight:bold}
+figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em} img{max-width:100%}
+code{background:#f4f4f4;padding:1px 4px} .small{font-size:0.85em;color:#555}
+"""
+
+
+def _verdict_table(results: dict) -> str:
+    meta = results.get("meta", {})
+    rows = []
+    for c in results["checks"]:
+        worst = min(c["cells"], key=lambda x: x["p_value"])
+        cls = "ok" if c["passed"] else "fail"
+        expected = "as expected" if c["passed"] else "NOT as expected"
+        tight = [x["tightness"] for x in c["cells"] if isinstance(x["tightness"], float)]
+        alpha = "-" if worst["alpha"] is None else f"{worst['alpha']:g}"
+        rows.append(
+            "<tr>" + "".join(f"<td>{v}</td>" for v in (
+                f"<code>{html.escape(c['id'])}</code>",
+                "negative control" if c["expect"] == "violated" else "guarantee",
+                f"<span class='{cls}'>{c['verdict']} ({expected})</span>",
+                len(c["cells"]),
+                html.escape(f"{worst['law']}, n={worst['n']}, B={worst['n_bins']}, alpha={alpha}"),
+                f"{worst['coverage']:.4f} [{worst['ci_low']:.4f}, {worst['ci_high']:.4f}]",
+                f"{worst['claimed']:.4f}", f"{worst['p_value']:.3g}",
+                f"{min(tight):.2f}&ndash;{max(tight):.2f}" if tight else "-",
+                html.escape(c["description"]),
+            )) + "</tr>")
+    head = ("check", "kind", "verdict", "cells", "worst cell", "coverage [95% CP]", "claimed",
+            "p-value", "tightness", "what")
+    n_ok = sum(c["passed"] for c in results["checks"])
+    return (
+        f"<h2>Theory checks</h2><p>{n_ok} of {len(results['checks'])} checks as expected. Root "
+        f"seed {meta.get('seed')}, {meta.get('reps')} replicates per cell, false-alarm rate "
+        f"{meta.get('false_alarm')} per check (Bonferroni over its cells). Regenerate: "
+        f"<code>{html.escape(str(meta.get('command', 'calcheck run')))}</code></p>"
+        "<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows)
+        + "</table><p class='small'>Worst cell = smallest p-value. Coverage is the fraction of "
+        "replicates in which the guaranteed event held; claimed is 1 - alpha (1 - bound for "
+        "expectation guarantees); tightness is the bound over the empirical (1 - alpha)-quantile "
+        "of the error.</p>"
+    )
+
+
+def _findings(found) -> str:
+    if not found:
+        return ""
+    items = []
+    for f in found:
+        mark = ("<span class='ok'>holds</span>" if f["holds"]
+                else "<span class='fail'>does not hold</span>")
+        value = html.escape(json.dumps(f["value"]))
+        items.append(f"<li>{html.escape(f['claim'])}: {mark} "
+                     f"<span class='small'>({value})</span></li>")
+    return "<ul>" + "".join(items) + "</ul>"
+
+
+def _figures(index: dict, rel: str) -> str:
+    parts = ["<h2>Figures</h2>"]
+    for f in index["figures"]:
+        png = next((x for x in f["files"] if x.endswith(".png")), None)
+        img = f"<img src='{html.escape(rel + png)}' alt='{html.escape(f['id'])}'>" if png else ""
+        parts.append(
+            f"<figure id='{html.escape(f['id'])}'><h3>{html.escape(f['id'])}</h3>{img}"
+            f"<figcaption>{html.escape(f['caption'])}<br><span class='small'>module "
+            f"<code>{html.escape(f['module'])}</code>, {f.get('reps')} repetitions, seed "
+            f"{f.get('seed')}; regenerate: <code>{html.escape(f['command'])}</code></span>"
+            f"</figcaption>{_findings(f.get('findings'))}</figure>")
+    return "".join(parts)
+
+
+def write_html(page, *, results_json=None, figures_index=None) -> Path | None:
+    """Write a static report page from whichever of the two inputs exist.
+
+    Parameters
+    ----------
+    page : path
+        The HTML file to write.
+    results_json, figures_index : path, optional
+        ``results.json`` of a run and ``index.json`` of the figures.
+
+    Returns
+    -------
+    Path or None
+        The page, or None when neither input exists.
+    """
+    page = Path(page)
+    body = []
+    if results_json and Path(results_json).is_file():
+        body.append(_verdict_table(json.loads(Path(results_json).read_text())))
+    if figures_index and Path(figures_index).is_file():
+        index = json.loads(Path(figures_index).read_text())
+        rel = os.path.relpath(Path(figures_index).parent, page.parent)
+        body.append(_figures(index, "" if rel == "." else rel + "/"))
+    if not body:
+        return None
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>calcheck report"
+        f"</title><style>{_STYLE}</style></head><body><h1>calcheck report</h1>"
+        + "".join(body) + "</body></html>")
+    return page
