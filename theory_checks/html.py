@@ -27,7 +27,8 @@ def _verdict_table(results: dict) -> str:
     meta = results.get("meta", {})
     rows = []
     for c in results["checks"]:
-        worst = min(c["cells"], key=lambda x: x["p_value"])
+        # Same rule as report.md: smallest p-value, then smallest margin over the claim.
+        worst = min(c["cells"], key=lambda x: (x["p_value"], x["coverage"] - x["claimed"]))
         cls = "ok" if c["passed"] else "fail"
         expected = "as expected" if c["passed"] else "NOT as expected"
         tight = [x["tightness"] for x in c["cells"] if isinstance(x["tightness"], float)]
@@ -53,7 +54,8 @@ def _verdict_table(results: dict) -> str:
         f"{meta.get('false_alarm')} per check (Bonferroni over its cells). Regenerate: "
         f"<code>{html.escape(str(meta.get('command', 'calcheck run')))}</code></p>"
         "<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows)
-        + "</table><p class='small'>Worst cell = smallest p-value. Coverage is the fraction of "
+        + "</table><p class='small'>Worst cell = smallest p-value, then smallest margin over "
+        "the claim. Coverage is the fraction of "
         "replicates in which the guaranteed event held; claimed is 1 - alpha (1 - bound for "
         "expectation guarantees); tightness is the bound over the empirical (1 - alpha)-quantile "
         "of the error.</p>"
