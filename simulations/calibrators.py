@@ -240,7 +240,7 @@ class _BinningCalibrator:
         -------
         self
         """
-        n_bins = _check_n_bins(self.n_bins)
+        n_bins = self._validated_n_bins()
         s, y = _check_scores_labels(scores, labels, allow_fractional=self.allow_fractional_labels)
         self._check_size(s.size, n_bins)
         self.rng_ = _rng(self.rng)
@@ -252,6 +252,9 @@ class _BinningCalibrator:
         self.bin_counts_ = batch.counts[0].astype(int)
         self.n_empty_bins_ = int((self.bin_counts_ == 0).sum())
         return self
+
+    def _validated_n_bins(self):
+        return _check_n_bins(self.n_bins)
 
     def _check_size(self, n, n_bins):
         if n < 2 * n_bins:
@@ -507,18 +510,12 @@ class IsotonicBinning(_BinningCalibrator):
     def _params(self):
         return {"n_bins": self.n_bins}
 
-    def fit(self, scores, labels):
-        s, y = _check_scores_labels(scores, labels, allow_fractional=True)
-        if s.size < 1:
-            raise ValueError("need at least one calibration point")
-        self.rng_ = _rng(self.rng)
-        self.batch_ = self.fit_batch(s[None, :], y[None, :], None, self.rng_)
-        self.bin_values_ = self.batch_.values[0].copy()
-        self.bin_counts_ = self.batch_.counts[0].astype(int)
-        self.bin_lower_ = np.column_stack([self.batch_.lower_s[0], self.batch_.lower_u[0]])
-        self.bin_upper_ = np.column_stack([self.batch_.upper_s[0], self.batch_.upper_u[0]])
-        self.n_empty_bins_ = 0
-        return self
+    def _validated_n_bins(self):
+        return None  # the number of bins is data-dependent
+
+    def _check_size(self, n, n_bins):
+        if n < 1:
+            raise ValueError(f"need at least one calibration point, got {n}")
 
     def fit_batch(self, scores, labels, n_bins, rng):
         from scipy.optimize import isotonic_regression

@@ -13,21 +13,14 @@ import json
 import logging
 import shlex
 import sys
-from importlib import metadata
 from pathlib import Path
 
 from bounds import registry
+from figures.cache import package_version
 
 __all__ = ["main"]
 
 DEFAULT_SEED = 20210718  # ICML 2021; any recorded seed works
-
-
-def _version() -> str:
-    try:
-        return metadata.version("calcheck")
-    except metadata.PackageNotFoundError:  # running from a source tree
-        return "0+unknown"
 
 
 def _cmd_list(args) -> int:
@@ -114,7 +107,7 @@ def _cmd_run(args) -> int:
                              false_alarm=float(false_alarm), n_jobs=args.jobs,
                              backend=args.backend, progress=progress)
     meta = {"seed": args.seed, "reps": results[0].reps, "false_alarm": float(false_alarm),
-            "budget": args.budget, "version": _version(), "backend": args.backend,
+            "budget": args.budget, "version": package_version(), "backend": args.backend,
             "jobs": args.jobs, "command": "calcheck " + shlex.join(args.argv)}
     paths = write_report(results, out, meta)
     from .html import write_html
@@ -192,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="calcheck",
         description="Verify distribution-free calibration guarantees by exact Monte Carlo.")
-    p.add_argument("--version", action="version", version=f"calcheck {_version()}")
+    p.add_argument("--version", action="version", version=f"calcheck {package_version()}")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", required=True)
 
