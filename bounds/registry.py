@@ -11,9 +11,15 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import gr21
+from . import gpr20, gr21
 
-QUANTIFIERS = ("conditional", "marginal", "expectation")
+#: conditional: w.p. >= 1 - alpha over the calibration data, for every bin / output;
+#: marginal: over the data and a test point; expectation: a bound on a mean;
+#: time_uniform: conditional, simultaneously for every sample size of a stream;
+#: lower_bound: an impossibility (no method can do better on some law);
+#: identity: exact, no probability.
+QUANTIFIERS = ("conditional", "marginal", "expectation", "time_uniform", "lower_bound",
+               "identity")
 
 
 @dataclass(frozen=True)
@@ -35,7 +41,7 @@ class Guarantee:
     hypotheses : tuple of str
         Hypotheses of the guarantee.
     quantifier : str
-        ``"conditional"``, ``"marginal"`` or ``"expectation"``.
+        One of :data:`QUANTIFIERS`.
     variant_of : str or None
         For corrected / proof-valid variants, the id of the stated guarantee.
     """
@@ -119,3 +125,74 @@ register(Guarantee(
     "Theorem 4(b), proof as corrected (catalog §9 items 4-5)",
     "randomized UMD: E[lp-ECE(h)] <= 1/(2 sqrt(floor(n/B)-1)) + delta for p in [1, 2]",
     (_IID, _N2B), "expectation", variant_of="gr21.thm4.ece_mean"))
+
+
+# ----------------------------------------------------------------------------- gpr20
+_FIXED = "fixed partition, independent of the calibration data"
+_NB1 = "N_b >= 1 for every bin"
+_SHIFT = "covariate shift: target = P~_X x P_{Y|X}, w = dP~_X/dP_X known"
+
+register(Guarantee(
+    "gpr20.thm4", gpr20.thm4_halfwidth, "gpr20", "Theorem 4, eq. (17)",
+    "w.p. >= 1-alpha given memberships, |pi_b - pi^_b| <= EB half-width for all b",
+    (_FIXED, "calibration data iid", _NB1), "conditional"))
+register(Guarantee(
+    "gpr20.thm4.hoeffding", gpr20.hoeffding_bin_halfwidth, "gpr20",
+    "derived Hoeffding analogue of Theorem 4 (catalog §4.21; not a paper claim)",
+    "w.p. >= 1-alpha given memberships, |pi_b - pi^_b| <= sqrt(ln(2B/alpha)/(2N_b)) for all b",
+    (_FIXED, "calibration data iid", _NB1), "conditional", variant_of="gpr20.thm4"))
+register(Guarantee(
+    "gpr20.cor3", gpr20.cor3_eps_stated, "gpr20", "Corollary 3 (as printed: hw at argmin N_b)",
+    "histogram binning: w.p. >= 1-alpha, |E[Y|h(X)] - h(X)| <= hw_{b*} a.s. (eq. 18)",
+    (_FIXED, "calibration data iid", _NB1), "conditional"))
+register(Guarantee(
+    "gpr20.cor3.max_halfwidth", gpr20.cor3_eps_max_halfwidth, "gpr20",
+    "Corollary 3 corrected (catalog §4.9): eps = max_b hw_b",
+    "histogram binning: w.p. >= 1-alpha, |E[Y|h(X)=r] - r| <= max_b hw_b for all r",
+    (_FIXED, "calibration data iid", _NB1), "conditional", variant_of="gpr20.cor3"))
+register(Guarantee(
+    "gpr20.thm5", gpr20.thm5_min_count, "gpr20", "Theorem 5 (App. C.3, eqs. 38-39)",
+    "uniform-mass binning with a split: w.p. >= 1-alpha, N_{b*} >= n2/(2B) - sqrt(n2 ln(2B/a)/2)",
+    ("|D^1| >= c B ln(2B/alpha), c unspecified", "D^1 independent of D^2",
+     "g(X) without atoms (implicit, catalog §9 A5)"), "conditional"))
+register(Guarantee(
+    "gpr20.thm6", gpr20.thm6_halfwidth, "gpr20", "Theorem 6 (stated form)",
+    "streaming binning: w.p. >= 1-alpha, |pi_b - pi^_b| <= [7 sqrt(V ln(1+ln V)) "
+    "+ 5.3 ln(6.3B/alpha)]/N_b for all b and all n",
+    (_FIXED, "stream of iid points"), "time_uniform"))
+register(Guarantee(
+    "gpr20.thm6.intermediate", gpr20.thm6_halfwidth_intermediate, "gpr20",
+    "Theorem 6, intermediate bound of the proof (App. C.4; catalog §4.11, §9 A1)",
+    "streaming binning: the bound the stitching proof establishes, before the final step",
+    (_FIXED, "stream of iid points"), "time_uniform", variant_of="gpr20.thm6"))
+register(Guarantee(
+    "gpr20.thm7", gpr20.thm7_halfwidth, "gpr20", "Theorem 7 (c unspecified; checked at c = 1)",
+    "weighted binning: w.p. >= 1-alpha, |pi_check_b - E~[Y|X_b]| <= c (U/L)^2 "
+    "sqrt(B ln(6B/alpha)/(2n)) for all b",
+    (_SHIFT, "0 < L <= w <= U", "uniform-mass bins on the source",
+     "n >= c (U/L)^2 B ln^2(6B/alpha)"), "conditional"))
+register(Guarantee(
+    "gpr20.thm7.explicit", gpr20.thm7_explicit_halfwidth, "gpr20",
+    "Theorem 7 with explicit constants derived from App. D.1 (catalog §4.12; not a paper claim)",
+    "weighted binning: w.p. >= 1-2alpha/3, |pi_check_b - E~[Y|X_b]| <= (2U^2 m_b^2 + U m_b) "
+    "sqrt(ln(6B/alpha)/(2N_b)) for all b",
+    (_SHIFT, "0 < L <= w <= U", _FIXED, "N_b > 2 U^2 m_b^2 ln(6B/alpha)"), "conditional",
+    variant_of="gpr20.thm7"))
+register(Guarantee(
+    "gpr20.thm10", gpr20.thm10_halfwidth, "gpr20", "Theorem 10 (App. D.2), estimator (40)",
+    "oracle m_b: w.p. >= 1-alpha, |pi^_b^(w) - E~[Y|X_b]| <= EB half-width with scale m_b U",
+    (_SHIFT, "w <= U", "m_b known", _FIXED, _NB1), "conditional"))
+register(Guarantee(
+    "gpr20.prop3", gpr20.prop3_target_bin_mean, "gpr20", "Proposition 3 (App. D.2)",
+    "E~[Y | X in X_b] = m_b E[w(X) Y | X in X_b], m_b = P(X_b)/P~(X_b)",
+    (_SHIFT, "P~(X in X_b) > 0"), "identity"))
+register(Guarantee(
+    "gpr20.thm3", gpr20.thm3_eps_lower_bound, "gpr20", "Theorem 3 (App. B.4)",
+    "injective post-hoc calibration: eps_n >= 0.25 - alpha/2 on some law, for every n",
+    ("m_n injective", "Range(f) contains an interval", "alpha in (0, 0.5)"), "lower_bound"))
+register(Guarantee(
+    "gpr20.cor1", gpr20.cor1_width_lower_bound, "gpr20", "Corollary 1 (App. B.3)",
+    "distribution-free CI w.r.t. f: E|C_n| >= 0.5 - alpha (P(|C_n| >= 1/2) >= 1 - 2 alpha) "
+    "when E[Y|X] = 1/2 and f(X) is nonatomic",
+    ("C_n valid for every law (atomic ones included)", "P_f non-empty",
+     "alpha in (0, 0.5)"), "lower_bound"))

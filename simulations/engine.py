@@ -77,37 +77,50 @@ class Cell:
     def label(self) -> str:
         return f"{self.calibrator['name']}/{self.law.name}/n={self.n}/B={self.n_bins}"
 
+    @property
+    def cost(self) -> int:
+        """Simulated points per replicate (sizes the parallel tasks)."""
+        return self.n
 
-def simulate_block(cell: Cell, root_seed: int, block: int) -> dict:
-    """Simulate replicate block ``block`` of ``cell``: exact per-bin errors and masses.
+    def simulate(self, rng: np.random.Generator, reps: int) -> dict:
+        """Simulate ``reps`` replicates: exact per-bin errors and masses.
 
-    Returns
-    -------
-    dict of ndarray
-        ``error`` and ``mass`` of shape (BLOCK_REPS, B) (see
-        :class:`simulations.metrics.BinErrors`), ``test_u`` (BLOCK_REPS, 2) independent
-        uniforms that turn exact probabilities into Bernoulli outcomes for the verdicts, and
-        ``n_empty`` the number of empty bins of each fitted map.
+        Returns
+        -------
+        dict of ndarray
+            ``error`` and ``mass`` of shape (reps, B) (see
+            :class:`simulations.metrics.BinErrors`), ``test_u`` (reps, 2) independent
+            uniforms that turn exact probabilities into Bernoulli outcomes for the verdicts,
+            and ``n_empty`` the number of empty bins of each fitted map.
+        """
+        law = self.law
+        calibrator = calibrator_from_spec(self.calibrator, self.n_bins)
+        scores = law.sample_scores((reps, self.n), rng)
+        if hasattr(calibrator, "fit_sorted_batch"):
+            s_sorted, u_sorted = sort_scores(scores, rng, tie_breaking=calibrator._tie_breaking())
+            y_sorted = law.sample_labels(s_sorted, rng)
+            batch = calibrator.fit_sorted_batch(s_sorted, u_sorted, y_sorted, self.n_bins, rng)
+        else:
+            labels = law.sample_labels(scores, rng)
+            batch = calibrator.fit_batch(scores, labels, self.n_bins, rng)
+        errors = exact_bin_errors(batch, law)
+        return {
+            "error": errors.error,
+            "mass": errors.mass,
+            "test_u": rng.random((reps, 2)),
+            "n_empty": (batch.counts == 0).sum(axis=1),
+        }
+
+
+def simulate_block(cell, root_seed: int, block: int) -> dict:
+    """Simulate replicate block ``block`` of ``cell`` (a :class:`Cell` or an experiment).
+
+    The block's generator is ``default_rng(SeedSequence(root_seed, spawn_key=(cell.seed_key,
+    block)))``; the cell's ``simulate(rng, BLOCK_REPS)`` does the rest and returns a dict of
+    arrays with one row per replicate.
     """
     seq = np.random.SeedSequence(root_seed, spawn_key=(cell.seed_key, int(block)))
-    rng = np.random.default_rng(seq)
-    law = cell.law
-    calibrator = calibrator_from_spec(cell.calibrator, cell.n_bins)
-    scores = law.sample_scores((BLOCK_REPS, cell.n), rng)
-    if hasattr(calibrator, "fit_sorted_batch"):
-        s_sorted, u_sorted = sort_scores(scores, rng, tie_breaking=calibrator._tie_breaking())
-        y_sorted = law.sample_labels(s_sorted, rng)
-        batch = calibrator.fit_sorted_batch(s_sorted, u_sorted, y_sorted, cell.n_bins, rng)
-    else:
-        labels = law.sample_labels(scores, rng)
-        batch = calibrator.fit_batch(scores, labels, cell.n_bins, rng)
-    errors = exact_bin_errors(batch, law)
-    return {
-        "error": errors.error,
-        "mass": errors.mass,
-        "test_u": rng.random((BLOCK_REPS, 2)),
-        "n_empty": (batch.counts == 0).sum(axis=1),
-    }
+    return cell.simulate(np.random.default_rng(seq), BLOCK_REPS)
 
 
 def _simulate_chunk(cell: Cell, root_seed: int, blocks: list[int]):
@@ -142,7 +155,9 @@ def run_cells(
 
     Parameters
     ----------
-    cells : iterable of Cell
+    cells : iterable of Cell or experiment
+        Anything with ``key``, ``seed_key``, ``cost``, ``description()`` and
+        ``simulate(rng, reps)`` (:mod:`simulations.experiments`).
     reps : int
         Replicates per cell (rounded up to whole blocks of BLOCK_REPS).
     root_seed : int
@@ -179,7 +194,7 @@ def run_cells(
         store.describe_cell(key, cell.description())
         missing = sorted(set(range(n_blocks)) - store.done_blocks(root_seed, key))
         reused += n_blocks - len(missing)
-        per = blocks_per_task or max(1, _POINTS_PER_TASK // (BLOCK_REPS * cell.n))
+        per = blocks_per_task or max(1, _POINTS_PER_TASK // (BLOCK_REPS * cell.cost))
         tasks += [(cell, missing[i:i + per]) for i in range(0, len(missing), per)]
     total = sum(len(b) for _, b in tasks)
     logger.info("%d cells: %d blocks to compute, %d reused", len(unique), total, reused)

@@ -365,6 +365,11 @@ LAWS: dict[str, Law] = {
         _law("rare_event", eta=ConditionalMean("power", {"scale": 0.02})),
         _law("atoms_30", ScoreLaw(atoms=tuple((k + 0.5) / 30 for k in range(30)),
                                   atom_probs=(1 / 30,) * 30), ConditionalMean("power")),
+        # gpr20 Corollary 3 as printed fails here (catalog §9 A3): with two fixed-width bins,
+        # the bin with the fewest points (mass 1/3) has eta = 0, hence V^ = 0 and the
+        # smallest radius, while the larger bin has eta = 1/2.
+        _law("cor3_counterexample", ScoreLaw(atoms=(0.25, 0.75), atom_probs=(1 / 3, 2 / 3)),
+             ConditionalMean("step", {"threshold": 0.5, "low": 0.0, "high": 0.5})),
     ]
 }
 

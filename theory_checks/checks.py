@@ -43,9 +43,11 @@ from .verdicts import CoverageVerdict, coverage_verdict, weighted_upper_quantile
 
 __all__ = [
     "BUDGETS",
+    "CLAIMS",
     "CellResult",
     "Check",
     "CheckResult",
+    "EventCheck",
     "all_checks",
     "evaluate_check",
     "gr21_checks",
@@ -130,6 +132,16 @@ class Check:
     def cells(self) -> list[tuple[Law, int, int, Cell]]:
         return [(law, n, b, Cell(self.calibrator, law, int(n), int(b)))
                 for law in self.laws for n, b in self.grid]
+
+    def simulation_cells(self) -> list:
+        """What the engine must simulate for this check."""
+        return [cell for *_, cell in self.cells()]
+
+    def law_specs(self) -> dict:
+        return {law.name: law.spec() for law in self.laws}
+
+    def evaluate(self, store, reps: int, root_seed: int, false_alarm: float) -> CheckResult:
+        return evaluate_check(self, store, reps, root_seed, false_alarm)
 
     def effective_alphas(self) -> tuple:
         return (None,) if self.metric == "mean_l2_ece" else self.alphas
@@ -224,10 +236,99 @@ def run_checks(checks, store, *, reps: int, root_seed: int, false_alarm: float =
     """Simulate every cell the checks need (resuming from ``store``), then evaluate them."""
     if not (0 < false_alarm < 1):
         raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
-    cells = [cell for check in checks for *_, cell in check.cells()]
+    cells = [cell for check in checks for cell in check.simulation_cells()]
     run_cells(cells, reps, root_seed, store, n_jobs=n_jobs, backend=backend, progress=progress,
               on_block=on_block)
-    return [evaluate_check(c, store, reps, root_seed, false_alarm) for c in checks]
+    return [c.evaluate(store, reps, root_seed, false_alarm) for c in checks]
+
+
+# ------------------------------------------------------------------ event checks
+#: Claimed probability of an experiment's success event, as a function of alpha.
+CLAIMS = {
+    "1-alpha": lambda a: 1.0 - a,
+    "1-alpha/2": lambda a: 1.0 - a / 2.0,
+    "1-2alpha/3": lambda a: 1.0 - 2.0 * a / 3.0,
+    "1-2alpha": lambda a: 1.0 - 2.0 * a,
+    "alpha": lambda a: a,
+    "one": lambda a: 1.0,
+}
+
+
+@dataclass(frozen=True)
+class EventCheck:
+    """A check on experiments that report their own per-replicate success event.
+
+    Used where the radius depends on the data (empirical Bernstein, time-uniform bounds) or
+    the guarantee is about another event (bin counts, widths, impossibility); see
+    :mod:`simulations.experiments`. Each (experiment, alpha) is one cell, tested at
+    ``false_alarm / #cells`` against the claimed probability ``CLAIMS[claim](alpha)``.
+
+    Parameters
+    ----------
+    id, guarantee, expect, description
+        As in :class:`Check`.
+    experiments : tuple
+        Experiments (``simulations.experiments``), each with its ``alphas``.
+    claim : str
+        Key of :data:`CLAIMS`.
+    """
+
+    id: str
+    guarantee: str
+    experiments: tuple
+    claim: str = "1-alpha"
+    expect: str = "consistent"
+    description: str = ""
+
+    def __post_init__(self):
+        registry.get(self.guarantee)
+        if self.claim not in CLAIMS:
+            raise ValueError(f"claim must be one of {sorted(CLAIMS)}, got {self.claim!r}")
+        if self.expect not in ("consistent", "violated"):
+            raise ValueError(f"expect must be 'consistent' or 'violated', got {self.expect!r}")
+        if not self.experiments:
+            raise ValueError(f"check {self.id!r} needs at least one experiment")
+
+    is_control = Check.is_control
+    bound_mode = "stated"
+
+    @property
+    def metric(self) -> str:
+        return f"event ({self.claim})"
+
+    @property
+    def calibrator(self) -> dict:
+        return {"experiments": sorted({type(e).__name__ for e in self.experiments})}
+
+    def simulation_cells(self) -> list:
+        return list(self.experiments)
+
+    def law_specs(self) -> dict:
+        return {e.law_name: e.description() for e in self.experiments}
+
+    def evaluate(self, store, reps: int, root_seed: int, false_alarm: float) -> CheckResult:
+        n_tests = sum(len(e.alphas) for e in self.experiments)
+        level = false_alarm / n_tests
+        claim = CLAIMS[self.claim]
+        results = []
+        for exp in self.experiments:
+            data = load_cell(store, exp, reps, root_seed)
+            for j, alpha in enumerate(exp.alphas):
+                success = data["success"][:, j]
+                claimed = claim(alpha)
+                verdict = coverage_verdict(int(success.sum()), success.size, claimed,
+                                           level=level)
+                ratio = data["ratio"][:, j]
+                emp = float(np.quantile(ratio, min(claimed, 1.0), method="inverted_cdf"))
+                bounds_ = data["bound"][:, j]
+                finite = bounds_[np.isfinite(bounds_)]
+                bound = float(np.median(finite)) if finite.size else float("inf")
+                alpha_out = None if self.claim == "one" else alpha
+                results.append(CellResult(
+                    exp.law_name, exp.n_total, exp.bins, alpha_out, bound, verdict,
+                    float(success.mean()), emp, 1.0 / emp if emp > 0 else float("inf"),
+                    int(data["n_empty"].sum())))
+        return CheckResult(self, tuple(results), n_blocks_for(reps) * BLOCK_REPS, false_alarm)
 
 
 # --------------------------------------------------------------------------- catalogue
@@ -286,6 +387,8 @@ def gr21_checks(budget: str = "quick") -> list[Check]:
     return checks
 
 
-def all_checks(budget: str = "quick") -> list[Check]:
+def all_checks(budget: str = "quick") -> list:
     """Every check of every paper implemented so far."""
-    return gr21_checks(budget)
+    from .gpr20_checks import gpr20_checks
+
+    return gr21_checks(budget) + gpr20_checks(budget)

@@ -41,7 +41,7 @@ def _cmd_list(args) -> int:
             ],
             "checks": [{"id": c.id, "guarantee": c.guarantee, "expect": c.expect,
                         "calibrator": c.calibrator, "metric": c.metric,
-                        "laws": [law.name for law in c.laws], "grid": [list(p) for p in c.grid],
+                        "laws": sorted(c.law_specs()),
                         "description": c.description} for c in checks],
         }
         print(json.dumps(out, indent=1))
@@ -57,19 +57,54 @@ def _cmd_list(args) -> int:
     return 0
 
 
+def _parse_value(text: str):
+    """``3`` -> 3, ``0.1`` -> 0.1, ``1,2,3`` -> array (per-bin arguments such as counts)."""
+    import numpy as np
+
+    def one(t):
+        try:
+            return int(t)
+        except ValueError:
+            return float(t)
+
+    parts = [one(t) for t in text.split(",")]
+    return np.array(parts) if len(parts) > 1 or text.endswith(",") else parts[0]
+
+
 def _cmd_bound(args) -> int:
+    import inspect
+
+    import numpy as np
+
     g = registry.get(args.id)
     kwargs = {"n": args.n, "n_bins": args.n_bins, "alpha": args.alpha, "delta": args.delta}
-    missing = [p for p in g.parameters if p in ("n", "n_bins", "alpha") and kwargs[p] is None]
+    for item in args.params:
+        name, sep, text = item.partition("=")
+        if not sep or name not in g.parameters:
+            raise ValueError(f"parameter {item!r} is not NAME=VALUE with NAME one of "
+                             f"{list(g.parameters)} ({g.id})")
+        try:
+            kwargs[name] = _parse_value(text)
+        except ValueError:
+            raise ValueError(f"parameter {name} needs a number or a comma list, got "
+                             f"{text!r}") from None
+    sig = inspect.signature(g.function).parameters
+    missing = [p for p in g.parameters
+               if kwargs.get(p) is None and sig[p].default is inspect.Parameter.empty]
     if missing:
-        raise ValueError(f"{g.id} needs --{missing[0].replace('_', '-')}")
-    value = g(**kwargs)
-    used = {k: v for k, v in kwargs.items() if k in g.parameters}
+        flag = {"n": "--n", "n_bins": "--n-bins", "alpha": "--alpha"}
+        m = missing[0]
+        raise ValueError(f"{g.id} needs {flag.get(m, m + '=VALUE')}")
+    value = g(**{k: v for k, v in kwargs.items() if v is not None})
+    used = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+            for k, v in kwargs.items() if k in g.parameters and v is not None}
+    out = value.tolist() if isinstance(value, np.ndarray) else value
     if args.json:
+        informative = bool(np.all(np.asarray(value) < 1))
         print(json.dumps({"id": g.id, "label": g.label, "quantifier": g.quantifier,
-                          "arguments": used, "value": value, "informative": value < 1}))
+                          "arguments": used, "value": out, "informative": informative}))
     else:
-        print(f"{value:.6g}")
+        print(" ".join(f"{v:.6g}" for v in np.ravel(value)))
     return 0
 
 
@@ -195,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bound", help="evaluate a registered bound")
     s.add_argument("id", help="guarantee id, e.g. gr21.thm3 (see `calcheck list`)")
+    s.add_argument("params", nargs="*", metavar="NAME=VALUE",
+                   help="other parameters of the bound, e.g. n_bin=100 variance=0.25 "
+                        "(comma lists for per-bin arguments: counts=10,20,30)")
     s.add_argument("--n", type=int, help="calibration points")
     s.add_argument("--n-bins", type=int, help="number of bins B")
     s.add_argument("--alpha", type=float, help="miscoverage in (0, 1)")
@@ -243,7 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "command", None) == "bound" and all("=" in e for e in extra):
+        args.params = [*args.params, *extra]  # NAME=VALUE given after the options
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = argv
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")

@@ -40,7 +40,7 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
             "expect": ch.expect, "verdict": r.verdict, "passed": r.passed,
             "reps": r.reps, "false_alarm": r.false_alarm,
             "per_cell_level": r.cells[0].verdict.level if r.cells else None,
-            "laws": {law.name: law.spec() for law in ch.laws},
+            "laws": ch.law_specs(),
             "cells": [_cell_dict(c) for c in r.cells],
         })
     return {"meta": meta, "all_passed": all(r.passed for r in results), "checks": checks}
