@@ -23,6 +23,9 @@ FIGURE_MODULES = {
     "gr21.fig5": "figures.gr21.fig5",
     "gr21.fig6": "figures.gr21.fig6",
     "gr21.twin": "figures.gr21.twin",
+    "gpr20.fig2a": "figures.gpr20.fig2a",
+    "gpr20.fig2b": "figures.gpr20.fig2b",
+    "gpr20.fig3": "figures.gpr20.fig3",
 }
 
 

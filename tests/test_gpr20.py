@@ -324,3 +324,33 @@ def test_experiment_validation():
         LinearShiftLaw(1.0)
     with pytest.raises(ValueError, match="n_edge"):
         ShiftExperiment(SHIFT_LAWS["shift_sine"], 100, 10, partition="uniform_mass")
+
+
+# ------------------------------------------------------------------ D.4 figure
+def test_fixed_width_plugin_ece_by_hand():
+    from simulations.metrics import fixed_width_reliability, plugin_ece_fixed_width
+
+    p = np.array([0.05, 0.05, 0.95, 1.0])
+    y = np.array([0.0, 1.0, 1.0, 1.0])
+    mass, mp, fp = fixed_width_reliability(p, y, 2)
+    np.testing.assert_allclose(mass, [0.5, 0.5])
+    np.testing.assert_allclose(mp, [0.05, 0.975])
+    np.testing.assert_allclose(fp, [0.5, 1.0])
+    assert plugin_ece_fixed_width(p, y, 2) == pytest.approx(0.5 * 0.45 + 0.5 * 0.025)
+
+
+def test_covariate_shift_figure_small():
+    pytest.importorskip("sklearn")
+    from figures.gpr20 import _shift, fig2a, fig2b, fig3
+
+    small = {"train": 1500, "ratio": 300, "edges": 200, "estimates": 800, "test": 3000,
+             "alt_source": 500, "alt_target": 500}
+    data = _shift.compute_shift(None, reps=2, seed=1, sizes=small, n_trees=10)
+    again = _shift.compute_shift(None, reps=2, seed=1, sizes=small, n_trees=10)
+    for m in _shift.METHODS:
+        assert data[f"{m}/ece"].shape == (2,) and data[f"{m}/mp"].shape == (2, 10)
+        assert np.all((data[f"{m}/ece"] >= 0) & (data[f"{m}/ece"] <= 1))
+        np.testing.assert_array_equal(data[f"{m}/ece"], again[f"{m}/ece"])
+    for mod, k in ((fig2a, 1), (fig2b, 2), (fig3, 1)):
+        assert mod.draw(data) is not None
+        assert len(mod.findings(data)) == k
