@@ -30,7 +30,7 @@ from pathlib import Path
 
 from simulations.laws import LAWS, law_from_spec
 
-from .checks import Check, all_checks
+from .checks import Check, EventCheck, all_checks
 
 __all__ = ["load_study"]
 
@@ -52,9 +52,10 @@ def load_study(path) -> tuple[Check, dict]:
         raise ValueError(f"unknown keys in study file {str(path)!r}: {sorted(unknown)}")
     gid = data.get("guarantee")
     base = {c.id: c for c in all_checks("quick")}.get(gid)
-    if base is None:
-        known = sorted(c.id for c in all_checks("quick") if not c.is_control)
-        raise ValueError(f"guarantee must be one of {known}, got {gid!r}")
+    studiable = sorted(c.id for c in all_checks("quick")
+                       if not c.is_control and (isinstance(c, Check) or c.id in _COR3))
+    if base is None or gid not in studiable:
+        raise ValueError(f"guarantee must be one of {studiable}, got {gid!r}")
     law_tables = data.get("laws") or ([data["law"]] if "law" in data else None)
     if not law_tables:
         raise ValueError("a study needs a [law] table (or [[laws]] tables)")
@@ -72,6 +73,9 @@ def load_study(path) -> tuple[Check, dict]:
     if not ns:
         raise ValueError("a study needs [grid] n = [...] (and optionally n_bins = [...])")
     pairs = tuple((int(n), int(b)) for n in ns for b in bins)
+    options = {k: data[k] for k in ("reps", "false_alarm") if k in data}
+    if isinstance(base, EventCheck):
+        return _cor3_study(data, base, laws, pairs, p.name), options
     check = replace(
         base,
         id=data.get("id", f"study:{gid}"),
@@ -82,5 +86,20 @@ def load_study(path) -> tuple[Check, dict]:
         delta=float(data.get("delta", base.delta)),
         description=f"study {p.name}: {base.description}",
     )
-    options = {k: data[k] for k in ("reps", "false_alarm") if k in data}
     return check, options
+
+
+# Corollary 3 of gpr20 (histogram binning with its data-dependent radius) on user laws.
+_COR3 = {"gpr20.cor3": "stated", "gpr20.cor3.max_halfwidth": "max_halfwidth"}
+
+
+def _cor3_study(data, base, laws, pairs, name) -> EventCheck:
+    from simulations.experiments import BinningRadiusExperiment
+
+    alphas = tuple(float(a) for a in data.get("alphas", (0.1, 0.05)))
+    calibrator = dict(data.get("calibrator", {"name": "fixed_width"}))
+    experiments = tuple(BinningRadiusExperiment(law, calibrator, n, b, alphas,
+                                                _COR3[base.guarantee])
+                        for law in laws for n, b in pairs)
+    return EventCheck(data.get("id", f"study:{base.id}"), base.guarantee, experiments,
+                      description=f"study {name}: {base.description}")
