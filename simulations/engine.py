@@ -44,6 +44,12 @@ _POINTS_PER_TASK = 2_000_000
 _BACKENDS = ("loky", "dask", "threading", "sequential")
 
 
+def content_key(description: dict) -> str:
+    """Content hash (24 hex digits) of a JSON-able description: a cell's or experiment's key."""
+    text = json.dumps(description, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
 @dataclass(frozen=True)
 class Cell:
     """One simulation cell: a calibrator run on a law at (n, n_bins)."""
@@ -67,8 +73,7 @@ class Cell:
     @property
     def key(self) -> str:
         """Content hash of the cell (hex), stable across runs and machines."""
-        text = json.dumps(self.description(), sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:24]
+        return content_key(self.description())
 
     @property
     def seed_key(self) -> int:

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,8 +82,9 @@ class Experiment:
 
     @property
     def key(self) -> str:
-        text = json.dumps(self.description(), sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:24]
+        from .engine import content_key
+
+        return content_key(self.description())
 
     @property
     def seed_key(self) -> int:
@@ -117,6 +116,12 @@ class Experiment:
                 "ratio": np.asarray(ratio, dtype=float),
                 "bound": np.asarray(bound, dtype=float),
                 "n_empty": np.asarray(n_empty, dtype=np.int64)}
+
+    @classmethod
+    def outcome_per_alpha(cls, cols, n_empty) -> dict:
+        """Outcome from one ``(success, ratio, bound)`` triple of (R,) arrays per alpha."""
+        success, ratio, bound = (np.stack(z, axis=1) for z in zip(*cols, strict=True))
+        return cls.outcome(success, ratio, bound, n_empty)
 
 
 def _ratio(err, radius):
@@ -195,8 +200,7 @@ class BinBernoulliExperiment(Experiment):
         var = phat * (1.0 - phat)
         err = np.abs(phat - p)
         out = [self._per_alpha(err, n, var, a) for a in self.alphas]
-        return self.outcome(*(np.stack(z, axis=1) for z in zip(*out, strict=True)),
-                            np.zeros(reps))
+        return self.outcome_per_alpha(out, np.zeros(reps))
 
     def _per_alpha(self, err, n, var, alpha):
         hw = self.radii(n, var, alpha)
@@ -252,8 +256,7 @@ class BinningRadiusExperiment(Experiment):
         for a in self.alphas:
             eps = np.asarray(_COR3_RADII[self.radius](counts, var, a))
             cols.append((err <= eps, _ratio(err, eps), eps))
-        s, r, b = (np.stack(z, axis=1) for z in zip(*cols, strict=True))
-        return self.outcome(s, r, b, (counts == 0).sum(axis=1))
+        return self.outcome_per_alpha(cols, (counts == 0).sum(axis=1))
 
 
 # ---------------------------------------------------------------------- Theorem 5
@@ -312,8 +315,7 @@ class UMSCountExperiment(Experiment):
                 worst = np.maximum(mass * b / 2.0, 1.0 / (2.0 * b * mass)).max(axis=1)
             for _ in self.alphas:
                 cols.append((worst <= 1.0, worst, np.full(reps, 2.0 / b)))
-        s, r, bd = (np.stack(z, axis=1) for z in zip(*cols, strict=True))
-        return self.outcome(s, r, bd, (counts == 0).sum(axis=1))
+        return self.outcome_per_alpha(cols, (counts == 0).sum(axis=1))
 
 
 # ---------------------------------------------------------------------- Theorem 6
@@ -489,8 +491,7 @@ class ShiftExperiment(Experiment):
                 rad = np.full(counts.shape, np.sqrt(np.log(6.0 * b / a) / (2.0 * self.n)))
             ratio = _ratio(err, rad).max(axis=1)
             cols.append((ratio <= 1.0, ratio, np.median(rad, axis=1)))
-        s, r, bd = (np.stack(z, axis=1) for z in zip(*cols, strict=True))
-        return self.outcome(s, r, bd, (counts == 0).sum(axis=1))
+        return self.outcome_per_alpha(cols, (counts == 0).sum(axis=1))
 
 
 @dataclass(frozen=True)
@@ -623,8 +624,7 @@ class ImpossibilityExperiment(Experiment):
             else:
                 eps = np.asarray(gpr20.cor3_eps_max_halfwidth(counts.astype(np.int64), var, a))
                 cols.append((max_err <= eps, _ratio(max_err, eps), eps))
-        st, r, bd = (np.stack(z, axis=1) for z in zip(*cols, strict=True))
-        return self.outcome(st, r, bd, n_empty)
+        return self.outcome_per_alpha(cols, n_empty)
 
 
 @dataclass(frozen=True)
@@ -698,5 +698,4 @@ class CIWidthExperiment(Experiment):
                 inside = (lo <= truth) & (truth <= hi)
                 half = np.maximum(width / 2, 1e-300)
                 cols.append((inside, np.abs(truth - (lo + hi) / 2) / half, width))
-        st, r, bd = (np.stack(z, axis=1) for z in zip(*cols, strict=True))
-        return self.outcome(st, r, bd, np.zeros(reps))
+        return self.outcome_per_alpha(cols, np.zeros(reps))

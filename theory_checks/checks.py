@@ -304,7 +304,7 @@ class EventCheck:
         return list(self.experiments)
 
     def law_specs(self) -> dict:
-        return {e.law_name: e.description() for e in self.experiments}
+        return {e.label(): e.description() for e in self.experiments}
 
     def evaluate(self, store, reps: int, root_seed: int, false_alarm: float) -> CheckResult:
         n_tests = sum(len(e.alphas) for e in self.experiments)
