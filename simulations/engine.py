@@ -50,8 +50,21 @@ def content_key(description: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+class ContentKeyed:
+    """``key`` and ``seed_key`` from ``self.description()``: shared by cells and experiments."""
+
+    @property
+    def key(self) -> str:
+        """Content hash (hex), stable across runs and machines."""
+        return content_key(self.description())
+
+    @property
+    def seed_key(self) -> int:
+        return int(self.key[:15], 16)
+
+
 @dataclass(frozen=True)
-class Cell:
+class Cell(ContentKeyed):
     """One simulation cell: a calibrator run on a law at (n, n_bins)."""
 
     calibrator: dict
@@ -69,15 +82,6 @@ class Cell:
     def description(self) -> dict:
         return {"calibrator": self.calibrator, "law": self.law.spec(), "n": int(self.n),
                 "n_bins": int(self.n_bins), "block_reps": BLOCK_REPS}
-
-    @property
-    def key(self) -> str:
-        """Content hash of the cell (hex), stable across runs and machines."""
-        return content_key(self.description())
-
-    @property
-    def seed_key(self) -> int:
-        return int(self.key[:15], 16)
 
     def label(self) -> str:
         return f"{self.calibrator['name']}/{self.law.name}/n={self.n}/B={self.n_bins}"

@@ -34,6 +34,7 @@ from scipy import stats
 from bounds import gpr20
 
 from .calibrators import UniformMassSampleSplitting, calibrator_from_spec
+from .engine import BLOCK_REPS, ContentKeyed
 from .laws import Law
 from .metrics import _merge_equal_outputs, conditional_max_error, exact_bin_errors
 from .scaling import SCALERS
@@ -71,24 +72,12 @@ def _check_alphas(alphas, upper=1.0):
 
 
 @dataclass(frozen=True)
-class Experiment:
+class Experiment(ContentKeyed):
     """Base class: content hash, description and the outcome format."""
 
     def description(self) -> dict:
-        from .engine import BLOCK_REPS
-
         fields = {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
         return {"experiment": type(self).__name__, **fields, "block_reps": BLOCK_REPS}
-
-    @property
-    def key(self) -> str:
-        from .engine import content_key
-
-        return content_key(self.description())
-
-    @property
-    def seed_key(self) -> int:
-        return int(self.key[:15], 16)
 
     # reporting hooks (overridden where the names differ)
     @property
