@@ -4,7 +4,7 @@ This package imports nothing else of calcheck. ``bounds.registry`` maps guarante
 (``gr21.thm3``, ``gr21.thm4.marginal``, ...) to functions and metadata.
 """
 
-from . import gpr20, gr21
+from . import gpr20, gr21, gr22
 from .registry import Guarantee, all_guarantees, get
 
-__all__ = ["Guarantee", "all_guarantees", "get", "gpr20", "gr21"]
+__all__ = ["Guarantee", "all_guarantees", "get", "gpr20", "gr21", "gr22"]

@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import gpr20, gr21
+from . import gpr20, gr21, gr22
 
 #: conditional: w.p. >= 1 - alpha over the calibration data, for every bin / output;
 #: marginal: over the data and a test point; expectation: a bound on a mean;
@@ -196,3 +196,54 @@ register(Guarantee(
     "when E[Y|X] = 1/2 and f(X) is nonatomic",
     ("C_n valid for every law (atomic ones included)", "P_f non-empty",
      "alpha in (0, 0.5)"), "lower_bound"))
+
+
+# ------------------------------------------------------------------------------ gr22
+_TL = ("Algorithm 8 (TL-HB), k >= 2 points per bin, delta tie-breaking",
+       "n_l >= k for every predicted class l", _IID, "base model g fixed (independent of D)")
+_CW = ("Algorithm 9 (CW-HB), k_l >= 2 points per bin, delta tie-breaking",
+       "n >= k_l (printed n_l >= k_l, catalog §9.1)", _IID, "base model g fixed")
+
+register(Guarantee(
+    "gr22.thm1.marginal", gr22.thm1_marginal_eps, "gr22", "Theorem 1, eq. (8) eps_1",
+    "TL-HB: Pr(|P(Y=c(X)|c(X),h(X)) - h(X)| <= sqrt(log(2/alpha)/(2(k-1))) + delta) >= 1-alpha",
+    _TL, "marginal"))
+register(Guarantee(
+    "gr22.thm1.conditional", gr22.thm1_conditional_eps, "gr22", "Theorem 1, eq. (9) eps_2",
+    "TL-HB: w.p. >= 1-alpha, TL-MCE <= sqrt(log(2n/(k alpha))/(2(k-1))) + delta",
+    _TL, "conditional"))
+register(Guarantee(
+    "gr22.thm1.conditional.data_dependent", gr22.thm1_conditional_eps_data_dependent, "gr22",
+    "Theorem 1 proof (App. H.2), realised bins",
+    "TL-HB (also with a fixed B_l): w.p. >= 1-alpha, TL-MCE <= "
+    "delta + max_l sqrt(log(2B/alpha)/(2(floor(n_l/B_l)-1))), B = sum_l B_l",
+    _TL, "conditional", variant_of="gr22.thm1.conditional"))
+register(Guarantee(
+    "gr22.thm1.ece_hp", gr22.thm1_conditional_eps, "gr22", "Theorem 1, TL-ECE bound",
+    "TL-HB: w.p. >= 1-alpha, TL-ECE <= eps_2", _TL, "conditional"))
+register(Guarantee(
+    "gr22.thm1.ece_mean", gr22.thm1_ece_mean_bound, "gr22", "Theorem 1, E[TL-ECE] bound",
+    "TL-HB: E_D[TL-ECE] <= sqrt(1/(2k)) + delta", _TL, "expectation"))
+register(Guarantee(
+    "gr22.thm2.marginal", gr22.thm2_marginal_eps, "gr22", "Theorem 2, eq. (11) eps^(1)",
+    "CW-HB: per class l, Pr(|P(Y=l|h_l(X)) - h_l(X)| <= sqrt(log(2/alpha_l)/(2(k_l-1))) "
+    "+ delta) >= 1-alpha_l", _CW, "marginal"))
+register(Guarantee(
+    "gr22.thm2.conditional", gr22.thm2_conditional_eps, "gr22", "Theorem 2, eq. (12) eps^(2)",
+    "CW-HB: per class l, w.p. >= 1-alpha_l, every output of h_l within "
+    "sqrt(log(2n/(k_l alpha_l))/(2(k_l-1))) + delta", _CW, "conditional"))
+register(Guarantee(
+    "gr22.thm2.ece_hp", gr22.thm2_ece_hp_eps, "gr22", "Theorem 2(a)",
+    "CW-HB: w.p. >= 1-alpha, CW-ECE <= max_l eps^(2)_l with alpha_l = alpha/L",
+    _CW, "conditional"))
+register(Guarantee(
+    "gr22.thm2.ece_mean", gr22.thm2_ece_mean_bound, "gr22", "Theorem 2(b)",
+    "CW-HB: E_D[CW-ECE] <= max_l sqrt(1/(2 k_l)) + delta", _CW, "expectation"))
+register(Guarantee(
+    "gr22.prop4", gr22.discrete_top_label_errors, "gr22", "Proposition 4 (App. H.1), App. E.3",
+    "for every predictor and law: conf-ECE <= TL-ECE and conf-MCE <= TL-MCE",
+    ("none",), "identity"))
+register(Guarantee(
+    "gr22.accuracy", gr22.alg2_calibrated_accuracy, "gr22", "Sec. 3.2 (Algorithm 2)",
+    "top-label calibrators (Algorithms 1, 2, 8) keep c, hence the base model's accuracy",
+    ("any binary calibrator",), "identity"))

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CreditSplit", "credit_base_model", "default_data_dir", "load_credit"]
+__all__ = ["CIFAR_MODELS", "CifarLogits", "CreditSplit", "credit_base_model", "default_data_dir",
+           "load_cifar_logits", "load_credit"]
 
 _CREDIT_SOURCE = (
     "the UCI 'default of credit card clients' data set (Yeh & Lien 2009), as distributed with "
@@ -119,3 +120,75 @@ def credit_base_model(x, y, *, sizes=(10_000, 5_000, 15_000), rng) -> CreditSpli
     platt = _logit_fit(np.column_stack([np.ones(b.size), margin[b]]), y[b])
     scores = 1.0 / (1.0 + np.exp(-(platt.params[0] + platt.params[1] * margin)))
     return CreditSplit(scores[c], y[c], tuple(int(s) for s in sizes))
+
+
+# ------------------------------------------------------------------- CIFAR logits (gr22)
+#: Directory names of the CIFAR logits (shared/data/README.md): (data set, architecture).
+CIFAR_MODELS = ("resnet50", "resnet110", "wide_resnet", "densenet121")
+_CIFAR_SETS = ("cifar10", "cifar100", "focal_cifar10")
+_CIFAR_SOURCE = ("the logits of the pretrained models of Mukhoti et al. (2020) distributed with "
+                 "the public code of Gupta & Ramdas (AIgen/df-posthoc-calibration, data/)")
+
+
+@dataclass(frozen=True)
+class CifarLogits:
+    """Validation (calibration, n = 5000) and test (n = 10000) logits of one network.
+
+    Attributes
+    ----------
+    name : str
+        ``<data set>_<architecture>``, e.g. ``"cifar10_resnet50"``.
+    val_logits, test_logits : ndarray of shape (n, L), float64
+    val_labels, test_labels : ndarray of shape (n,), int64, 0-based
+    """
+
+    name: str
+    val_logits: np.ndarray
+    val_labels: np.ndarray
+    test_logits: np.ndarray
+    test_labels: np.ndarray
+
+    @property
+    def n_classes(self) -> int:
+        return self.val_logits.shape[1]
+
+
+def load_cifar_logits(dataset: str, model: str, path=None) -> CifarLogits:
+    """Load the CIFAR logits of one network (gr22 Tables 2-5, Figures 1, 2, 5-8).
+
+    Parameters
+    ----------
+    dataset : {"cifar10", "cifar100", "focal_cifar10"}
+        ``cifar10``/``cifar100``: Brier-loss models; ``focal_cifar10``: focal loss.
+    model : {"resnet50", "resnet110", "wide_resnet", "densenet121"}
+    path : str or Path, optional
+        Folder holding ``<dataset>_<model>/``. Default: ``<data dir>/cifar_logits``.
+    """
+    if dataset not in _CIFAR_SETS:
+        raise ValueError(f"dataset must be one of {_CIFAR_SETS}, got {dataset!r}")
+    if model not in CIFAR_MODELS:
+        raise ValueError(f"model must be one of {CIFAR_MODELS}, got {model!r}")
+    root = Path(path) if path is not None else default_data_dir() / "cifar_logits"
+    folder = root / f"{dataset}_{model}"
+    arrays = {}
+    for part in ("val_logits", "val_labels", "test_logits", "test_labels"):
+        f = folder / f"{part}.npy"
+        if not f.is_file():
+            raise FileNotFoundError(
+                f"CIFAR logits not found at {str(f)!r}: pass the folder holding "
+                f"{dataset}_{model}/, or put cifar_logits in ../shared/data (or set "
+                f"CALCHECK_DATA). They are {_CIFAR_SOURCE}.")
+        arrays[part] = np.load(f, allow_pickle=False)
+    n_cls = 100 if dataset == "cifar100" else 10
+    for part in ("val", "test"):
+        lg, lb = arrays[f"{part}_logits"], arrays[f"{part}_labels"]
+        if lg.ndim != 2 or lg.shape[1] != n_cls or lb.shape != (lg.shape[0],):
+            raise ValueError(f"{str(folder)!r}: {part} logits {lg.shape} / labels {lb.shape} "
+                             f"are not (n, {n_cls}) / (n,)")
+        if lb.min() < 0 or lb.max() >= n_cls:
+            raise ValueError(f"{str(folder)!r}: {part} labels must be 0-based class indices")
+    return CifarLogits(f"{dataset}_{model}",
+                       arrays["val_logits"].astype(np.float64),
+                       arrays["val_labels"].astype(np.int64),
+                       arrays["test_logits"].astype(np.float64),
+                       arrays["test_labels"].astype(np.int64))

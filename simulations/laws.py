@@ -129,7 +129,9 @@ class ConditionalMean:
     * ``"power"``: ``scale * s**exponent`` (identity: exponent 1; rare event: scale 0.02);
     * ``"logistic"``: ``sigmoid(slope * logit(s) + intercept)`` (a Platt curve);
     * ``"step"``: ``low`` for ``s <= threshold``, ``high`` above;
-    * ``"sine"``: ``center + amplitude * sin(2 pi frequency s)``.
+    * ``"sine"``: ``center + amplitude * sin(2 pi frequency s)``;
+    * ``"linear"``: ``intercept + slope * s`` (class-wise laws of gr22: an affine
+      recalibration ``lambda s + (1 - lambda) / L`` of a Dirichlet score vector).
     """
 
     kind: str = "constant"
@@ -141,6 +143,7 @@ class ConditionalMean:
         "logistic": {"slope": 3.0, "intercept": 0.0},
         "step": {"threshold": 0.5, "low": 0.2, "high": 0.8},
         "sine": {"center": 0.5, "amplitude": 0.45, "frequency": 10.0},
+        "linear": {"intercept": 0.0, "slope": 1.0},
     }
 
     def __post_init__(self):
@@ -168,6 +171,8 @@ class ConditionalMean:
             return special.expit(z)
         if self.kind == "step":
             return np.where(s <= p["threshold"], p["low"], p["high"])
+        if self.kind == "linear":
+            return p["intercept"] + p["slope"] * s
         return p["center"] + p["amplitude"] * np.sin(2 * np.pi * p["frequency"] * s)
 
     def integral(self, lo, hi, scores: ScoreLaw):
@@ -183,6 +188,11 @@ class ConditionalMean:
             ratio = np.exp(special.betaln(a + k, b) - special.betaln(a, b))
             shifted = ScoreLaw(a + k, b)
             return p["scale"] * ratio * (shifted.cdf(hi) - shifted.cdf(lo))
+        if self.kind == "linear":
+            ratio = a / (a + b)  # E[S 1{S <= t}] = E[S] F_{a+1,b}(t)
+            shifted = ScoreLaw(a + 1.0, b)
+            return (p["intercept"] * (scores.cdf(hi) - scores.cdf(lo))
+                    + p["slope"] * ratio * (shifted.cdf(hi) - shifted.cdf(lo)))
         if self.kind == "step":
             t = p["threshold"]
             f_lo, f_hi = scores.cdf(lo), scores.cdf(hi)

@@ -1,0 +1,267 @@
+"""Guarantees of Gupta & Ramdas (2022), top-label calibration and M2B reductions.
+
+Paper: C. Gupta and A. Ramdas, "Top-label calibration and multiclass-to-binary
+reductions", ICLR 2022 (``shared/seeds/001_*.txt``; catalog
+``shared/spec/gr22_top_label_and_m2b.md``).
+
+Symbols: ``n`` calibration points, ``points_per_bin`` (the paper's k, or k_l for
+class-wise binning), miscoverage ``alpha`` (alpha_l per class for Theorem 2) and the
+tie-breaking ``delta`` of Algorithms 8-9 (every bound carries ``+ delta``). Logs are natural
+(every step is Hoeffding). Values are returned raw, also when vacuous (>= 1).
+
+Theorem 1 (TL-HB, Algorithm 8) and Theorem 2 (CW-HB, Algorithm 9) apply gr21's binary
+bounds per class with ``floor(n_l / B_l) >= k`` interior-plus-boundary points per bin; the
+proofs' "data-dependent" forms with the realised bin counts are provided too
+(``*_data_dependent``), they are what the proofs actually establish and are never larger.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_integer_array, as_nonnegative, as_open_unit, scalar_or_array
+
+__all__ = [
+    "alg2_calibrated_accuracy",
+    "discrete_top_label_errors",
+    "thm1_conditional_eps",
+    "thm1_conditional_eps_data_dependent",
+    "thm1_ece_mean_bound",
+    "thm1_marginal_eps",
+    "thm2_conditional_eps",
+    "thm2_ece_hp_eps",
+    "thm2_ece_mean_bound",
+    "thm2_marginal_eps",
+]
+
+
+def _k(points_per_bin, name="points_per_bin"):
+    return as_integer_array(points_per_bin, name, minimum=2).astype(float)
+
+
+def _hoeffding(log_term, m):
+    return np.sqrt(log_term / (2.0 * m))
+
+
+def thm1_marginal_eps(points_per_bin, alpha, *, delta=0.0):
+    r"""Theorem 1 (marginal part): TL-HB is (eps_1, alpha)-marginally top-label calibrated.
+
+    .. math:: \varepsilon_1 = \sqrt{\log(2/\alpha) / (2(k - 1))} + \delta
+
+    Paper: gr22, Theorem 1, eq. (8) (catalog G6).
+
+    Hypotheses: Algorithm 8 with k >= 2 points per bin and tie-breaking delta > 0 (the
+    project's lexicographic tie-breaking is its delta -> 0 limit); ``n_l >= k`` for every
+    predicted class l; calibration data and test point i.i.d.; base model fixed.
+
+    Quantifier: marginal, ``P_{D, X}(|P(Y = c(X) | c(X), h(X)) - h(X)| <= eps_1) >= 1 - alpha``
+    for every law. The proof gives it per predicted class too.
+
+    Parameters
+    ----------
+    points_per_bin : int or array_like of int
+        k >= 2.
+    alpha : float or array_like
+        Miscoverage in (0, 1).
+    delta : float, default 0
+        Tie-breaking parameter of Algorithm 8, added to the radius.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    k = _k(points_per_bin)
+    a = as_open_unit(alpha, "alpha")
+    d = as_nonnegative(delta, "delta")
+    return scalar_or_array(_hoeffding(np.log(2.0 / a), k - 1.0) + d)
+
+
+def thm1_conditional_eps(n, points_per_bin, alpha, *, delta=0.0):
+    r"""Theorem 1 (conditional part): TL-HB is (eps_2, alpha)-conditionally calibrated.
+
+    .. math:: \varepsilon_2 = \sqrt{\log(2n/(k\alpha)) / (2(k - 1))} + \delta
+
+    with n the *total* calibration size. Paper: gr22, Theorem 1, eq. (9) (catalog G7).
+    Equivalently ``P_D(TL-MCE <= eps_2) >= 1 - alpha`` (App. E.3), and since TL-ECE <=
+    TL-MCE also ``P_D(TL-ECE <= eps_2) >= 1 - alpha`` (Theorem 1, catalog G8).
+
+    Hypotheses: as :func:`thm1_marginal_eps`; ``n >= k``.
+
+    Quantifier: conditional, over the calibration data only, simultaneously for every
+    predicted class l and every output r.
+    """
+    n_arr = as_integer_array(n, "n", minimum=1).astype(float)
+    k = _k(points_per_bin)
+    if np.any(n_arr < k):
+        raise ValueError(f"n must be >= points_per_bin, got n={n!r}, points_per_bin="
+                         f"{points_per_bin!r}")
+    a = as_open_unit(alpha, "alpha")
+    d = as_nonnegative(delta, "delta")
+    return scalar_or_array(_hoeffding(np.log(2.0 * n_arr / (k * a)), k - 1.0) + d)
+
+
+def thm1_conditional_eps_data_dependent(class_counts, bins_per_class, alpha, *, delta=0.0):
+    r"""The radius the proof of Theorem 1 (conditional part) establishes.
+
+    .. math:: \varepsilon_2' = \delta + \max_l \sqrt{\log(2B/\alpha) /
+              (2(\lfloor n_l / B_l \rfloor - 1))}, \qquad B = \sum_l B_l
+
+    over the predicted classes with ``B_l >= 1`` bins. Catalog G7 ("tighter variant"); it is
+    <= eps_2 because B <= n/k and floor(n_l/B_l) >= k. With a fixed B_l per class (the
+    variant of App. E.2) it is the guarantee of that variant.
+
+    Parameters
+    ----------
+    class_counts : array_like of int, shape (..., L)
+        n_l, calibration points predicted as class l.
+    bins_per_class : array_like of int, shape (..., L)
+        B_l (0 for a class without bins: it is skipped).
+    alpha : float
+    delta : float, default 0
+
+    Returns
+    -------
+    float or ndarray
+        Shape ``(...)``.
+    """
+    n_l = as_integer_array(class_counts, "class_counts", minimum=0)
+    b_l = as_integer_array(bins_per_class, "bins_per_class", minimum=0)
+    if n_l.shape != b_l.shape:
+        raise ValueError(f"class_counts and bins_per_class must have the same shape, got "
+                         f"{n_l.shape} and {b_l.shape}")
+    if np.any(n_l < 2 * b_l):
+        raise ValueError(f"every class needs n_l >= 2 B_l, got class_counts={class_counts!r}, "
+                         f"bins_per_class={bins_per_class!r}")
+    a = as_open_unit(alpha, "alpha")
+    d = as_nonnegative(delta, "delta")
+    total = b_l.sum(axis=-1).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = np.where(b_l > 0, n_l // np.maximum(b_l, 1) - 1, np.inf).astype(float)
+    worst = np.min(m, axis=-1)
+    return scalar_or_array(_hoeffding(np.log(2.0 * total / a), worst) + d)
+
+
+def thm1_ece_mean_bound(points_per_bin, *, delta=0.0):
+    r"""Theorem 1 (in expectation): ``E_D[TL-ECE(c, h)] <= sqrt(1/(2k)) + delta``.
+
+    Paper: gr22, Theorem 1 and the informal result of Sec. 4 (catalog G9, G16).
+    Hypotheses: as :func:`thm1_marginal_eps`. Quantifier: expectation over the data.
+    """
+    k = _k(points_per_bin)
+    d = as_nonnegative(delta, "delta")
+    return scalar_or_array(np.sqrt(1.0 / (2.0 * k)) + d)
+
+
+def thm2_marginal_eps(points_per_bin, alpha, *, delta=0.0):
+    r"""Theorem 2 (marginal part): CW-HB is (eps^(1), alpha)-marginally class-wise calibrated.
+
+    .. math:: \varepsilon^{(1)}_l = \sqrt{\log(2/\alpha_l) / (2(k_l - 1))} + \delta
+
+    Paper: gr22, Theorem 2, eq. (11) (catalog G11). Hypotheses: Algorithm 9 with
+    k_l >= 2 points per bin, ``n >= k_l`` (the printed "n_l >= k_l" is a typo, catalog §9.1),
+    i.i.d. data. Quantifier: marginal, per class l,
+    ``P_{D,X}(|P(Y = l | h_l(X)) - h_l(X)| <= eps_l) >= 1 - alpha_l``.
+    The arguments broadcast (one entry per class, or a common value).
+    """
+    return thm1_marginal_eps(points_per_bin, alpha, delta=delta)
+
+
+def thm2_conditional_eps(n, points_per_bin, alpha, *, delta=0.0):
+    r"""Theorem 2 (conditional part): CW-HB is (eps^(2), alpha)-conditionally calibrated.
+
+    .. math:: \varepsilon^{(2)}_l = \sqrt{\log(2n/(k_l\alpha_l)) / (2(k_l - 1))} + \delta
+
+    Paper: gr22, Theorem 2, eq. (12) (catalog G12). Quantifier: conditional, per class l,
+    ``P_D(for all r in Range(h_l): |P(Y = l | h_l(X) = r) - r| <= eps_l) >= 1 - alpha_l``.
+    """
+    return thm1_conditional_eps(n, points_per_bin, alpha, delta=delta)
+
+
+def thm2_ece_hp_eps(n, points_per_bin, alpha, n_classes, *, delta=0.0):
+    r"""Theorem 2(a): ``P_D(CW-ECE <= max_l eps^(2)_l) >= 1 - sum_l alpha_l``.
+
+    Here with the even split ``alpha_l = alpha / L`` of a total miscoverage alpha and a common
+    k (catalog G13): ``eps = sqrt(log(2 n L / (k alpha)) / (2(k - 1))) + delta``.
+    Quantifier: conditional (over the data), union bound over classes.
+    """
+    n_cls = as_integer_array(n_classes, "n_classes", minimum=2).astype(float)
+    a = as_open_unit(alpha, "alpha")
+    return thm1_conditional_eps(n, points_per_bin, a / n_cls, delta=delta)
+
+
+def thm2_ece_mean_bound(points_per_bin, *, delta=0.0):
+    r"""Theorem 2(b): ``E_D[CW-ECE] <= max_l sqrt(1/(2 k_l)) + delta``.
+
+    Paper: gr22, Theorem 2(b) (catalog G14; the proof's ``B_l/(2 n_l)`` should read
+    ``B_l/(2n)``, catalog §9.2). ``points_per_bin`` may hold one k_l per class (last axis).
+    Quantifier: expectation over the data.
+    """
+    k = _k(points_per_bin)
+    d = as_nonnegative(delta, "delta")
+    kmin = k.min(axis=-1) if k.ndim else k
+    return scalar_or_array(np.sqrt(1.0 / (2.0 * kmin)) + d)
+
+
+def alg2_calibrated_accuracy(base_accuracy):
+    """Sec. 3.2 (catalog G4): top-label calibration keeps c, so its accuracy is ``g``'s.
+
+    Holds for Algorithms 1, 2, 6 and 8 whatever the binary calibrator; not for the
+    class-wise (Algorithm 3/9) or normalised (Algorithm 4) calibrators, whose argmax may
+    change. Quantifier: identity (deterministic).
+    """
+    acc = np.asarray(base_accuracy, dtype=float)
+    if not np.all((acc >= 0) & (acc <= 1)):
+        raise ValueError(f"base_accuracy must lie in [0, 1], got {base_accuracy!r}")
+    return scalar_or_array(acc)
+
+
+def discrete_top_label_errors(prob, predicted_class, confidence, p_correct):
+    r"""Exact conf-ECE, TL-ECE, conf-MCE and TL-MCE of a predictor on a finite support.
+
+    Proposition 4 (App. H.1) states ``conf-ECE <= TL-ECE`` for every predictor and law, and
+    App. E.3 ``conf-MCE <= TL-MCE`` (catalog G1, G2); this function computes all four
+    population quantities exactly (eqs. 3, 4, 16, 17), so the inequalities can be checked on
+    any discrete instance. Quantifier: identity.
+
+    Parameters
+    ----------
+    prob : array_like, shape (..., M)
+        P(X = x_m), non-negative, summing to 1 over the last axis.
+    predicted_class : array_like of int, shape (..., M)
+        c(x_m).
+    confidence : array_like, shape (..., M)
+        h(x_m) in [0, 1]. Points with equal confidence form one level set of h.
+    p_correct : array_like, shape (..., M)
+        P(Y = c(X) | X = x_m).
+
+    Returns
+    -------
+    conf_ece, tl_ece, conf_mce, tl_mce : ndarray, shape (...)
+        The sup of an MCE runs over level sets of positive probability only.
+    """
+    w = np.asarray(prob, dtype=float)
+    c = np.asarray(predicted_class)
+    h = np.asarray(confidence, dtype=float)
+    p = np.asarray(p_correct, dtype=float)
+    if not (w.shape == c.shape == h.shape == p.shape):
+        raise ValueError(f"prob, predicted_class, confidence and p_correct must have one shape, "
+                         f"got {w.shape}, {c.shape}, {h.shape}, {p.shape}")
+    if np.any(w < 0):
+        raise ValueError(f"prob must be >= 0, got {prob!r}")
+    if np.any((h < 0) | (h > 1)) or np.any((p < 0) | (p > 1)):
+        raise ValueError("confidence and p_correct must lie in [0, 1]")
+    same_h = h[..., :, None] == h[..., None, :]
+    same_ch = same_h & (c[..., :, None] == c[..., None, :])
+
+    def group_errors(same):
+        mass = (same * w[..., None, :]).sum(axis=-1)
+        moment = (same * (w * p)[..., None, :]).sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            err = np.where(mass > 0, np.abs(moment / np.where(mass > 0, mass, 1.0) - h), 0.0)
+        ece = (w * err).sum(axis=-1)
+        mce = np.where(w > 0, err, 0.0).max(axis=-1)
+        return ece, mce
+
+    conf_ece, conf_mce = group_errors(same_h)
+    tl_ece, tl_mce = group_errors(same_ch)
+    return conf_ece, tl_ece, conf_mce, tl_mce
