@@ -78,9 +78,10 @@ class TopLabelBinningExperiment(Experiment):
     points_per_bin : int
         k: class l gets ``floor(n_l / k)`` bins.
     event : {"marginal", "conditional", "ece_hp", "ece_mean"}
-        Theorem 1's statements (catalog G6-G9): a fresh test point within eps_1 (its bin is
-        drawn with the exact bin probabilities, conventions item 7); TL-MCE <= eps_2; TL-ECE <= eps_2;
-        and ``E[TL-ECE] <= sqrt(1/(2k))`` (success = ``U >= TL-ECE``, claim ``1 - bound``).
+        Theorem 1's statements (catalog G6-G9): a fresh test point within eps_1 (its bin
+        is drawn with the exact bin probabilities, conventions item 7); TL-MCE <= eps_2;
+        TL-ECE <= eps_2; and ``E[TL-ECE] <= sqrt(1/(2k))`` (success = ``U >= TL-ECE``,
+        claim ``1 - bound``).
     radius : {"stated", "data_dependent", "without_union_bound", "n_in_place_of_k"}
         The stated radius, the proof's data-dependent eps_2', or a negative control:
         eps_1 used for the conditional event (no union bound), or n in place of k.

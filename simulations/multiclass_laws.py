@@ -186,7 +186,7 @@ class DirichletAffineLaw:
         else:
             g = rng.dirichlet(np.asarray(self.concentration, dtype=float), size=size)
         eta = self.shrink * g + (1.0 - self.shrink) / n_cls
-        u = rng.random(size + (1,))
+        u = rng.random((*size, 1))
         y = np.minimum((np.cumsum(eta, axis=-1) < u).sum(axis=-1), n_cls - 1)
         return g, y
 
