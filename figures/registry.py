@@ -26,6 +26,16 @@ FIGURE_MODULES = {
     "gpr20.fig2a": "figures.gpr20.fig2a",
     "gpr20.fig2b": "figures.gpr20.fig2b",
     "gpr20.fig3": "figures.gpr20.fig3",
+    "gr22.fig1": "figures.gr22.fig1",
+    "gr22.fig2": "figures.gr22.fig2",
+    "gr22.table2": "figures.gr22.table2",
+    "gr22.table3": "figures.gr22.table3",
+    "gr22.table4": "figures.gr22.table4",
+    "gr22.table5": "figures.gr22.table5",
+    "gr22.fig5": "figures.gr22.fig5",
+    "gr22.fig6": "figures.gr22.fig6",
+    "gr22.fig7": "figures.gr22.fig7",
+    "gr22.fig8": "figures.gr22.fig8",
 }
 
 
