@@ -178,12 +178,15 @@ def _cmd_figures(args) -> int:
                       results_json=results, figures_index=out / "index.json")
     for e in entries:
         found = e["findings"]
-        held = sum(f["holds"] for f in found)
-        extra = f", findings {held}/{len(found)} hold" if found else ""
+        judged = [f for f in found if f["holds"] is not None]  # None: a reported number
+        held = sum(bool(f["holds"]) for f in judged)
+        extra = f", findings {held}/{len(judged)} hold" if judged else ""
         print(f"{e['id']:12s} {e['seconds']:7.1f} s  {', '.join(e['files'])}{extra}")
         for f in found:
-            print(f"    [{'holds' if f['holds'] else 'DOES NOT HOLD'}] {f['claim']}: "
-                  f"{json.dumps(f['value'])}")
+            tag = ("reported" if f["holds"] is None else
+                   "holds" if f["holds"] else "DOES NOT HOLD")
+            why = f" ({f['explanation']})" if f.get("explanation") else ""
+            print(f"    [{tag}] {f['claim']}: {json.dumps(f['value'])}{why}")
     print(f"figures in {out}; report: {page}")
     return 0
 

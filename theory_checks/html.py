@@ -67,11 +67,14 @@ def _findings(found) -> str:
         return ""
     items = []
     for f in found:
-        mark = ("<span class='ok'>holds</span>" if f["holds"]
+        mark = ("<span class='small'>reported</span>" if f["holds"] is None
+                else "<span class='ok'>holds</span>" if f["holds"]
                 else "<span class='fail'>does not hold</span>")
         value = html.escape(json.dumps(f["value"]))
+        why = (f" <span class='small'>explanation: {html.escape(f['explanation'])}</span>"
+               if f.get("explanation") else "")
         items.append(f"<li>{html.escape(f['claim'])}: {mark} "
-                     f"<span class='small'>({value})</span></li>")
+                     f"<span class='small'>({value})</span>{why}</li>")
     return "<ul>" + "".join(items) + "</ul>"
 
 

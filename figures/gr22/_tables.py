@@ -62,17 +62,34 @@ def make(table: str, metrics: tuple[str, ...]):
                         "value": worst_base, "holds": bool(worst_base < 0.5 * 10 ** (
                             -2 if metric == "cw_ece" else -3) + 1e-12)})
             within = sum(abs(r[5]) <= tol for r in rs)
-            out.append({"claim": f"{table} {metric}: cells within {tol:g} of the paper",
+            unit = " (x100)" if metric == "cw_ece" else ""
+            out.append({"claim": f"{table} {metric}{unit}: cells within {tol:g} of the paper",
                         "value": within, "holds": within == len(rs),
                         "total": len(rs)})
             for ds, arch, method, ours, pv, diff in rs:
                 if abs(diff) > tol:
-                    reason = MCE_REASON if metric == "tl_mce" and method != "base" else \
-                        REASONS.get(method, "")
+                    reason = REASONS.get(method, "")
+                    if metric == "tl_mce":
+                        reason = (MCE_REASON if method in ("tlhb", "cwhb") else
+                                  reason + "; a max over 15 bins moves with single test points "
+                                  "in sparse bins")
+                        if ds == "cifar100" and method == "tlhb":
+                            reason += ("; on CIFAR-100 a predicted class has about 50 "
+                                       "calibration points, so its 15 bins hold 2-3 points "
+                                       "and an output of 0 or 1 can meet a test group of the "
+                                       "opposite outcome (gap 1)")
                     out.append({"claim": f"{table} {metric} {ds} {ARCH_LABELS[arch]} "
                                          f"{METHOD_LABELS[method]}: ours {ours:.3f} vs paper "
                                          f"{pv:.3f}", "value": diff, "holds": False,
                                 "explanation": reason})
+        hb = "cwhb" if "cw_ece" in metrics else "tlhb"
+        metric = metrics[0]
+        gaps = [abs(float(data[f"{ds}/{arch}/{hb}/{metric}"][B15])
+                    - float(data[f"{ds}/{arch}/{hb}_analysed/{metric}"][B15]))
+                for ds in datasets for arch in ARCH_LABELS]
+        out.append({"claim": f"{table} {metric}: {METHOD_LABELS[hb]} as analysed (gr21 "
+                             f"Algorithm 2) vs the authors' code variant, largest difference",
+                    "value": max(gaps), "holds": None})
         return out
 
     def draw(data):
@@ -83,11 +100,12 @@ def make(table: str, metrics: tuple[str, ...]):
             models = list(dict.fromkeys((r[0], r[1]) for r in rs))
             methods = list(dict.fromkeys(r[2] for r in rs))
             diff = np.full((len(models), len(methods)), np.nan)
+            tol = TOLERANCE[metric] * (100 if metric == "cw_ece" else 1)
             for ds, arch, method, ours, pv, d in rs:
                 i, j = models.index((ds, arch)), methods.index(method)
                 diff[i, j] = d
-                ax.text(j, i, f"{ours:.3f}\n({pv:.3f})", ha="center", va="center", fontsize=6)
-            tol = TOLERANCE[metric] * (100 if metric == "cw_ece" else 1)
+                ax.text(j, i, f"{ours:.3f}\n({pv:.3f})", ha="center", va="center", fontsize=6,
+                        color="white" if abs(d) > 2 * tol else "black")
             ax.imshow(np.clip(np.abs(diff) / tol, 0, 3), cmap="Reds", vmin=0, vmax=3,
                       aspect="auto")
             ax.set_xticks(range(len(methods)), [METHOD_LABELS[m] for m in methods],
