@@ -49,3 +49,21 @@ def best_fraction(data, ds, metric, method, rivals, *, slack=0.0):
         hits += int(np.sum(ours <= best + slack))
         total += ours.size
     return hits / total
+
+
+def make(datasets, metrics, hb):
+    """compute / draw / findings of one ablation figure (Figs. 5-8): every method vs B."""
+    methods = ("base", "ts", "vs", "ds", "nhb", hb)
+
+    def draw(data):
+        return draw_grid(data, [(ds, m) for ds in datasets for m in metrics], methods)
+
+    def findings(data):
+        return [{"claim": f"{ds} {m}: fraction of (architecture, B) where {hb} is best / "
+                          f"within 0.002 of the best",
+                 "value": [best_fraction(data, ds, m, hb, methods),
+                           best_fraction(data, ds, m, hb, methods, slack=0.002)],
+                 "holds": None}
+                for ds in datasets for m in metrics]
+
+    return compute_for(tuple(datasets)), draw, findings
