@@ -65,6 +65,25 @@ def _exceed(err, eps):
     return np.where(np.isnan(err), False, err > eps)
 
 
+def _event_column(event, eps, mass, err, mce, ece, test_u):
+    """``(success, ratio, bound)`` of one event at radius ``eps`` (arrays of shape (R,)).
+
+    ``marginal``: the error at a fresh test point (bin drawn with probability ``mass``);
+    ``conditional``: the max error ``mce``; ``ece_hp``: ``ece <= eps``; ``ece_mean``:
+    ``U >= ece``, whose probability is ``1 - E[ece]`` (claim ``1 - bound``).
+    """
+    if event == "marginal":
+        e = _test_point_error(mass, err, test_u)
+        success, stat = e <= eps, e
+    elif event == "conditional":
+        success, stat = ~_exceed(mce, eps), mce
+    elif event == "ece_hp":
+        success, stat = ece <= eps, ece
+    else:
+        success, stat = test_u >= ece, ece
+    return success, _ratio(stat, eps), np.full(test_u.shape, eps)
+
+
 @dataclass(frozen=True)
 class TopLabelBinningExperiment(Experiment):
     """TL-HB (Algorithm 8) on a :class:`TopLabelLaw` with exact top-label truth.
@@ -147,23 +166,8 @@ class TopLabelBinningExperiment(Experiment):
         tl_ece = np.nansum(mass * np.nan_to_num(err), axis=1)
         tl_mce = np.nanmax(err, axis=1)
         test_u = rng.random(reps)
-        cols = []
-        for alpha in self.alphas:
-            eps = float(self._radius(alpha, counts, bins))
-            if self.event == "marginal":
-                e = _test_point_error(mass, err, test_u)
-                success = e <= eps
-                ratio = _ratio(e, eps)
-            elif self.event == "conditional":
-                success = ~_exceed(tl_mce, eps)
-                ratio = _ratio(tl_mce, eps)
-            elif self.event == "ece_hp":
-                success = tl_ece <= eps
-                ratio = _ratio(tl_ece, eps)
-            else:
-                success = test_u >= tl_ece
-                ratio = _ratio(tl_ece, eps)
-            cols.append((success, ratio, np.full(reps, eps)))
+        cols = [_event_column(self.event, float(self._radius(alpha, counts, bins)), mass, err,
+                              tl_mce, tl_ece, test_u) for alpha in self.alphas]
         return self.outcome_per_alpha(cols, np.zeros(reps, dtype=np.int64))
 
 
@@ -233,27 +237,14 @@ class ClassWiseBinningExperiment(Experiment):
                           for m, e in zip(masses, errs, strict=True)], axis=0)
         mass, err = masses[self.class_index], errs[self.class_index]
         test_u = rng.random(reps)
-        cols = []
-        for alpha in self.alphas:
-            if self.event == "marginal":
-                eps = float(gr22.thm2_marginal_eps(k, alpha))
-                e = _test_point_error(mass, err, test_u)
-                success = e <= eps
-                ratio = _ratio(e, eps)
-            elif self.event == "conditional":
-                eps = float(gr22.thm2_conditional_eps(max(self.n, k), k, alpha))
-                worst = np.nanmax(err, axis=1)
-                success = ~_exceed(worst, eps)
-                ratio = _ratio(worst, eps)
-            elif self.event == "ece_hp":
-                eps = float(gr22.thm2_ece_hp_eps(max(self.n, k), k, alpha, n_cls))
-                success = cw_ece <= eps
-                ratio = _ratio(cw_ece, eps)
-            else:
-                eps = float(gr22.thm2_ece_mean_bound(k))
-                success = test_u >= cw_ece
-                ratio = _ratio(cw_ece, eps)
-            cols.append((success, ratio, np.full(reps, eps)))
+        worst = np.nanmax(err, axis=1)
+        n_eff = max(self.n, k)  # the n-in-place-of-k control has k = n
+        radius = {"marginal": lambda a: gr22.thm2_marginal_eps(k, a),
+                  "conditional": lambda a: gr22.thm2_conditional_eps(n_eff, k, a),
+                  "ece_hp": lambda a: gr22.thm2_ece_hp_eps(n_eff, k, a, n_cls),
+                  "ece_mean": lambda a: gr22.thm2_ece_mean_bound(k)}[self.event]
+        cols = [_event_column(self.event, float(radius(alpha)), mass, err, worst, cw_ece,
+                              test_u) for alpha in self.alphas]
         return self.outcome_per_alpha(cols, np.zeros(reps, dtype=np.int64))
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "check_probability_matrix",
     "equal_width_bin",
     "plugin_classwise_ece",
+    "plugin_reliability_mce",
     "plugin_top_label_errors",
     "softmax",
     "top_label",
@@ -442,7 +443,8 @@ class MulticlassTemperatureScaling(_LogProbabilityScaling):
         best_t, best = 1.0, np.inf
         for t in np.round(np.arange(1, 101) * 0.1, 10):
             c, h = top_label(special.softmax(x / t, axis=1))
-            ece = plugin_top_label_errors(c, h, y, n_bins=15).conf_ece
+            w, gap = _group_errors(equal_width_bin(h, 15), h, (c == y).astype(float))
+            ece = float(w @ gap)  # the confidence ECE, 15 equal-width bins
             if ece < best:
                 best_t, best = float(t), ece
         self.n_classes_ = p.shape[1]
@@ -621,6 +623,39 @@ def plugin_classwise_ece(probs, labels, *, n_bins=15, groups=None) -> float:
     return total / p.shape[1]
 
 
+def _group_tl_gaps(keys, pred_class, confidence, hit):
+    """Per group of ``keys``: ``(inverse, Delta_g)`` with ``Delta_g = sum_l P^(c = l | g)
+    |acc_{g,l} - conf_{g,l}|``, the top-label reliability gap (Sec. 2.1)."""
+    _, inv = np.unique(keys, return_inverse=True)
+    inv = inv.ravel()
+    n_groups = inv.max() + 1
+    _, sub = np.unique(np.column_stack([inv, pred_class]), axis=0, return_inverse=True)
+    sub = sub.ravel()
+    count = np.bincount(sub).astype(float)
+    gap = np.abs(np.bincount(sub, weights=hit) - np.bincount(sub, weights=confidence))
+    owner = np.zeros(count.size, dtype=np.int64)
+    owner[sub] = inv
+    # sum over classes in the group of (N_{g,l}/N_g) |acc - conf| = sum |.| N_{g,l} / N_g
+    per_group = np.bincount(owner, weights=gap, minlength=n_groups)
+    return inv, per_group / np.bincount(inv, minlength=n_groups)
+
+
+def plugin_reliability_mce(pred_class, confidence, labels, *, n_bins=15, groups=None) -> float:
+    """The TL-MCE estimator of gr22's tables: ``max_b Delta^_b`` of the top-label diagram.
+
+    Not the plug-in of eq. (17) (``PluginErrors.tl_mce``, a max over (class, bin)): it
+    averages the per-class gaps inside each bin with weights ``P^(c = l | bin)``. It
+    reproduces all 12 Base TL-MCE cells of gr22 Tables 2 and 4. Bins are equal-width, or the
+    output groups of a binning calibrator.
+    """
+    c = np.asarray(pred_class)
+    h = np.asarray(confidence, dtype=float)
+    hit = (c == np.asarray(labels)).astype(float)
+    key = equal_width_bin(h, _check_positive_int(n_bins, "n_bins")) if groups is None \
+        else np.asarray(groups)
+    return float(_group_tl_gaps(key, c, h, hit)[1].max())
+
+
 def top_label_reliability(pred_class, confidence, labels, *, n_bins=10):
     """Confidence and top-label reliability diagrams on equal-width bins (Sec. 2.1, Fig. 1).
 
@@ -634,15 +669,8 @@ def top_label_reliability(pred_class, confidence, labels, *, n_bins=10):
     h = np.asarray(confidence, dtype=float)
     hit = (c == np.asarray(labels)).astype(float)
     b = equal_width_bin(h, n_bins)
-    out = {k: [] for k in ("bin", "conf", "acc", "tl_gap", "fraction")}
-    for j in range(n_bins):
-        m = b == j
-        if not m.any():
-            continue
-        w, gap = _group_errors(c[m], h[m], hit[m])
-        out["bin"].append(j)
-        out["conf"].append(h[m].mean())
-        out["acc"].append(hit[m].mean())
-        out["tl_gap"].append(float(w @ gap))
-        out["fraction"].append(m.mean())
-    return {k: np.asarray(v) for k, v in out.items()}
+    inv, tl_gap = _group_tl_gaps(b, c, h, hit)
+    count = np.bincount(inv).astype(float)
+    return {"bin": np.unique(b), "conf": np.bincount(inv, weights=h) / count,
+            "acc": np.bincount(inv, weights=hit) / count, "tl_gap": tl_gap,
+            "fraction": count / h.size}

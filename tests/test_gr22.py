@@ -28,6 +28,7 @@ from simulations.multiclass import (
     _normalize_rows,
     equal_width_bin,
     plugin_classwise_ece,
+    plugin_reliability_mce,
     plugin_top_label_errors,
     softmax,
     top_label,
@@ -158,6 +159,8 @@ def test_plugin_by_hand():
     assert e.tl_mce == pytest.approx(0.39)
     rel = top_label_reliability(c, h, y, n_bins=10)
     assert rel["tl_gap"][0] == pytest.approx(e.tl_ece)  # one bin: Delta_b = TL-ECE
+    assert plugin_reliability_mce(c, h, y) == pytest.approx(e.tl_ece)
+    assert rel["acc"][0] == pytest.approx(2 / 3) and rel["fraction"][0] == 1.0
     # CW-ECE: L = 2 classes, one bin each.
     probs = np.array([[0.8, 0.2], [0.8, 0.2], [0.3, 0.7]])
     labels = np.array([0, 1, 1])
@@ -270,7 +273,10 @@ def test_scalers_gradients_and_temperature_against_scipy():
         assert optimize.check_grad(f, g, theta) < 1e-5
         fitted = cal.fit(p, labels)
         assert fitted.predict_proba(p).shape == (400, 4)
-        assert fitted.loss_ <= ts.loss_ + 1e-6 or isinstance(cal, DirichletScaling)
+    # nested models: TS is VS with equal weights, VS is unregularised DS with a diagonal W
+    vs, ds = VectorScaling().fit(p, labels), DirichletScaling().fit(p, labels)
+    assert vs.loss_ <= ts.loss_ + 1e-8
+    assert ds.loss_ <= vs.loss_ + 1e-8
 
 
 # --------------------------------------------------------------------------- laws
@@ -336,7 +342,7 @@ def test_experiments_reproducible_and_sane():
 @needs_cifar
 def test_cifar_base_columns_match_tables():
     """Base columns of Tables 2-5 to 3 decimals (TL-MCE: the reliability-diagram max)."""
-    from figures.gr22._cifar import PAPER, reliability_mce
+    from figures.gr22._cifar import PAPER
 
     for (table, metric), rows in PAPER.items():
         for (ds, arch), cols in rows.items():
@@ -346,7 +352,7 @@ def test_cifar_base_columns_match_tables():
             if metric == "tl_ece":
                 got = plugin_top_label_errors(c, h, d.test_labels).tl_ece
             elif metric == "tl_mce":
-                got = reliability_mce(c, h, d.test_labels)
+                got = plugin_reliability_mce(c, h, d.test_labels)
             else:
                 got = 100 * plugin_classwise_ece(p, d.test_labels)
             assert round(got, 2 if metric == "cw_ece" else 3) == pytest.approx(

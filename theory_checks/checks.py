@@ -245,14 +245,14 @@ def run_checks(checks, store, *, reps: int, root_seed: int, false_alarm: float =
 # ------------------------------------------------------------------ event checks
 #: Claimed probability of an experiment's success event, as a function of alpha.
 CLAIMS = {
-    "1-alpha": lambda a: 1.0 - a,
-    "1-alpha/2": lambda a: 1.0 - a / 2.0,
-    "1-2alpha/3": lambda a: 1.0 - 2.0 * a / 3.0,
-    "1-2alpha": lambda a: 1.0 - 2.0 * a,
-    "alpha": lambda a: a,
-    "one": lambda a: 1.0,
-    # an expectation bound E[Z] <= bound for Z in [0, 1], tested as P(U >= Z) >= 1 - bound
-    "1-bound": None,
+    "1-alpha": lambda a, b: 1.0 - a,
+    "1-alpha/2": lambda a, b: 1.0 - a / 2.0,
+    "1-2alpha/3": lambda a, b: 1.0 - 2.0 * a / 3.0,
+    "1-2alpha": lambda a, b: 1.0 - 2.0 * a,
+    "alpha": lambda a, b: a,
+    "one": lambda a, b: 1.0,
+    # an expectation bound E[Z] <= b for Z in [0, 1], tested as P(U >= Z) >= 1 - b
+    "1-bound": lambda a, b: 1.0 - b,
 }
 
 
@@ -263,7 +263,7 @@ class EventCheck:
     Used where the radius depends on the data (empirical Bernstein, time-uniform bounds) or
     the guarantee is about another event (bin counts, widths, impossibility); see
     :mod:`simulations.experiments`. Each (experiment, alpha) is one cell, tested at
-    ``false_alarm / #cells`` against the claimed probability ``CLAIMS[claim](alpha)``.
+    ``false_alarm / #cells`` against the claimed probability ``CLAIMS[claim](alpha, median bound)``.
 
     Parameters
     ----------
@@ -317,11 +317,8 @@ class EventCheck:
             data = load_cell(store, exp, reps, root_seed)
             for j, alpha in enumerate(exp.alphas):
                 success = data["success"][:, j]
-                if claim is None:
-                    claimed = max(1.0 - float(np.median(data["bound"][:, j])),
-                                  np.nextafter(0.0, 1.0))
-                else:
-                    claimed = claim(alpha)
+                bound_j = float(np.median(data["bound"][:, j]))
+                claimed = max(claim(alpha, bound_j), np.nextafter(0.0, 1.0))
                 verdict = coverage_verdict(int(success.sum()), success.size, claimed,
                                            level=level)
                 ratio = data["ratio"][:, j]

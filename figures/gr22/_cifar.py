@@ -33,9 +33,8 @@ from simulations.multiclass import (
     NormalizedHistogramBinning,
     TopLabelHistogramBinning,
     VectorScaling,
-    _group_errors,
-    equal_width_bin,
     plugin_classwise_ece,
+    plugin_reliability_mce,
     plugin_top_label_errors,
     softmax,
     top_label,
@@ -48,9 +47,7 @@ logger = logging.getLogger(__name__)
 
 ARCH_LABELS = {"resnet50": "ResNet-50", "resnet110": "ResNet-110",
                "wide_resnet": "WRN-26-10", "densenet121": "DenseNet-121"}
-DATASETS = {"brier": ("cifar10", "cifar100"), "focal": ("focal_cifar10",)}
 SCALERS = ("base", "ts", "vs", "ds")
-METHODS = ("base", "ts", "vs", "ds", "nhb", "tlhb", "cwhb", "tlhb_analysed", "cwhb_analysed")
 METHOD_LABELS = {"base": "Base", "ts": "TS", "vs": "VS", "ds": "DS", "nhb": "N-HB",
                  "tlhb": "TL-HB", "cwhb": "CW-HB", "tlhb_analysed": "TL-HB (analysed)",
                  "cwhb_analysed": "CW-HB (analysed)"}
@@ -118,24 +115,6 @@ PAPER = {
 TOLERANCE = {"tl_ece": 0.005, "tl_mce": 0.005, "cw_ece": 0.0005}
 
 
-def reliability_mce(pred_class, confidence, labels, *, n_bins=15, groups=None) -> float:
-    """The paper's TL-MCE estimator: ``max_b Delta^_b`` of the top-label reliability diagram.
-
-    Bins are equal-width (continuous outputs) or the output groups of a binning calibrator.
-    """
-    c = np.asarray(pred_class)
-    h = np.asarray(confidence, dtype=float)
-    hit = (c == np.asarray(labels)).astype(float)
-    key = equal_width_bin(h, n_bins) if groups is None else np.asarray(groups)
-    _, inv = np.unique(key, return_inverse=True)
-    best = 0.0
-    for g in range(inv.max() + 1):
-        m = inv == g
-        w, gap = _group_errors(c[m], h[m], hit[m])
-        best = max(best, float(w @ gap))
-    return best
-
-
 def _scaled(dataset, arch, cache_dir, data_path):
     """Test probabilities of Base, TS, VS and DS (cached; DS on CIFAR-100 takes minutes)."""
     def compute():
@@ -156,14 +135,13 @@ def _scaled(dataset, arch, cache_dir, data_path):
 def _continuous_metrics(probs, labels, n_bins):
     c, h = top_label(probs)
     e = plugin_top_label_errors(c, h, labels, n_bins=n_bins)
-    return {"tl_ece": e.tl_ece, "tl_mce": reliability_mce(c, h, labels, n_bins=n_bins),
+    return {"tl_ece": e.tl_ece, "tl_mce": plugin_reliability_mce(c, h, labels, n_bins=n_bins),
             "tl_mce_eq17": e.tl_mce, "conf_ece": e.conf_ece,
             "cw_ece": plugin_classwise_ece(probs, labels, n_bins=n_bins)}
 
 
-def _hb_metrics(dataset, arch, n_bins, seed, data_path):
-    d = load_cifar_logits(dataset, arch, data_path)
-    pv, pt, y = softmax(d.val_logits), softmax(d.test_logits), d.test_labels
+def _hb_metrics(d, pv, pt, n_bins, seed):
+    y = d.test_labels
     out = {}
     for suffix, variant in (("", "code"), ("_analysed", "analysed")):
         tl = TopLabelHistogramBinning(n_bins=n_bins, variant=variant, rng=seed)
@@ -174,11 +152,11 @@ def _hb_metrics(dataset, arch, n_bins, seed, data_path):
         ch, hh = top_label(hq)
         cw_tl = plugin_top_label_errors(ch, hh, y, n_bins=n_bins)
         out[f"tlhb{suffix}"] = {
-            "tl_ece": e.tl_ece, "tl_mce": reliability_mce(c, h, y, groups=g),
+            "tl_ece": e.tl_ece, "tl_mce": plugin_reliability_mce(c, h, y, groups=g),
             "tl_mce_eq17": e.tl_mce, "conf_ece": e.conf_ece, "cw_ece": np.nan,
             "accuracy": float(np.mean(c == y))}
         out[f"cwhb{suffix}"] = {
-            "tl_ece": cw_tl.tl_ece, "tl_mce": reliability_mce(ch, hh, y, n_bins=n_bins),
+            "tl_ece": cw_tl.tl_ece, "tl_mce": plugin_reliability_mce(ch, hh, y, n_bins=n_bins),
             "tl_mce_eq17": cw_tl.tl_mce, "conf_ece": cw_tl.conf_ece,
             "cw_ece": plugin_classwise_ece(hq, y, groups=gq),
             "accuracy": float(np.mean(ch == y))}
@@ -200,12 +178,14 @@ def evaluate_model(dataset, arch, *, bins=(15,), seed=2022, cache_dir=None, data
     """
     scaled = _scaled(dataset, arch, cache_dir, data_path)
     y = scaled["test_labels"]
+    d = load_cifar_logits(dataset, arch, data_path)
+    pv, pt = softmax(d.val_logits), softmax(d.test_logits)
     rows: dict[str, list] = {}
     for b in bins:
         per = {name: {**_continuous_metrics(scaled[name].astype(np.float64), y, b),
                       "accuracy": float(np.mean(np.argmax(scaled[name], axis=1) == y))}
                for name in SCALERS}
-        per |= _hb_metrics(dataset, arch, b, seed, data_path)
+        per |= _hb_metrics(d, pv, pt, b, seed)
         for method, vals in per.items():
             for metric, v in vals.items():
                 rows.setdefault(f"{method}/{metric}", []).append(v)

@@ -8,7 +8,6 @@ from ..plotting import new_figure
 from ._cifar import (
     ARCH_LABELS,
     BINS,
-    DATASETS,
     METHOD_LABELS,
     PAPER,
     TOLERANCE,
@@ -121,8 +120,4 @@ def make(table: str, metrics: tuple[str, ...]):
     return compute, draw, findings
 
 
-def loss_of(table):
-    return "brier" if table in ("table2", "table3") else "focal"
-
-
-__all__ = ["DATASETS", "REASONS", "make"]
+__all__ = ["REASONS", "make"]
