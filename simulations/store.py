@@ -1,9 +1,12 @@
 """Embedded on-disk store of Monte Carlo results (sqlite3, one block per atomic commit).
 
-A block is identified by ``(root_seed, cell_key, block_index)``; its payload is a set of
-named numpy arrays serialised with ``np.savez`` (no pickle). Because every block is
-committed on its own and is a deterministic function of its identity, a run that is killed
-and started again recomputes only the missing blocks and ends with the same numbers.
+A block is identified by ``(root_seed, cell_key, code, block_index)``: the seed, the
+experiment's content key, the code stamp of the code that simulated it (package version +
+source hash, :mod:`simulations.provenance`) and its index. Its payload is a set of named
+numpy arrays serialised with ``np.savez`` (no pickle). Because every block is committed on
+its own and is a deterministic function of its identity, a run that is killed and started
+again recomputes only the missing blocks and ends with the same numbers; blocks written by
+other code are never read.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS blocks (
     root_seed TEXT NOT NULL,
     cell_key TEXT NOT NULL,
+    code TEXT NOT NULL,
     block INTEGER NOT NULL,
     reps INTEGER NOT NULL,
     payload BLOB NOT NULL,
-    PRIMARY KEY (root_seed, cell_key, block)
+    PRIMARY KEY (root_seed, cell_key, code, block)
 );
 CREATE TABLE IF NOT EXISTS cells (
     cell_key TEXT PRIMARY KEY,
@@ -62,6 +66,11 @@ class ResultStore:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._con = sqlite3.connect(self.path)
+        columns = {r[1] for r in self._con.execute("PRAGMA table_info(blocks)")}
+        if columns and "code" not in columns:
+            self._con.close()
+            raise ValueError(f"the store {self.path!r} was written by a calcheck without code "
+                             "stamps; move it aside or choose another output folder")
         self._con.executescript(_SCHEMA)
         self._con.commit()
 
@@ -74,11 +83,19 @@ class ResultStore:
     def __exit__(self, *exc):
         self.close()
 
-    def done_blocks(self, root_seed, cell_key: str) -> set[int]:
-        """Indices of the blocks already stored for this cell and seed."""
+    def done_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
+        """Indices of the blocks stored for this experiment, seed and code stamp."""
         rows = self._con.execute(
-            "SELECT block FROM blocks WHERE root_seed = ? AND cell_key = ?",
-            (str(root_seed), cell_key),
+            "SELECT block FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ?",
+            (str(root_seed), cell_key, code),
+        )
+        return {r[0] for r in rows}
+
+    def stale_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
+        """Indices of blocks of this experiment and seed stored by *other* code stamps."""
+        rows = self._con.execute(
+            "SELECT block FROM blocks WHERE root_seed = ? AND cell_key = ? AND code != ?",
+            (str(root_seed), cell_key, code),
         )
         return {r[0] for r in rows}
 
@@ -90,22 +107,23 @@ class ResultStore:
                 (cell_key, json.dumps(description, sort_keys=True)),
             )
 
-    def put(self, root_seed, cell_key: str, block: int, arrays: dict):
+    def put(self, root_seed, cell_key: str, code: str, block: int, arrays: dict):
         """Store one block in its own transaction (atomic: all of it or nothing)."""
         reps = len(next(iter(arrays.values())))
         with self._con:
             self._con.execute(
-                "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?)",
-                (str(root_seed), cell_key, int(block), reps, _pack(arrays)),
+                "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?, ?)",
+                (str(root_seed), cell_key, code, int(block), reps, _pack(arrays)),
             )
 
-    def load(self, root_seed, cell_key: str, blocks) -> dict:
+    def load(self, root_seed, cell_key: str, code: str, blocks) -> dict:
         """Concatenate the named arrays of the given blocks, in block order."""
         parts = []
         for b in blocks:
             row = self._con.execute(
-                "SELECT payload FROM blocks WHERE root_seed = ? AND cell_key = ? AND block = ?",
-                (str(root_seed), cell_key, int(b)),
+                "SELECT payload FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ? "
+                "AND block = ?",
+                (str(root_seed), cell_key, code, int(b)),
             ).fetchone()
             if row is None:
                 raise ValueError(f"block {b} of cell {cell_key} (seed {root_seed}) is not stored")

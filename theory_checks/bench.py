@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulations.engine import BLOCK_REPS, Cell, simulate_block
+from simulations.engine import BLOCK_REPS, simulate_block
+from simulations.experiments.binning import BinningExperiment
 from simulations.laws import LAWS
 
 __all__ = ["BenchResult", "benchmark_cell"]
@@ -52,7 +53,7 @@ def benchmark_cell(n=10_000, n_bins=10, *, calibrator="umd", law="uniform_half",
     """Time one coverage block (BLOCK_REPS replicates) against draw + sort of the same data."""
     if law not in LAWS:
         raise ValueError(f"law must be one of {sorted(LAWS)}, got {law!r}")
-    cell = Cell({"name": calibrator}, LAWS[law], int(n), int(n_bins))
+    cell = BinningExperiment({"name": calibrator}, LAWS[law], n, n_bins)
     rng = np.random.default_rng(seed)
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds!r}")

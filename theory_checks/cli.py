@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from bounds import registry
-from figures.cache import package_version
+from simulations.provenance import package_version
 
 __all__ = ["main"]
 
@@ -24,7 +24,7 @@ DEFAULT_SEED = 20210718  # ICML 2021; any recorded seed works
 
 
 def _cmd_list(args) -> int:
-    from .checks import all_checks
+    from .catalog import all_checks, refused, studiable
 
     checks = all_checks("quick")
     covered = {}
@@ -40,9 +40,11 @@ def _cmd_list(args) -> int:
                 for g in registry.all_guarantees()
             ],
             "checks": [{"id": c.id, "guarantee": c.guarantee, "expect": c.expect,
-                        "calibrator": c.calibrator, "metric": c.metric,
-                        "laws": sorted(c.law_specs()),
+                        "event": c.metric, "bound": c.bound_mode,
+                        "experiments": sorted(c.law_specs()),
                         "description": c.description} for c in checks],
+            "studiable": sorted(studiable()),
+            "refused": refused(),
         }
         print(json.dumps(out, indent=1))
         return 0
@@ -54,6 +56,9 @@ def _cmd_list(args) -> int:
     for c in checks:
         kind = "control" if c.is_control else "check  "
         print(f"  {c.id:50s} {kind} {c.description}")
+    print("\nGuarantees a study file cannot check on a law of your own")
+    for gid, why in sorted(refused().items()):
+        print(f"  {gid:34s} {why}")
     return 0
 
 
@@ -121,29 +126,38 @@ def _select(checks, patterns):
 
 
 def _cmd_run(args) -> int:
+    from simulations.engine import BLOCK_REPS
     from simulations.store import ResultStore
 
-    from .checks import BUDGETS, all_checks, run_checks
+    from .budgets import BUDGETS, DEFAULT_FALSE_ALARM
+    from .catalog import all_checks
+    from .check import run_checks
     from .report import format_table, results_to_dict, write_report
     from .study import load_study
 
     options = {}
     if args.study:
+        if args.checks:
+            raise ValueError("give either --study or --checks, not both")
         check, options = load_study(args.study)
         checks = [check]
     else:
         checks = _select(all_checks(args.budget), args.checks)
-    reps = args.reps or options.get("reps") or BUDGETS[args.budget]
-    false_alarm = args.false_alarm or options.get("false_alarm") or 1e-3
+    reps = args.reps if args.reps is not None else options.get("reps", BUDGETS[args.budget].reps)
+    false_alarm = (args.false_alarm if args.false_alarm is not None
+                   else options.get("false_alarm", DEFAULT_FALSE_ALARM))
     out = Path(args.out)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     with ResultStore(out / "store.sqlite") as store:
-        results = run_checks(checks, store, reps=int(reps), root_seed=args.seed,
-                             false_alarm=float(false_alarm), n_jobs=args.jobs,
-                             backend=args.backend, progress=progress)
+        run = run_checks(checks, store, reps=reps, root_seed=args.seed,
+                         false_alarm=false_alarm, n_jobs=args.jobs,
+                         backend=args.backend, progress=progress)
+    results, stats = run.results, run.stats
     meta = {"seed": args.seed, "reps": results[0].reps, "false_alarm": float(false_alarm),
             "budget": args.budget, "version": package_version(), "backend": args.backend,
-            "jobs": args.jobs, "command": "calcheck " + shlex.join(args.argv)}
+            "jobs": args.jobs, "command": "calcheck " + shlex.join(args.argv),
+            "blocks": {"computed": stats.computed, "reused": stats.reused,
+                       "stale_recomputed": stats.stale}}
     paths = write_report(results, out, meta)
     from .html import write_html
 
@@ -154,8 +168,10 @@ def _cmd_run(args) -> int:
     else:
         print(format_table(results))
         n_ok = sum(r.passed for r in results)
-        print(f"\n{n_ok} of {len(results)} checks as expected. Results: {paths['json']}; "
-              f"report: {paths['markdown']}, {page}")
+        print(f"\n{n_ok} of {len(results)} checks as expected. Blocks of {BLOCK_REPS} "
+              f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
+              + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
+              + f". Results: {paths['json']}; report: {paths['markdown']}, {page}")
     return 0 if all(r.passed for r in results) else 1
 
 

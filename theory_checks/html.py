@@ -11,6 +11,8 @@ import json
 import os
 from pathlib import Path
 
+from .report import SUMMARY_HEADERS, summary_row
+
 __all__ = ["write_html"]
 
 _STYLE = """
@@ -27,26 +29,15 @@ def _verdict_table(results: dict) -> str:
     meta = results.get("meta", {})
     rows = []
     for c in results["checks"]:
-        # Same rule as report.md: smallest p-value, then smallest margin over the claim.
-        worst = min(c["cells"], key=lambda x: (x["p_value"], x["coverage"] - x["claimed"]))
         cls = "ok" if c["passed"] else "fail"
-        expected = "as expected" if c["passed"] else "NOT as expected"
-        tight = [x["tightness"] for x in c["cells"] if isinstance(x["tightness"], float)]
-        alpha = "-" if worst["alpha"] is None else f"{worst['alpha']:g}"
-        rows.append(
-            "<tr>" + "".join(f"<td>{v}</td>" for v in (
-                f"<code>{html.escape(c['id'])}</code>",
-                "negative control" if c["expect"] == "violated" else "guarantee",
-                f"<span class='{cls}'>{c['verdict']} ({expected})</span>",
-                len(c["cells"]),
-                html.escape(f"{worst['law']}, n={worst['n']}, B={worst['n_bins']}, alpha={alpha}"),
-                f"{worst['coverage']:.4f} [{worst['ci_low']:.4f}, {worst['ci_high']:.4f}]",
-                f"{worst['claimed']:.4f}", f"{worst['p_value']:.3g}",
-                f"{min(tight):.2f}&ndash;{max(tight):.2f}" if tight else "-",
-                html.escape(c["description"]),
-            )) + "</tr>")
-    head = ("check", "kind", "verdict", "cells", "worst cell", "coverage [95% CP]", "claimed",
-            "p-value", "tightness", "what")
+        cols = list(summary_row(c))
+        cols[0] = f"<code>{html.escape(cols[0])}</code>"
+        cols[2] = f"<span class='{cls}'>{html.escape(cols[2])}</span>"
+        cols[1:2] = [html.escape(cols[1])]
+        cols[3:] = [html.escape(x) for x in cols[3:]]
+        cols.append(html.escape(c["description"]))
+        rows.append("<tr>" + "".join(f"<td>{v}</td>" for v in cols) + "</tr>")
+    head = (*SUMMARY_HEADERS, "what")
     n_ok = sum(c["passed"] for c in results["checks"])
     return (
         f"<h2>Theory checks</h2><p>{n_ok} of {len(results['checks'])} checks as expected. Root "
@@ -55,10 +46,9 @@ def _verdict_table(results: dict) -> str:
         f"<code>{html.escape(str(meta.get('command', 'calcheck run')))}</code></p>"
         "<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows)
         + "</table><p class='small'>Worst cell = smallest p-value, then smallest margin over "
-        "the claim. Coverage is the fraction of "
-        "replicates in which the guaranteed event held; claimed is 1 - alpha (1 - bound for "
-        "expectation guarantees); tightness is the bound over the empirical (1 - alpha)-quantile "
-        "of the error.</p>"
+        "the claim. Coverage is the fraction of replicates in which the guaranteed event "
+        "held; claimed is 1 - alpha (1 - bound for expectation guarantees); tightness is how "
+        "many times larger the bound is than the claimed-level quantile of the error.</p>"
     )
 
 

@@ -1,4 +1,5 @@
-"""Run reports: a machine-readable results file and a human-readable table."""
+"""Run reports: a machine-readable results file, a markdown table, and the one summary
+(worst cell, tightness range) that both the markdown and the HTML report show."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import json
 import math
 from pathlib import Path
 
-from .checks import CheckResult
+from .check import CheckResult
 
-__all__ = ["format_table", "results_to_dict", "write_report"]
+__all__ = ["SUMMARY_HEADERS", "format_table", "results_to_dict", "summary_row",
+           "write_report"]
 
 
 def _clean(x):
@@ -21,10 +23,11 @@ def _clean(x):
 def _cell_dict(c) -> dict:
     v = dataclasses.asdict(c.verdict)
     return {
-        "law": c.law, "n": c.n, "n_bins": c.n_bins, "alpha": c.alpha, "bound": c.bound,
+        "experiment": c.experiment, "law": c.law, "n": c.n, "n_bins": c.n_bins,
+        "alpha": c.alpha, "bound": _clean(c.bound),
         "verdict": "violated" if c.verdict.violated else "consistent",
         **{k: _clean(val) for k, val in v.items()},
-        "estimate": c.estimate, "empirical_quantile": _clean(c.empirical_quantile),
+        "estimate": c.estimate, "ratio_quantile": _clean(c.ratio_quantile),
         "tightness": _clean(c.tightness), "empty_bins": c.empty_bins,
     }
 
@@ -36,44 +39,50 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
         ch = r.check
         checks.append({
             "id": ch.id, "guarantee": ch.guarantee, "description": ch.description,
-            "calibrator": ch.calibrator, "metric": ch.metric, "bound_mode": ch.bound_mode,
+            "event": ch.metric, "claim": ch.claim, "bound_mode": ch.bound_mode,
             "expect": ch.expect, "verdict": r.verdict, "passed": r.passed,
             "reps": r.reps, "false_alarm": r.false_alarm,
             "per_cell_level": r.cells[0].verdict.level if r.cells else None,
-            "laws": ch.law_specs(),
+            "experiments": ch.law_specs(),
             "cells": [_cell_dict(c) for c in r.cells],
         })
     return {"meta": meta, "all_passed": all(r.passed for r in results), "checks": checks}
 
 
-def _summary_row(r: CheckResult) -> tuple:
-    worst = min(r.cells, key=lambda c: (c.verdict.p_value, c.verdict.coverage - c.verdict.claimed))
-    v = worst.verdict
-    tight = [c.tightness for c in r.cells if math.isfinite(c.tightness)]
-    tight_txt = f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-"
-    status = "ok" if r.passed else "FAIL"
-    kind = "control" if r.check.is_control else "check"
-    alpha = "-" if worst.alpha is None else f"{worst.alpha:g}"
-    return (r.check.id, kind, f"{r.verdict} ({status})", str(len(r.cells)),
-            f"{worst.law} n={worst.n} B={worst.n_bins} a={alpha}",
-            f"{v.coverage:.4f} [{v.ci_low:.4f}, {v.ci_high:.4f}]",
-            f"{worst.verdict.claimed:.4f}", tight_txt)
+#: Columns of the one-row-per-check summary (markdown, terminal and HTML).
+SUMMARY_HEADERS = ("check", "kind", "verdict", "cells", "worst cell", "coverage [95% CP]",
+                   "claimed", "p-value", "tightness")
 
 
-_HEADERS = ("check", "kind", "verdict", "cells", "worst cell", "coverage [95% CP]", "claimed",
-            "tightness")
+def _worst(cells: list[dict]) -> dict:
+    # Smallest p-value, then smallest margin over the claim (CheckResult.worst_cell's rule).
+    return min(cells, key=lambda x: (x["p_value"], x["coverage"] - x["claimed"]))
+
+
+def summary_row(check: dict) -> tuple[str, ...]:
+    """One check of :func:`results_to_dict` as the strings of :data:`SUMMARY_HEADERS`."""
+    worst = _worst(check["cells"])
+    tight = [x["tightness"] for x in check["cells"] if isinstance(x["tightness"], float)]
+    alpha = "-" if worst["alpha"] is None else f"{worst['alpha']:g}"
+    status = "as expected" if check["passed"] else "NOT as expected"
+    return (check["id"], "control" if check["expect"] == "violated" else "check",
+            f"{check['verdict']} ({status})", str(len(check["cells"])),
+            f"{worst['law']} n={worst['n']} B={worst['n_bins']} a={alpha}",
+            f"{worst['coverage']:.4f} [{worst['ci_low']:.4f}, {worst['ci_high']:.4f}]",
+            f"{worst['claimed']:.4f}", f"{worst['p_value']:.3g}",
+            f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-")
 
 
 def format_table(results: list[CheckResult], *, markdown: bool = False) -> str:
     """One row per check: its verdict and its worst cell (smallest p-value)."""
-    rows = [_summary_row(r) for r in results]
+    rows = [summary_row(c) for c in results_to_dict(results, {})["checks"]]
     if markdown:
-        lines = ["| " + " | ".join(_HEADERS) + " |", "|" + "---|" * len(_HEADERS)]
+        lines = ["| " + " | ".join(SUMMARY_HEADERS) + " |", "|" + "---|" * len(SUMMARY_HEADERS)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join(lines)
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(_HEADERS)]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(SUMMARY_HEADERS)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([fmt.format(*_HEADERS), fmt.format(*("-" * w for w in widths))]
+    return "\n".join([fmt.format(*SUMMARY_HEADERS), fmt.format(*("-" * w for w in widths))]
                      + [fmt.format(*row) for row in rows])
 
 
@@ -93,8 +102,9 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         f"**{len(results) - n_fail} of {len(results)} checks as expected** "
         "(guarantees consistent, negative controls violated).", "",
         "Coverage is the fraction of replicates in which the guaranteed event held; *claimed* is "
-        "1 - alpha (1 - bound for expectation guarantees); tightness is the bound divided by the "
-        "empirical (1 - alpha)-quantile of the error (by the mean l2-ECE for expectations).", "",
+        "1 - alpha (1 - bound for expectation guarantees); tightness is how many times larger "
+        "the bound is than the claimed-level quantile of the error (than the mean, for "
+        "expectations).", "",
         format_table(results, markdown=True), "",
         f"Regenerate: `{meta.get('command', 'calcheck run')}`", "",
     ]

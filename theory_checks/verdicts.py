@@ -1,4 +1,4 @@
-"""Verdicts: exact one-sided binomial tests of a claimed coverage (shared/spec README, item 7).
+"""Verdicts: exact one-sided binomial tests of a claimed coverage at a stated false-alarm rate.
 
 A guarantee claims ``Pr(success) >= claimed`` for a per-replicate success event. Given k
 successes in R independent replicates, the verdict tests ``H0: p >= claimed`` against

@@ -22,7 +22,7 @@ import logging
 import numpy as np
 
 from simulations.metrics import fixed_width_reliability, plugin_ece_fixed_width
-from simulations.shift import ULSIF, WeightedHistogramBinning
+from simulations.calibrators import ULSIF, WeightedHistogramBinning
 
 from ..cache import cached
 

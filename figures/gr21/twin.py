@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulations.calibrators import RandomizedUniformMassBinning
-from simulations.laws import ConditionalMean, Law, ScoreLaw
+from simulations.laws import BinaryLaw, ConditionalMean, ScoreLaw
 from simulations.metrics import (
     exact_bin_errors,
     marginal_validity,
@@ -28,7 +28,7 @@ CAPTION = ("Synthetic twin: randomized UMD (B = 10) on scores ~ Beta(2, 5) with 
            "eta (slope 1.5, intercept -0.3), n = 3K and 7K. Exact marginal and conditional "
            "validity (known law) against the plug-in estimates from 5K test points, with the "
            "Theorem 4 curve; the plug-in curves lie below the exact ones.")
-LAW = Law(ScoreLaw(2.0, 5.0), ConditionalMean("logistic", {"slope": 1.5, "intercept": -0.3}),
+LAW = BinaryLaw(ScoreLaw(2.0, 5.0), ConditionalMean("logistic", {"slope": 1.5, "intercept": -0.3}),
           name="beta25_platt")
 N_VALUES = (3000, 7000)
 EPS = np.round(np.arange(0, 0.2 + 1e-9, 0.001), 3)

@@ -26,18 +26,20 @@ import logging
 
 import numpy as np
 
-from simulations.multiclass import (
+from simulations.calibrators import (
     ClassWiseHistogramBinning,
     DirichletScaling,
     MulticlassTemperatureScaling,
     NormalizedHistogramBinning,
     TopLabelHistogramBinning,
     VectorScaling,
+    softmax,
+    top_label,
+)
+from simulations.metrics import (
     plugin_classwise_ece,
     plugin_reliability_mce,
     plugin_top_label_errors,
-    softmax,
-    top_label,
 )
 
 from ..cache import cached

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.multiclass import softmax, top_label, top_label_reliability
+from simulations.calibrators import softmax, top_label
+from simulations.metrics import top_label_reliability
 
 from ..data import load_cifar_logits
 from ..plotting import new_figure

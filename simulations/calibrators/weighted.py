@@ -1,122 +1,18 @@
-"""Covariate shift (gpr20 Sec. 4.4, App. D): a law with exact target truth, weighted binning,
-uLSIF density-ratio estimation.
+"""Importance-weighted histogram binning and uLSIF density-ratio estimation (gpr20 Sec. 4.4).
 
-:class:`LinearShiftLaw` is the 1-D family suggested by catalog §4.12 / §7.2 S6: source
-``X ~ U[0, 1]``, target density ``1 + c0 (2x - 1)``, so the likelihood ratio
-``w(x) = 1 + c0 (2x - 1)`` is bounded by ``L = 1 - c0`` and ``U = 1 + c0`` (hypothesis (23)
-of Theorem 7), the score is ``g(x) = x`` and ``E[Y | X = x] = eta(x)`` in both domains.
-Bin probabilities and bin means under both domains are computed by Gauss-Legendre
-quadrature (exact to rounding for the smooth eta families allowed here).
+:class:`WeightedHistogramBinning` is estimator (22) of Gupta, Podkopaev & Ramdas (2020);
+:class:`ULSIF` is the unconstrained least-squares importance fitting of Kanamori et al.
+(2009) used in their App. D.4.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from .laws import ConditionalMean
+from .._validation import check_positive_int
+from .edges import bin_index_from_edges, fixed_width_edges, uniform_mass_edges
 
-__all__ = ["SHIFT_LAWS", "ULSIF", "LinearShiftLaw", "WeightedHistogramBinning", "weighted_bin_sums"]
-
-_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(64)
-
-
-def _gauss_legendre(f, lo, hi):
-    """``int_lo^hi f`` for arrays of intervals (64-point Gauss-Legendre per interval)."""
-    lo = np.asarray(lo, dtype=float)
-    hi = np.asarray(hi, dtype=float)
-    half = (hi - lo) / 2.0
-    x = (lo + half)[..., None] + half[..., None] * _GL_NODES
-    return (f(x) @ _GL_WEIGHTS) * half
-
-
-@dataclass(frozen=True)
-class LinearShiftLaw:
-    """Source U[0, 1], target density ``1 + c0 (2x - 1)``, score ``g(x) = x``, known eta.
-
-    Parameters
-    ----------
-    c0 : float
-        Shift strength in [0, 1); ``L = 1 - c0 <= w <= U = 1 + c0``.
-    eta : ConditionalMean
-        ``P(Y = 1 | X = x)``, the same in both domains; a smooth family (not "step"),
-        so that the quadrature is exact to rounding.
-    name : str
-    """
-
-    c0: float = 0.5
-    eta: ConditionalMean = field(default_factory=lambda: ConditionalMean("power"))
-    name: str = "linear_shift"
-
-    def __post_init__(self):
-        if not (0 <= self.c0 < 1):
-            raise ValueError(f"c0 must lie in [0, 1), got {self.c0!r}")
-        if self.eta.kind == "step":
-            raise ValueError("eta kind 'step' is not smooth; use a smooth family for quadrature")
-
-    @property
-    def lower(self) -> float:
-        """L = inf w."""
-        return 1.0 - self.c0
-
-    @property
-    def upper(self) -> float:
-        """U = sup w."""
-        return 1.0 + self.c0
-
-    def weight(self, x):
-        """Likelihood ratio ``w(x) = dP~_X / dP_X (x)``."""
-        return 1.0 + self.c0 * (2.0 * np.asarray(x, dtype=float) - 1.0)
-
-    def sample_source(self, size, rng: np.random.Generator):
-        return rng.random(size)
-
-    def target_ppf(self, q):
-        """Inverse CDF of the target, ``F(x) = (1 - c0) x + c0 x^2``."""
-        q = np.asarray(q, dtype=float)
-        if self.c0 == 0:
-            return q
-        a, b = self.c0, 1.0 - self.c0
-        return 2.0 * q / (b + np.sqrt(b * b + 4.0 * a * q))  # stable root of a x^2 + b x = q
-
-    def target_cdf(self, x):
-        x = np.asarray(x, dtype=float)
-        return (1.0 - self.c0) * x + self.c0 * x * x
-
-    def sample_target(self, size, rng: np.random.Generator):
-        return self.target_ppf(rng.random(size))
-
-    def sample_labels(self, x, rng: np.random.Generator):
-        return (rng.random(np.shape(x)) < self.eta(x)).astype(np.float64)
-
-    def source_mass(self, lo, hi):
-        return np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)
-
-    def target_mass(self, lo, hi):
-        return self.target_cdf(hi) - self.target_cdf(lo)
-
-    def source_weighted_moment(self, lo, hi):
-        """``E_P[w(X) Y 1{X in [lo, hi)}]`` (x-space quadrature)."""
-        return _gauss_legendre(lambda x: self.weight(x) * self.eta(x), lo, hi)
-
-    def target_moment(self, lo, hi):
-        """``E_target[Y 1{X in [lo, hi)}]``, integrated in the target's quantile space.
-
-        A different route from :meth:`source_weighted_moment` (it goes through the target's
-        inverse CDF), so Proposition 3's identity is checked, not assumed.
-        """
-        return _gauss_legendre(lambda q: self.eta(self.target_ppf(q)),
-                               self.target_cdf(lo), self.target_cdf(hi))
-
-    def target_bin_mean(self, lo, hi):
-        """``E_target[Y | X in [lo, hi)]`` (NaN for a bin of zero target mass)."""
-        mass = self.target_mass(lo, hi)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(mass > 0, self.target_moment(lo, hi) / mass, np.nan)
-
-    def spec(self) -> dict:
-        return {"kind": "linear_shift", "c0": self.c0, "eta": self.eta.spec()}
+__all__ = ["ULSIF", "WeightedHistogramBinning", "weighted_bin_sums"]
 
 
 def weighted_bin_sums(bins, labels, weights, n_bins):
@@ -130,15 +26,6 @@ def weighted_bin_sums(bins, labels, weights, n_bins):
                            minlength=size).reshape(r, n_bins).astype(float)
 
     return total(), total(weights), total(weights * labels)
-
-
-def _uniform_mass_edges(sorted_scores, n_bins):
-    """Edges 0 < q_1 < ... < q_{B-1} < 1 at the ranks of gr21 Algorithm 1 (README item 4)."""
-    n = sorted_scores.shape[-1]
-    ranks = (np.arange(1, n_bins) * (n + 1) + n_bins - 1) // n_bins
-    inner = sorted_scores[..., ranks - 1]
-    shape = (*inner.shape[:-1], 1)
-    return np.concatenate([np.zeros(shape), inner, np.ones(shape)], axis=-1)
 
 
 class WeightedHistogramBinning:
@@ -179,9 +66,7 @@ class WeightedHistogramBinning:
         w = np.ones_like(s) if sample_weight is None else np.asarray(sample_weight, float)
         if w.shape != s.shape or not np.all(np.isfinite(w) & (w >= 0)):
             raise ValueError("sample_weight must be finite, >= 0 and of the shape of scores")
-        b = self.n_bins
-        if isinstance(b, bool) or not isinstance(b, int | np.integer) or b < 1:
-            raise ValueError(f"n_bins must be a positive integer, got {b!r}")
+        b = check_positive_int(self.n_bins, "n_bins")
         if self.partition == "uniform_mass":
             if not (0 < self.split < 1):
                 raise ValueError(f"split must lie in (0, 1), got {self.split!r}")
@@ -189,10 +74,10 @@ class WeightedHistogramBinning:
             if n1 < b or n1 >= s.size:
                 raise ValueError(f"split={self.split!r} leaves {n1} of {s.size} points for "
                                  f"the edges; need n_bins={b} <= n1 < n")
-            self.edges_ = _uniform_mass_edges(np.sort(s[:n1]), b)
+            self.edges_ = uniform_mass_edges(np.sort(s[:n1]), b)
             s, y, w = s[n1:], y[n1:], w[n1:]
         elif self.partition == "fixed_width":
-            self.edges_ = np.linspace(0.0, 1.0, b + 1)
+            self.edges_ = fixed_width_edges(b)
         else:
             raise ValueError(f"partition must be 'uniform_mass' or 'fixed_width', got "
                              f"{self.partition!r}")
@@ -205,8 +90,7 @@ class WeightedHistogramBinning:
         return self
 
     def _bins(self, scores):
-        return np.clip(np.searchsorted(self.edges_, scores, side="right") - 1, 0,
-                       self.n_bins - 1)
+        return bin_index_from_edges(scores, self.edges_)
 
     def predict(self, scores):
         if not hasattr(self, "values_"):
@@ -306,13 +190,3 @@ class ULSIF:
         return self._kernel(xx, self.centers_, self.sigma_) @ self.theta_
 
 
-#: Covariate-shift laws of the gpr20 checks (catalog §7.2 S6).
-SHIFT_LAWS = {
-    law.name: law
-    for law in [
-        # Moderate shift (U/L = 3), oscillating eta.
-        LinearShiftLaw(0.5, ConditionalMean("sine", {"frequency": 3.0}), name="shift_sine"),
-        # Strong shift (U/L = 9) with eta increasing: the unweighted estimator is biased.
-        LinearShiftLaw(0.8, ConditionalMean("power"), name="shift_identity"),
-    ]
-}

@@ -1,11 +1,11 @@
 """Parametric (injective) post-hoc calibrators: Platt, temperature and beta scaling.
 
 gpr20 Theorem 3 says no post-hoc method whose map ``m_n`` is injective can be
-distribution-free calibrated: these are the methods it covers (catalog §3.6). They are
-fitted by maximum likelihood (logistic loss) with a batched Newton method that fits R
-calibration sets at once (``fit_batch``), which the Monte Carlo experiments call; the
-scikit-learn-style classes wrap the same code with R = 1 and cross-check it against
-``scipy.optimize.minimize`` in the tests.
+distribution-free calibrated: these are the methods it covers (Gupta, Podkopaev & Ramdas
+2020, Sec. 3). They are fitted by maximum likelihood (logistic loss) with a batched Newton
+method that fits R calibration sets at once (``fit_batch``), which the Monte Carlo
+experiments call; the scikit-learn-style classes wrap the same code with R = 1 and cross-
+check it against ``scipy.optimize.minimize`` in the tests.
 
 Scores are probabilities in [0, 1]; they enter through ``logit(s)`` (Platt, temperature) or
 ``(ln s, -ln(1 - s))`` (beta), with s clipped to ``[1e-12, 1 - 1e-12]`` so that the

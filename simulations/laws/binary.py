@@ -1,6 +1,6 @@
 """Data-generating laws with exact ground truth (the D of ADEMP).
 
-A :class:`Law` is a score law ``Q_S`` on [0, 1] (a Beta continuous part, possibly with
+A :class:`BinaryLaw` is a score law ``Q_S`` on [0, 1] (a Beta continuous part, possibly with
 atoms), a conditional mean ``eta(s) = E[Y | S = s]``, and a label model (binary, or
 [0, 1]-valued Beta labels with mean ``eta``). For any bin it returns the exact mass and the
 exact first moment ``E[Y 1{S in bin}]`` so that ``E[Y | S in bin]`` is exact.
@@ -27,21 +27,16 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
+from .base import Law
+from .quadrature import quantile_space_integral
+
 __all__ = [
-    "LAWS",
+    "BINARY_LAWS",
+    "BinaryLaw",
     "ConditionalMean",
-    "Law",
     "ScoreLaw",
     "law_from_spec",
 ]
-
-# Tanh-sinh (double-exponential) rule in quantile space, step 1/16 on [-3.2, 3.2]: 103 nodes.
-# It is robust to the endpoint singularities of F^{-1} (Beta a > 1 near 0, b > 1 near 1);
-# against scipy quad its error is below 1e-10 for the eta families shipped here, including a
-# ten-period sine over [0, 1] (tests/test_laws_metrics.py).
-_TS_T = np.arange(-3.2, 3.2 + 1 / 32, 1 / 16)
-_TS_NODES = np.tanh(np.pi / 2 * np.sinh(_TS_T))
-_TS_WEIGHTS = (1 / 16) * (np.pi / 2) * np.cosh(_TS_T) / np.cosh(np.pi / 2 * np.sinh(_TS_T)) ** 2
 
 
 @dataclass(frozen=True)
@@ -115,8 +110,12 @@ class ScoreLaw:
         return np.where(idx < len(self.atoms), out, cont)
 
     def spec(self) -> dict:
-        return {"a": self.a, "b": self.b, "atoms": list(self.atoms),
-                "atom_probs": list(self.atom_probs)}
+        return {
+            "a": self.a,
+            "b": self.b,
+            "atoms": list(self.atoms),
+            "atom_probs": list(self.atom_probs),
+        }
 
 
 @dataclass(frozen=True)
@@ -191,8 +190,9 @@ class ConditionalMean:
         if self.kind == "linear":
             ratio = a / (a + b)  # E[S 1{S <= t}] = E[S] F_{a+1,b}(t)
             shifted = ScoreLaw(a + 1.0, b)
-            return (p["intercept"] * (scores.cdf(hi) - scores.cdf(lo))
-                    + p["slope"] * ratio * (shifted.cdf(hi) - shifted.cdf(lo)))
+            return p["intercept"] * (scores.cdf(hi) - scores.cdf(lo)) + p["slope"] * ratio * (
+                shifted.cdf(hi) - shifted.cdf(lo)
+            )
         if self.kind == "step":
             t = p["threshold"]
             f_lo, f_hi = scores.cdf(lo), scores.cdf(hi)
@@ -201,29 +201,14 @@ class ConditionalMean:
         if self.kind == "sine" and scores.is_uniform:
             w = 2 * np.pi * p["frequency"]
             return p["center"] * (hi - lo) - p["amplitude"] * (np.cos(w * hi) - np.cos(w * lo)) / w
-        return _quantile_space_integral(self, lo, hi, scores)
+        return quantile_space_integral(self, lo, hi, scores)
 
     def spec(self) -> dict:
         return {"kind": self.kind, **self.params}
 
 
-def _quantile_space_integral(eta, lo, hi, scores: ScoreLaw):
-    """``int_{F(lo)}^{F(hi)} eta(F^{-1}(q)) dq`` by tanh-sinh quadrature.
-
-    Integrating in quantile space removes the density (and its singularities at 0 or 1
-    for Beta parameters below 1); the integrand is bounded by 1.
-    """
-    q_lo, q_hi = scores.cdf(lo), scores.cdf(hi)
-    shape = np.shape(q_lo)
-    q_lo, q_hi = np.ravel(q_lo), np.ravel(q_hi)
-    half = (q_hi - q_lo) / 2
-    nodes = (q_lo + half)[:, None] + half[:, None] * _TS_NODES
-    values = eta(scores.ppf(np.clip(nodes, 0.0, 1.0)))
-    return ((values @ _TS_WEIGHTS) * half).reshape(shape)
-
-
 @dataclass(frozen=True)
-class Law:
+class BinaryLaw(Law):
     """Joint law of (score, label) with exact ground truth.
 
     Parameters
@@ -239,6 +224,7 @@ class Law:
         Display name.
     """
 
+    family: ClassVar[str] = "binary"
     scores: ScoreLaw = field(default_factory=ScoreLaw)
     eta: ConditionalMean = field(default_factory=ConditionalMean)
     labels: str = "binary"
@@ -308,11 +294,16 @@ class Law:
 
     def spec(self) -> dict:
         """A JSON-able description (used for cache keys and study files)."""
-        return {"scores": self.scores.spec(), "eta": self.eta.spec(), "labels": self.labels,
-                "concentration": self.concentration}
+        return {
+            "family": self.family,
+            "scores": self.scores.spec(),
+            "eta": self.eta.spec(),
+            "labels": self.labels,
+            "concentration": self.concentration,
+        }
 
 
-def law_from_spec(spec: dict, name: str = "custom") -> Law:
+def law_from_spec(spec: dict, name: str = "custom") -> BinaryLaw:
     """Build a :class:`Law` from a study-file table.
 
     ``spec`` has keys ``scores`` (``{kind = "uniform" | "beta" | "atoms" | "mixture", ...}``),
@@ -342,15 +333,16 @@ def law_from_spec(spec: dict, name: str = "custom") -> Law:
         raise ValueError(f"unknown score-law parameters: {sorted(sc)}")
     eta_spec = dict(spec.get("eta", {"kind": "constant"}))
     eta = ConditionalMean(eta_spec.pop("kind", "constant"), eta_spec)
-    return Law(score_law, eta, spec.get("labels", "binary"),
-               float(spec.get("concentration", 4.0)), name)
+    return BinaryLaw(
+        score_law, eta, spec.get("labels", "binary"), float(spec.get("concentration", 4.0)), name
+    )
 
 
-def _law(name, scores=None, eta=None, **kw) -> Law:
-    return Law(scores or ScoreLaw(), eta or ConditionalMean(), name=name, **kw)
+def _law(name, scores=None, eta=None, **kw) -> BinaryLaw:
+    return BinaryLaw(scores or ScoreLaw(), eta or ConditionalMean(), name=name, **kw)
 
 
-LAWS: dict[str, Law] = {
+BINARY_LAWS: dict[str, BinaryLaw] = {
     law.name: law
     for law in [
         # Continuous, eta = 1/2: Bernoulli(1/2) in every bin, closest to tight.
@@ -360,26 +352,41 @@ LAWS: dict[str, Law] = {
         # Very skewed score law, miscalibrated.
         _law("skewed_beta", ScoreLaw(0.1, 5.0), ConditionalMean("power", {"exponent": 0.5})),
         # Two atoms {0.2, 0.8}, eta = 0.1 / 0.9: breaks UMD without tie-breaking (T3 stress i).
-        _law("two_atoms", ScoreLaw(atoms=(0.2, 0.8), atom_probs=(0.5, 0.5)),
-             ConditionalMean("step", {"threshold": 0.5, "low": 0.1, "high": 0.9})),
+        _law(
+            "two_atoms",
+            ScoreLaw(atoms=(0.2, 0.8), atom_probs=(0.5, 0.5)),
+            ConditionalMean("step", {"threshold": 0.5, "low": 0.1, "high": 0.9}),
+        ),
         # Continuous part plus atoms at 0, 1/2 and 1 (closed last bin, tie-breaking).
-        _law("mixture_atoms", ScoreLaw(2.0, 2.0, (0.0, 0.5, 1.0), (0.1, 0.2, 0.1)),
-             ConditionalMean("power", {"exponent": 2.0})),
+        _law(
+            "mixture_atoms",
+            ScoreLaw(2.0, 2.0, (0.0, 0.5, 1.0), (0.1, 0.2, 0.1)),
+            ConditionalMean("power", {"exponent": 2.0}),
+        ),
         # [0, 1]-valued labels: Beta with mean eta(s).
-        _law("beta_labels", eta=ConditionalMean("power", {"exponent": 2.0}), labels="beta",
-             concentration=2.0),
+        _law(
+            "beta_labels",
+            eta=ConditionalMean("power", {"exponent": 2.0}),
+            labels="beta",
+            concentration=2.0,
+        ),
         # Further laws of catalog §7 (full budget).
         _law("uniform_identity", eta=ConditionalMean("power")),
         _law("uniform_step", eta=ConditionalMean("step")),
         _law("uniform_sine", eta=ConditionalMean("sine")),
         _law("rare_event", eta=ConditionalMean("power", {"scale": 0.02})),
-        _law("atoms_30", ScoreLaw(atoms=tuple((k + 0.5) / 30 for k in range(30)),
-                                  atom_probs=(1 / 30,) * 30), ConditionalMean("power")),
+        _law(
+            "atoms_30",
+            ScoreLaw(atoms=tuple((k + 0.5) / 30 for k in range(30)), atom_probs=(1 / 30,) * 30),
+            ConditionalMean("power"),
+        ),
         # gpr20 Corollary 3 as printed fails here (catalog §9 A3): with two fixed-width bins,
         # the bin with the fewest points (mass 1/3) has eta = 0, hence V^ = 0 and the
         # smallest radius, while the larger bin has eta = 1/2.
-        _law("cor3_counterexample", ScoreLaw(atoms=(0.25, 0.75), atom_probs=(1 / 3, 2 / 3)),
-             ConditionalMean("step", {"threshold": 0.5, "low": 0.0, "high": 0.5})),
+        _law(
+            "cor3_counterexample",
+            ScoreLaw(atoms=(0.25, 0.75), atom_probs=(1 / 3, 2 / 3)),
+            ConditionalMean("step", {"threshold": 0.5, "low": 0.0, "high": 0.5}),
+        ),
     ]
 }
-

@@ -11,11 +11,21 @@ Bins are lexicographic intervals on ``(score, U)`` (shared/spec README, items 4-
 ``(1, 1)`` so that the last bin is closed at 1.
 """
 
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from .._validation import as_generator, check_n_bins, check_scores_labels
+from .edges import (
+    assign_lexicographic_bins,
+    fixed_width_bin_index,
+    outer_edges,
+    sort_lexicographic,
+    uniform_mass_edge_ranks,
+)
 
 __all__ = [
     "CALIBRATORS",
@@ -28,18 +38,7 @@ __all__ = [
     "UniformMassSampleSplitting",
     "ZadroznyElkanBinning",
     "calibrator_from_spec",
-    "uniform_mass_edge_ranks",
 ]
-
-
-def uniform_mass_edge_ranks(n: int, n_bins: int) -> np.ndarray:
-    """Ranks ``A_0 = 0, A_b = ceil(b (n + 1) / B), A_B = n + 1`` of gr21 Algorithm 1.
-
-    Exact integer arithmetic (catalog §3.1: ``ceil(b * ((n+1)/B))`` in float64 is wrong
-    for e.g. n = 49, B = 22, b = 11).
-    """
-    b = np.arange(n_bins + 1, dtype=np.int64)
-    return (b * (n + 1) + n_bins - 1) // n_bins
 
 
 @dataclass(frozen=True)
@@ -73,106 +72,6 @@ class BinningBatch:
         return self.values.shape[1]
 
 
-# --------------------------------------------------------------------------- validation
-def _check_scores_labels(scores, labels, *, allow_fractional: bool):
-    s = np.asarray(scores, dtype=float)
-    y = np.asarray(labels, dtype=float)
-    if s.ndim != 1:
-        raise ValueError(f"scores must be one-dimensional, got shape {s.shape}")
-    if y.shape != s.shape:
-        raise ValueError(
-            f"scores and labels must have the same length, got {s.shape[0]} and {y.shape}"
-        )
-    if np.isnan(s).any() or np.isnan(y).any():
-        raise ValueError("scores and labels must not contain NaN")
-    if np.any((s < 0) | (s > 1)):
-        bad = s[(s < 0) | (s > 1)][:3]
-        raise ValueError(f"scores must lie in [0, 1], got values such as {bad.tolist()}")
-    if allow_fractional:
-        if np.any((y < 0) | (y > 1)):
-            bad = y[(y < 0) | (y > 1)][:3]
-            raise ValueError(f"labels must lie in [0, 1], got values such as {bad.tolist()}")
-    elif np.any((y != 0) & (y != 1)):
-        bad = y[(y != 0) & (y != 1)][:3]
-        raise ValueError(
-            f"labels must be 0 or 1 (pass allow_fractional_labels=True for [0, 1] labels), "
-            f"got values such as {bad.tolist()}"
-        )
-    return s, y
-
-
-def _check_n_bins(n_bins):
-    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer) or n_bins < 1:
-        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
-    return int(n_bins)
-
-
-def _rng(rng) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or isinstance(rng, int | np.integer | np.random.SeedSequence):
-        return np.random.default_rng(rng)
-    raise ValueError(f"rng must be None, an int, a SeedSequence or a numpy Generator, got {rng!r}")
-
-
-# --------------------------------------------------------------------------- sorting
-def sort_lexicographic(scores: np.ndarray, rng: np.random.Generator, *, tie_breaking: str):
-    """Sort each row of ``scores`` and return ``(order, sorted_scores, sorted_u)``.
-
-    With ``tie_breaking="lexicographic"``, rows with tied scores are re-sorted on
-    ``(score, U)`` with an independent ``U ~ Unif[0, 1]`` per point (the delta -> 0 limit
-    of gr21 Algorithm 2); U is drawn only when ties occur, so continuous laws pay nothing.
-    With ``"none"`` ties keep their input order and every ``U`` is 0.
-    """
-    order = np.argsort(scores, axis=1)
-    s_sorted = np.take_along_axis(scores, order, axis=1)
-    u_sorted = np.zeros_like(s_sorted)
-    if tie_breaking == "none":
-        return order, s_sorted, u_sorted
-    tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
-    if tied.any():
-        rows = np.flatnonzero(tied)
-        u = rng.random((rows.size, scores.shape[1]))
-        sub = np.lexsort((u, scores[rows]), axis=1)
-        order[rows] = sub
-        s_sorted[rows] = np.take_along_axis(scores[rows], sub, axis=1)
-        u_sorted[rows] = np.take_along_axis(u, sub, axis=1)
-    return order, s_sorted, u_sorted
-
-
-def sort_scores(scores: np.ndarray, rng: np.random.Generator, *, tie_breaking: str):
-    """Sorted scores and their tie-breaking uniforms, without the permutation.
-
-    For the Monte Carlo engine, which draws labels after sorting (labels are conditionally
-    independent given scores). Same conventions as :func:`sort_lexicographic`; tied rows
-    get iid uniforms, sorted within each run of equal scores.
-    """
-    s_sorted = np.sort(scores, axis=1)
-    u_sorted = np.zeros_like(s_sorted)
-    if tie_breaking == "none":
-        return s_sorted, u_sorted
-    tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
-    if tied.any():
-        rows = np.flatnonzero(tied)
-        u = rng.random((rows.size, scores.shape[1]))
-        # Sort U within each run of equal scores with one float sort of (run index + U)
-        # instead of a lexsort; the run index is exact and U keeps ~40 bits.
-        run = np.zeros(u.shape)
-        np.cumsum(s_sorted[rows, 1:] != s_sorted[rows, :-1], axis=1, out=run[:, 1:])
-        u_sorted[rows] = np.sort(run + u, axis=1) - run
-    return s_sorted, u_sorted
-
-
-def _outer_edges(s_sorted, u_sorted, ranks):
-    """Bin edges at the given interior ranks (1-based) plus the outer edges (0,0), (1,1)."""
-    r = s_sorted.shape[0]
-    inner_s = s_sorted[:, ranks[1:-1] - 1]
-    inner_u = u_sorted[:, ranks[1:-1] - 1]
-    zeros, ones = np.zeros((r, 1)), np.ones((r, 1))
-    return (np.hstack([zeros, inner_s]), np.hstack([zeros, inner_u]),
-            np.hstack([inner_s, ones]), np.hstack([inner_u, ones]))
-
-
 def _uniform_mass_fit_sorted(s_sorted, u_sorted, y_sorted, n_bins, *, include_upper: bool):
     """Algorithm 1 (``include_upper=False``) or Zadrozny-Elkan on sorted rows."""
     r, n = s_sorted.shape
@@ -187,17 +86,8 @@ def _uniform_mass_fit_sorted(s_sorted, u_sorted, y_sorted, n_bins, *, include_up
         hi = np.minimum(ranks[1:], n)  # ZE: the upper boundary point too (b < B)
     counts = np.broadcast_to((hi - lo).astype(float), (r, n_bins))
     values = (csum[:, hi] - csum[:, lo]) / counts
-    edges = _outer_edges(s_sorted, u_sorted, ranks)
+    edges = outer_edges(s_sorted, u_sorted, ranks)
     return BinningBatch(*edges, values, values, counts.copy())
-
-
-def _assign_bins(lower_s, lower_u, scores, u):
-    """Bin index of each (score, u) for rows of lexicographic lower edges (R, B)."""
-    # A point is in bin b when it is >= lower edge b and < lower edge b + 1.
-    ge = (scores[:, :, None] > lower_s[:, None, 1:]) | (
-        (scores[:, :, None] == lower_s[:, None, 1:]) & (u[:, :, None] >= lower_u[:, None, 1:])
-    )
-    return ge.sum(axis=2)
 
 
 def _bin_means(bins, labels, n_bins, lower_s, upper_s):
@@ -241,9 +131,9 @@ class _BinningCalibrator:
         self
         """
         n_bins = self._validated_n_bins()
-        s, y = _check_scores_labels(scores, labels, allow_fractional=self.allow_fractional_labels)
+        s, y = check_scores_labels(scores, labels, allow_fractional=self.allow_fractional_labels)
         self._check_size(s.size, n_bins)
-        self.rng_ = _rng(self.rng)
+        self.rng_ = as_generator(self.rng)
         batch = self.fit_batch(s[None, :], y[None, :], n_bins, self.rng_)
         self.batch_ = batch
         self.bin_lower_ = np.column_stack([batch.lower_s[0], batch.lower_u[0]])
@@ -254,7 +144,7 @@ class _BinningCalibrator:
         return self
 
     def _validated_n_bins(self):
-        return _check_n_bins(self.n_bins)
+        return check_n_bins(self.n_bins)
 
     def _check_size(self, n, n_bins):
         if n < 2 * n_bins:
@@ -270,13 +160,13 @@ class _BinningCalibrator:
         s = np.asarray(scores, dtype=float)
         if s.ndim != 1 or np.isnan(s).any() or np.any((s < 0) | (s > 1)):
             raise ValueError("scores must be a one-dimensional array of values in [0, 1]")
-        gen = self.rng_ if rng is None else _rng(rng)
+        gen = self.rng_ if rng is None else as_generator(rng)
         lower = self.batch_.lower_s
         needs_u = np.isin(s, lower[0, 1:])
         u = np.zeros_like(s)
         if needs_u.any():
             u[needs_u] = gen.random(int(needs_u.sum()))
-        return _assign_bins(lower, self.batch_.lower_u, s[None, :], u[None, :])[0]
+        return assign_lexicographic_bins(lower, self.batch_.lower_u, s[None, :], u[None, :])[0]
 
     def predict(self, scores, *, rng=None):
         """Calibrated probability ``h(s)`` of each score."""
@@ -442,10 +332,10 @@ class UniformMassSampleSplitting(_BinningCalibrator):
         _, s1, u1 = sort_lexicographic(scores[:, :n1], rng,
                                        tie_breaking=UniformMassBinning._tie_breaking(self))
         ranks = uniform_mass_edge_ranks(n1, n_bins)
-        edges = _outer_edges(s1, u1, ranks)
+        edges = outer_edges(s1, u1, ranks)
         s2 = scores[:, n1:]
         u2 = rng.random(s2.shape) if self.tie_breaking == "lexicographic" else np.zeros_like(s2)
-        bins = _assign_bins(edges[0], edges[1], s2, u2)
+        bins = assign_lexicographic_bins(edges[0], edges[1], s2, u2)
         values, counts = _bin_means(bins, labels[:, n1:], n_bins, edges[0], edges[2])
         return BinningBatch(*edges, values, values, counts)
 
@@ -471,7 +361,7 @@ class FixedWidthBinning(_BinningCalibrator):
         lower_u = np.zeros((r, n_bins))
         upper_u = np.zeros((r, n_bins))
         upper_u[:, -1] = 1.0
-        bins = np.minimum((scores * n_bins).astype(np.int64), n_bins - 1)
+        bins = fixed_width_bin_index(scores, n_bins)
         values, counts = _bin_means(bins, labels, n_bins, lower_s, upper_s)
         return BinningBatch(lower_s, lower_u, upper_s, upper_u, values, values, counts)
 

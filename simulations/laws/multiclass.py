@@ -1,7 +1,7 @@
-"""Multiclass laws with exact top-label and class-wise truth (gr22; the D of ADEMP).
+"""Multiclass laws with exact top-label and class-wise truth (the D of ADEMP).
 
 Two families, each reducing the multiclass truth to the exact binary machinery of
-:class:`simulations.laws.Law`:
+:class:`~simulations.laws.binary.BinaryLaw`:
 
 :class:`TopLabelLaw`
     The predicted class C has probabilities ``class_probs``; given ``C = l``, a latent
@@ -23,10 +23,12 @@ Two families, each reducing the multiclass truth to the exact binary machinery o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
-from .laws import ConditionalMean, Law, ScoreLaw
+from .base import Law
+from .binary import BinaryLaw, ConditionalMean, ScoreLaw
 
 __all__ = ["MULTICLASS_LAWS", "DirichletAffineLaw", "TopLabelLaw"]
 
@@ -40,7 +42,7 @@ def _largest_remainder(n, probs):
 
 
 @dataclass(frozen=True)
-class TopLabelLaw:
+class TopLabelLaw(Law):
     """Law of (score vector, label) given per-predicted-class binary laws (see module doc).
 
     Parameters
@@ -53,18 +55,19 @@ class TopLabelLaw:
     name : str
     """
 
+    family: ClassVar[str] = "top_label"
     class_probs: tuple[float, ...]
-    laws: tuple[Law, ...]
+    laws: tuple[BinaryLaw, ...]
     name: str = "top_label"
 
     def __post_init__(self):
         p = np.asarray(self.class_probs, dtype=float)
         if p.ndim != 1 or p.size < 3 or np.any(p <= 0) or abs(p.sum() - 1) > 1e-9:
-            raise ValueError(f"class_probs must be >= 3 positive numbers summing to 1, got "
-                             f"{self.class_probs!r}")
+            raise ValueError(
+                f"class_probs must be >= 3 positive numbers summing to 1, got {self.class_probs!r}"
+            )
         if len(self.laws) != p.size:
-            raise ValueError(f"laws must have one law per class ({p.size}), got "
-                             f"{len(self.laws)}")
+            raise ValueError(f"laws must have one law per class ({p.size}), got {len(self.laws)}")
         if any(law.labels != "binary" for law in self.laws):
             raise ValueError("the per-class laws must have binary labels")
 
@@ -73,8 +76,11 @@ class TopLabelLaw:
         return len(self.class_probs)
 
     def spec(self) -> dict:
-        return {"family": "top_label", "class_probs": list(self.class_probs),
-                "laws": [law.spec() for law in self.laws]}
+        return {
+            "family": "top_label",
+            "class_probs": list(self.class_probs),
+            "laws": [law.spec() for law in self.laws],
+        }
 
     @staticmethod
     def confidence(u):
@@ -107,7 +113,7 @@ class TopLabelLaw:
 
 
 @dataclass(frozen=True)
-class DirichletAffineLaw:
+class DirichletAffineLaw(Law):
     """Dirichlet (or prototype) score vectors with an affine label law (see module doc).
 
     Parameters
@@ -123,6 +129,7 @@ class DirichletAffineLaw:
     name : str
     """
 
+    family: ClassVar[str] = "dirichlet_affine"
     concentration: tuple[float, ...] = (1.0, 1.0, 1.0)
     shrink: float = 0.7
     prototypes: tuple[tuple[float, ...], ...] = ()
@@ -135,46 +142,64 @@ class DirichletAffineLaw:
             raise ValueError(f"shrink must lie in (0, 1], got {self.shrink!r}")
         if self.prototypes:
             g = np.asarray(self.prototypes, dtype=float)
-            if g.ndim != 2 or g.shape[1] < 3 or np.any(g < 0) or \
-                    np.any(np.abs(g.sum(axis=1) - 1) > 1e-9):
-                raise ValueError(f"prototypes must be rows on the simplex with L >= 3, got "
-                                 f"{self.prototypes!r}")
-            w = (np.asarray(self.prototype_probs, dtype=float) if self.prototype_probs
-                 else np.full(g.shape[0], 1.0 / g.shape[0]))
+            if (
+                g.ndim != 2
+                or g.shape[1] < 3
+                or np.any(g < 0)
+                or np.any(np.abs(g.sum(axis=1) - 1) > 1e-9)
+            ):
+                raise ValueError(
+                    f"prototypes must be rows on the simplex with L >= 3, got {self.prototypes!r}"
+                )
+            w = (
+                np.asarray(self.prototype_probs, dtype=float)
+                if self.prototype_probs
+                else np.full(g.shape[0], 1.0 / g.shape[0])
+            )
             if w.shape != (g.shape[0],) or np.any(w <= 0) or abs(w.sum() - 1) > 1e-9:
-                raise ValueError(f"prototype_probs must be {g.shape[0]} positive numbers "
-                                 f"summing to 1, got {self.prototype_probs!r}")
+                raise ValueError(
+                    f"prototype_probs must be {g.shape[0]} positive numbers "
+                    f"summing to 1, got {self.prototype_probs!r}"
+                )
             object.__setattr__(self, "_support", (g, w))
         else:
             a = np.asarray(self.concentration, dtype=float)
             if a.ndim != 1 or a.size < 3 or np.any(a <= 0):
-                raise ValueError(f"concentration must be >= 3 positive numbers, got "
-                                 f"{self.concentration!r}")
+                raise ValueError(
+                    f"concentration must be >= 3 positive numbers, got {self.concentration!r}"
+                )
 
     @property
     def n_classes(self) -> int:
         return self._support[0].shape[1] if self.prototypes else len(self.concentration)
 
     def spec(self) -> dict:
-        return {"family": "dirichlet_affine", "concentration": list(self.concentration),
-                "shrink": self.shrink, "prototypes": [list(p) for p in self.prototypes],
-                "prototype_probs": list(self.prototype_probs)}
+        return {
+            "family": "dirichlet_affine",
+            "concentration": list(self.concentration),
+            "shrink": self.shrink,
+            "prototypes": [list(p) for p in self.prototypes],
+            "prototype_probs": list(self.prototype_probs),
+        }
 
-    def class_law(self, label: int) -> Law:
+    def class_law(self, label: int) -> BinaryLaw:
         """The exact binary law of ``(g_l(X), 1{Y = l})``."""
         n_cls = self.n_classes
-        eta = ConditionalMean("linear", {"intercept": (1.0 - self.shrink) / n_cls,
-                                         "slope": self.shrink})
+        eta = ConditionalMean(
+            "linear", {"intercept": (1.0 - self.shrink) / n_cls, "slope": self.shrink}
+        )
         if self.prototypes:
             g, w = self._support
             atoms, inv = np.unique(g[:, label], return_inverse=True)
             probs = np.bincount(inv, weights=w)
-            scores = ScoreLaw(atoms=tuple(float(x) for x in atoms),
-                              atom_probs=tuple(float(x) for x in probs / probs.sum()))
+            scores = ScoreLaw(
+                atoms=tuple(float(x) for x in atoms),
+                atom_probs=tuple(float(x) for x in probs / probs.sum()),
+            )
         else:
             a = np.asarray(self.concentration, dtype=float)
             scores = ScoreLaw(float(a[label]), float(a.sum() - a[label]))
-        return Law(scores, eta, name=f"{self.name}[{label}]")
+        return BinaryLaw(scores, eta, name=f"{self.name}[{label}]")
 
     def sample(self, size, rng: np.random.Generator):
         """Score vectors of shape ``size + (L,)`` and 0-based labels of shape ``size``."""
@@ -195,13 +220,16 @@ def _tl(name, probs, laws):
     return TopLabelLaw(tuple(probs), tuple(laws), name)
 
 
-_HALF = Law(ScoreLaw(), ConditionalMean("constant"), name="half")
+_HALF = BinaryLaw(ScoreLaw(), ConditionalMean("constant"), name="half")
 # A law per class with miscalibration in both directions (overconfident and underconfident
 # classes), so that conf-ECE and TL-ECE differ.
-_OVER = Law(ScoreLaw(2.0, 1.0), ConditionalMean("power", {"exponent": 2.0, "scale": 0.9}))
-_UNDER = Law(ScoreLaw(1.0, 2.0), ConditionalMean("logistic", {"slope": 0.5, "intercept": 1.5}))
-_SINE = Law(ScoreLaw(), ConditionalMean("sine", {"center": 0.6, "amplitude": 0.35,
-                                                  "frequency": 3.0}))
+_OVER = BinaryLaw(ScoreLaw(2.0, 1.0), ConditionalMean("power", {"exponent": 2.0, "scale": 0.9}))
+_UNDER = BinaryLaw(
+    ScoreLaw(1.0, 2.0), ConditionalMean("logistic", {"slope": 0.5, "intercept": 1.5})
+)
+_SINE = BinaryLaw(
+    ScoreLaw(), ConditionalMean("sine", {"center": 0.6, "amplitude": 0.35, "frequency": 3.0})
+)
 # COVTYPE-like predicted-class frequencies (catalog §7 P-D; class 2 ~ 100x class 4).
 _COVTYPE = (0.365, 0.488, 0.062, 0.005, 0.016, 0.030, 0.034)
 
@@ -213,17 +241,32 @@ MULTICLASS_LAWS = {
         # P-D: imbalanced predicted classes, mixed miscalibration.
         _tl("tl_imbalanced", _COVTYPE, (_OVER, _UNDER, _SINE, _HALF, _OVER, _UNDER, _SINE)),
         # P-C: atomic top scores (4 atoms per class): ties across quantile edges.
-        _tl("tl_atoms", (0.4, 0.35, 0.25), tuple(
-            Law(ScoreLaw(atoms=(0.1, 0.4, 0.7, 0.95), atom_probs=(0.25,) * 4),
-                ConditionalMean("step", {"threshold": 0.5, "low": lo, "high": hi}))
-            for lo, hi in ((0.5, 0.5), (0.3, 0.9), (0.6, 0.4)))),
+        _tl(
+            "tl_atoms",
+            (0.4, 0.35, 0.25),
+            tuple(
+                BinaryLaw(
+                    ScoreLaw(atoms=(0.1, 0.4, 0.7, 0.95), atom_probs=(0.25,) * 4),
+                    ConditionalMean("step", {"threshold": 0.5, "low": lo, "high": hi}),
+                )
+                for lo, hi in ((0.5, 0.5), (0.3, 0.9), (0.6, 0.4))
+            ),
+        ),
         # Opposite miscalibration in two classes: conf-ECE << TL-ECE for the base model.
         _tl("tl_opposite", (0.5, 0.3, 0.2), (_OVER, _UNDER, _HALF)),
         # Class-wise laws.
         DirichletAffineLaw((1.0,) * 10, 0.7, name="cw_dirichlet_balanced"),
         DirichletAffineLaw((4.0, 2.0, 1.0, 0.5, 0.3, 0.2), 0.8, name="cw_dirichlet_imbalanced"),
-        DirichletAffineLaw(shrink=0.6, prototypes=(
-            (0.7, 0.2, 0.1), (0.2, 0.7, 0.1), (0.1, 0.2, 0.7), (0.4, 0.4, 0.2),
-            (1 / 3, 1 / 3, 1 / 3)), name="cw_prototype_atoms"),
+        DirichletAffineLaw(
+            shrink=0.6,
+            prototypes=(
+                (0.7, 0.2, 0.1),
+                (0.2, 0.7, 0.1),
+                (0.1, 0.2, 0.7),
+                (0.4, 0.4, 0.2),
+                (1 / 3, 1 / 3, 1 / 3),
+            ),
+            name="cw_prototype_atoms",
+        ),
     ]
 }

@@ -1,0 +1,68 @@
+"""Argument validation shared by the simulation layer (one home for these conventions).
+
+Each helper raises ``ValueError`` naming the argument and echoing the offending value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["as_generator", "check_alphas", "check_n_bins", "check_positive_int",
+           "check_scores_labels"]
+
+
+def check_scores_labels(scores, labels, *, allow_fractional: bool):
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels, dtype=float)
+    if s.ndim != 1:
+        raise ValueError(f"scores must be one-dimensional, got shape {s.shape}")
+    if y.shape != s.shape:
+        raise ValueError(
+            f"scores and labels must have the same length, got {s.shape[0]} and {y.shape}"
+        )
+    if np.isnan(s).any() or np.isnan(y).any():
+        raise ValueError("scores and labels must not contain NaN")
+    if np.any((s < 0) | (s > 1)):
+        bad = s[(s < 0) | (s > 1)][:3]
+        raise ValueError(f"scores must lie in [0, 1], got values such as {bad.tolist()}")
+    if allow_fractional:
+        if np.any((y < 0) | (y > 1)):
+            bad = y[(y < 0) | (y > 1)][:3]
+            raise ValueError(f"labels must lie in [0, 1], got values such as {bad.tolist()}")
+    elif np.any((y != 0) & (y != 1)):
+        bad = y[(y != 0) & (y != 1)][:3]
+        raise ValueError(
+            f"labels must be 0 or 1 (pass allow_fractional_labels=True for [0, 1] labels), "
+            f"got values such as {bad.tolist()}"
+        )
+    return s, y
+
+
+def check_n_bins(n_bins):
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer) or n_bins < 1:
+        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+    return int(n_bins)
+
+
+def as_generator(rng) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, int | np.integer | np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    raise ValueError(f"rng must be None, an int, a SeedSequence or a numpy Generator, got {rng!r}")
+
+
+
+def check_positive_int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+
+def check_alphas(alphas, upper=1.0):
+    if not alphas:
+        raise ValueError("alphas must be a non-empty tuple")
+    for a in alphas:
+        if not (0 < a < upper):
+            raise ValueError(f"alpha must lie in (0, {upper:g}), got {a!r}")

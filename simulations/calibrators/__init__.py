@@ -1,0 +1,58 @@
+"""Calibrators under test (the M of ADEMP), scikit-learn style, with vectorised cores.
+
+Binary binning (:mod:`.binning`), scaling (:mod:`.scaling`), importance-weighted binning
+and uLSIF (:mod:`.weighted`), multiclass binning and scaling (:mod:`.multiclass_binning`,
+:mod:`.multiclass_scaling`). Bin edges and membership live in :mod:`.edges` only.
+"""
+
+from .binning import (
+    CALIBRATORS,
+    BinningBatch,
+    FixedWidthBinning,
+    IsotonicBinning,
+    RandomizedUniformMassBinning,
+    ScalingBinning,
+    UniformMassBinning,
+    UniformMassSampleSplitting,
+    ZadroznyElkanBinning,
+    calibrator_from_spec,
+)
+from .multiclass_binning import (
+    ClassWiseHistogramBinning,
+    NormalizedHistogramBinning,
+    TopLabelHistogramBinning,
+    check_probability_matrix,
+    softmax,
+    top_label,
+)
+from .multiclass_scaling import DirichletScaling, MulticlassTemperatureScaling, VectorScaling
+from .scaling import SCALERS, BetaCalibration, PlattScaling, TemperatureScaling
+from .weighted import ULSIF, WeightedHistogramBinning
+
+__all__ = [
+    "CALIBRATORS",
+    "SCALERS",
+    "ULSIF",
+    "BetaCalibration",
+    "BinningBatch",
+    "ClassWiseHistogramBinning",
+    "DirichletScaling",
+    "FixedWidthBinning",
+    "IsotonicBinning",
+    "MulticlassTemperatureScaling",
+    "NormalizedHistogramBinning",
+    "PlattScaling",
+    "RandomizedUniformMassBinning",
+    "ScalingBinning",
+    "TemperatureScaling",
+    "TopLabelHistogramBinning",
+    "UniformMassBinning",
+    "UniformMassSampleSplitting",
+    "VectorScaling",
+    "WeightedHistogramBinning",
+    "ZadroznyElkanBinning",
+    "calibrator_from_spec",
+    "check_probability_matrix",
+    "softmax",
+    "top_label",
+]

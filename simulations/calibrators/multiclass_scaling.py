@@ -1,0 +1,215 @@
+"""Multiclass scaling baselines of Gupta & Ramdas (2022), Tables 2-5.
+
+Temperature scaling (Guo et al. 2017), vector scaling and Dirichlet scaling (Kull et al.
+2019), fitted by L-BFGS (scipy.optimize) on ``log p`` of an ``(n, L)`` probability matrix.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from scipy import optimize, special
+
+from .._validation import check_positive_int
+from .edges import fixed_width_bin_index
+from .multiclass_binning import check_probability_matrix, top_label
+
+__all__ = ["DirichletScaling", "MulticlassTemperatureScaling", "VectorScaling"]
+
+logger = logging.getLogger(__name__)
+
+
+def _confidence_ece(confidence, hit, n_bins):
+    """Plug-in confidence ECE with equal-width bins (the grid rule's objective)."""
+    key = fixed_width_bin_index(confidence, n_bins)
+    count = np.bincount(key, minlength=n_bins)
+    gap = np.abs(np.bincount(key, hit, n_bins) - np.bincount(key, confidence, n_bins))
+    return float(gap.sum() / max(count.sum(), 1))
+
+
+# ------------------------------------------------------------------------- scaling
+class _LogProbabilityScaling:
+    """``softmax(W log p + b)`` fitted by minimising the mean negative log-likelihood."""
+
+    def __init__(self, *, clip=1e-12, max_iter=2000):
+        self.clip = clip
+        self.max_iter = max_iter
+
+    def get_params(self) -> dict:
+        return {"clip": self.clip, "max_iter": self.max_iter}
+
+    def _log_p(self, scores):
+        if not (0 < self.clip < 1):
+            raise ValueError(f"clip must lie in (0, 1), got {self.clip!r}")
+        return np.log(np.clip(scores, self.clip, 1.0))
+
+    # subclasses: _unpack(theta, L) -> (W or w, b), _init(L), _logits(x, theta), _grad
+    def fit(self, scores, labels):
+        """Fit on an (n, L) probability matrix and 0-based labels. Returns self."""
+        p, y = check_probability_matrix(scores, labels)
+        check_positive_int(self.max_iter, "max_iter")
+        x = self._log_p(p)
+        n, n_cls = x.shape
+        onehot = np.zeros((n, n_cls))
+        onehot[np.arange(n), y] = 1.0
+
+        def objective(theta):
+            z = self._logits(x, theta)
+            logq = z - special.logsumexp(z, axis=1, keepdims=True)
+            loss = -(onehot * logq).sum() / n
+            dz = (np.exp(logq) - onehot) / n
+            reg, reg_grad = self._penalty(theta, n_cls)
+            return loss + reg, self._backprop(x, dz, theta) + reg_grad
+
+        res = optimize.minimize(objective, self._init(n_cls), jac=True, method="L-BFGS-B",
+                                options={"maxiter": self.max_iter})
+        if not res.success:
+            logger.warning("%s: L-BFGS-B stopped: %s", type(self).__name__, res.message)
+        self.n_classes_ = n_cls
+        self.coef_ = res.x
+        self.n_iter_ = int(res.nit)
+        self.loss_ = float(res.fun)
+        return self
+
+    def _penalty(self, theta, n_cls):
+        return 0.0, np.zeros_like(theta)
+
+    def predict_proba(self, scores):
+        """Calibrated (n, L) probabilities."""
+        if not hasattr(self, "coef_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        p = check_probability_matrix(scores)
+        return special.softmax(self._logits(self._log_p(p), self.coef_), axis=1)
+
+    def predict(self, scores):
+        return np.argmax(self.predict_proba(scores), axis=1)
+
+
+class MulticlassTemperatureScaling(_LogProbabilityScaling):
+    """Temperature scaling (Guo et al. 2017): ``softmax(log p / T)``, one parameter.
+
+    Equals scaling the logits, since log p differs from them by a per-row constant.
+
+    Parameters
+    ----------
+    objective : {"nll", "ece_grid"}, default "nll"
+        ``"nll"``: minimise the negative log-likelihood (L-BFGS). ``"ece_grid"``: the rule of
+        the focal_calibration code that gr22 used for its TS column -- T on the grid
+        0.1, 0.2, ..., 10.0, keeping the first T with the smallest plug-in confidence ECE
+        (15 equal-width bins) on the calibration data.
+    clip, max_iter : as the other scalers.
+
+    Attributes
+    ----------
+    temperature_ : float
+    """
+
+    def __init__(self, *, objective="nll", clip=1e-12, max_iter=2000):
+        super().__init__(clip=clip, max_iter=max_iter)
+        self.objective = objective
+
+    def get_params(self) -> dict:
+        return {**super().get_params(), "objective": self.objective}
+
+    def fit(self, scores, labels):
+        """Fit on an (n, L) probability matrix and 0-based labels. Returns self."""
+        if self.objective == "nll":
+            return super().fit(scores, labels)
+        if self.objective != "ece_grid":
+            raise ValueError(f"objective must be 'nll' or 'ece_grid', got {self.objective!r}")
+        p, y = check_probability_matrix(scores, labels)
+        x = self._log_p(p)
+        best_t, best = 1.0, np.inf
+        for t in np.round(np.arange(1, 101) * 0.1, 10):
+            c, h = top_label(special.softmax(x / t, axis=1))
+            ece = _confidence_ece(h, (c == y).astype(float), 15)
+            if ece < best:
+                best_t, best = float(t), ece
+        self.n_classes_ = p.shape[1]
+        self.coef_ = np.array([-np.log(best_t)])
+        self.n_iter_ = 100
+        self.loss_ = float(best)
+        return self
+
+    def _init(self, n_cls):
+        return np.zeros(1)  # log(1 / T)
+
+    def _logits(self, x, theta):
+        return x * np.exp(theta[0])
+
+    def _backprop(self, x, dz, theta):
+        return np.array([(dz * x).sum() * np.exp(theta[0])])
+
+    @property
+    def temperature_(self):
+        return float(np.exp(-self.coef_[0]))
+
+
+class VectorScaling(_LogProbabilityScaling):
+    """Vector scaling (Guo et al. 2017; dirichletcal's ``vectorscaling``): ``w * log p + b``."""
+
+    def _init(self, n_cls):
+        return np.concatenate([np.ones(n_cls), np.zeros(n_cls)])
+
+    def _logits(self, x, theta):
+        n_cls = x.shape[1]
+        return x * theta[:n_cls] + theta[n_cls:]
+
+    def _backprop(self, x, dz, theta):
+        return np.concatenate([(dz * x).sum(axis=0), dz.sum(axis=0)])
+
+
+class DirichletScaling(_LogProbabilityScaling):
+    """Dirichlet calibration (Kull et al. 2019, full matrix): ``softmax(W log p + b)``.
+
+    Parameters
+    ----------
+    reg_lambda : float, default 0
+        ODIR penalty ``reg_lambda / (L (L - 1)) * sum_{i != j} W_ij^2`` on the off-diagonal.
+    reg_mu : float, default 0
+        Penalty ``reg_mu / L * sum_j b_j^2`` on the intercept.
+    clip, max_iter : as the other scalers.
+
+    Notes
+    -----
+    The defaults (no regularisation, identity initialisation) are those of dirichletcal's
+    ``FullDirichletCalibrator``, which gr22 ran "with default settings"; with L = 100 and
+    n = 5000 this has 10,100 free parameters and overfits, as Table 2's DS column shows.
+    """
+
+    def __init__(self, *, reg_lambda=0.0, reg_mu=0.0, clip=1e-12, max_iter=2000):
+        super().__init__(clip=clip, max_iter=max_iter)
+        self.reg_lambda = reg_lambda
+        self.reg_mu = reg_mu
+
+    def get_params(self) -> dict:
+        return {**super().get_params(), "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu}
+
+    def _init(self, n_cls):
+        return np.concatenate([np.eye(n_cls).ravel(), np.zeros(n_cls)])
+
+    def _split(self, theta, n_cls):
+        return theta[: n_cls * n_cls].reshape(n_cls, n_cls), theta[n_cls * n_cls:]
+
+    def _logits(self, x, theta):
+        w, b = self._split(theta, x.shape[1])
+        return x @ w.T + b
+
+    def _backprop(self, x, dz, theta):
+        return np.concatenate([(dz.T @ x).ravel(), dz.sum(axis=0)])
+
+    def _penalty(self, theta, n_cls):
+        for name in ("reg_lambda", "reg_mu"):
+            v = getattr(self, name)
+            if not (np.isfinite(v) and v >= 0):
+                raise ValueError(f"{name} must be finite and >= 0, got {v!r}")
+        w, b = self._split(theta, n_cls)
+        off = w * (1.0 - np.eye(n_cls))
+        lam = self.reg_lambda / (n_cls * (n_cls - 1))
+        mu = self.reg_mu / n_cls
+        value = lam * (off**2).sum() + mu * (b**2).sum()
+        grad = np.concatenate([(2 * lam * off).ravel(), 2 * mu * b])
+        return value, grad
+
+

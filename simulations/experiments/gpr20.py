@@ -1,0 +1,460 @@
+"""Experiments for Gupta, Podkopaev & Ramdas (2020): per-bin intervals, binning radii,
+uniform-mass counts, streams, and the adversary Q.
+
+Each returns a typed outcome of raw statistics (see :mod:`simulations.experiments.base`);
+the radii (Theorem 4, Corollary 3, Theorem 5...) are applied by the check layer.
+
+References
+----------
+Gupta, C., Podkopaev, A. and Ramdas, A. (2020). Distribution-free binary classification:
+prediction sets, confidence intervals and calibration. NeurIPS.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+from scipy import stats
+
+from bounds import gpr20
+
+from .._validation import check_alphas, check_positive_int
+from ..calibrators.binning import UniformMassSampleSplitting, calibrator_from_spec
+from ..calibrators.edges import fixed_width_bin_index
+from ..calibrators.scaling import SCALERS
+from ..calibrators.weighted import weighted_bin_sums
+from ..laws.adversary import AdversaryQ
+from ..laws.base import Law
+from ..metrics.exact import exact_bin_errors, merge_equal_outputs
+from .base import BlockOutcome, Experiment, Outcome, ratio
+
+__all__ = [
+    "AdversaryScalingExperiment",
+    "BinBernoulliExperiment",
+    "BinningRadiusExperiment",
+    "CIWidthExperiment",
+    "StreamExperiment",
+    "UMSCountExperiment",
+]
+
+
+# ---------------------------------------------------------------------------- outcomes
+@dataclass(frozen=True)
+class PerBinOutcome(Outcome):
+    """Per-bin estimation errors with the counts and variances a radius needs, ``(R, B)``."""
+
+    error: np.ndarray
+    counts: np.ndarray
+    variance: np.ndarray
+    n_empty: np.ndarray
+
+
+@dataclass(frozen=True)
+class MaxErrorOutcome(Outcome):
+    """Conditional error of a fitted map ``(R,)`` with its bin counts and variances ``(R, B)``."""
+
+    max_error: np.ndarray
+    counts: np.ndarray
+    variance: np.ndarray
+    n_empty: np.ndarray
+
+
+@dataclass(frozen=True)
+class CountOutcome(Outcome):
+    """Smallest bin count and worst balance ``max_b max(w_b B / 2, 1 / (2 B w_b))`` ``(R,)``."""
+
+    min_count: np.ndarray
+    balance: np.ndarray
+    n_empty: np.ndarray
+
+
+@dataclass(frozen=True)
+class TestErrorOutcome(Outcome):
+    """Error ``|E[Y | h(X)] - h(X)|`` at one fresh test point ``(R,)``."""
+
+    test_error: np.ndarray
+
+
+@dataclass(frozen=True)
+class IntervalOutcome(Outcome):
+    """A point estimate, the count it rests on and the truth it estimates ``(R,)``."""
+
+    count: np.ndarray
+    estimate: np.ndarray
+    truth: np.ndarray
+
+
+# ---------------------------------------------------------------- Theorem 4, per bin
+@dataclass(frozen=True)
+class BinBernoulliExperiment(Experiment):
+    """Theorem 4 given the bin memberships: N_b iid Bernoulli(pi_b) labels per bin.
+
+    By the proof of Theorem 4 the guarantee holds conditionally on the counts, so the
+    counts are fixed and only the labels are drawn (their sums are sufficient:
+    ``k_b ~ Binomial(N_b, pi_b)``, ``V^_b = pi^_b (1 - pi^_b)``).
+
+    Parameters
+    ----------
+    counts : tuple of int
+        N_b per bin.
+    probs : tuple of float
+        pi_b per bin.
+    name : str
+    """
+
+    counts: tuple
+    probs: tuple
+    name: str = "bins"
+
+    outcome_type: ClassVar[type] = PerBinOutcome
+
+    def __post_init__(self):
+        if len(self.counts) != len(self.probs) or not self.counts:
+            raise ValueError("counts and probs must be non-empty and of equal length")
+        for c in self.counts:
+            check_positive_int(c, "counts")
+        if not all(0 <= p <= 1 for p in self.probs):
+            raise ValueError(f"probs must lie in [0, 1], got {self.probs!r}")
+
+    law_name = property(lambda self: self.name)
+    n_total = property(lambda self: int(sum(self.counts)))
+    bins = property(lambda self: len(self.counts))
+    cost = property(lambda self: len(self.counts))
+
+    def symbols(self, outcome) -> dict:
+        return {"n_bin": outcome.counts, "counts": outcome.counts, "variance": outcome.variance,
+                "variances": outcome.variance, "n_bins": len(self.counts)}
+
+    def simulate(self, rng, reps):
+        n = np.asarray(self.counts, dtype=np.int64)
+        p = np.asarray(self.probs, dtype=float)
+        k = rng.binomial(n, p, size=(reps, n.size))
+        phat = k / n
+        return PerBinOutcome(np.abs(phat - p), np.broadcast_to(n, k.shape).copy(),
+                             phat * (1.0 - phat), np.zeros(reps, dtype=np.int64))
+
+
+# -------------------------------------------------------- Corollary 3, end to end
+@dataclass(frozen=True)
+class BinningRadiusExperiment(Experiment):
+    """Histogram binning with exact ``E[Y | h(X)]``: the conditional error and what a radius needs.
+
+    The calibrator (fixed-width, or uniform-mass with a split) is fitted on n draws of a
+    binary-label law; the outcome is ``max_{r in Range(h)} |E[Y | h(X) = r] - r|`` (bins
+    with equal outputs merged), the counts N_b and ``V^_b = pi^_b (1 - pi^_b)``. Under the
+    adversary Q (fixed-width bins only) the truth of a bin is the mean label of Q's support
+    points in it, drawn exactly (:meth:`simulations.laws.AdversaryQ.rest_bin_sums`).
+    """
+
+    law: Law
+    calibrator: dict
+    n: int
+    n_bins: int
+
+    accepts: ClassVar[tuple[str, ...]] = ("binary", "adversary")
+    outcome_type: ClassVar[type] = MaxErrorOutcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        check_positive_int(self.n, "n")
+        check_positive_int(self.n_bins, "n_bins")
+        if self.law.family == "binary" and self.law.labels != "binary":
+            raise ValueError("V^_b = pi^_b (1 - pi^_b) needs binary labels")
+        if self.law.family == "adversary" and self.calibrator.get("name") != "fixed_width":
+            raise ValueError("under the adversary Q only fixed-width binning is simulated")
+        calibrator_from_spec(self.calibrator, self.n_bins)
+
+    def symbols(self, outcome) -> dict:
+        return {"counts": outcome.counts, "variances": outcome.variance, "n": int(self.n),
+                "n_bins": int(self.n_bins)}
+
+    def simulate(self, rng, reps):
+        if self.law.family == "adversary":
+            return self._simulate_adversary(rng, reps)
+        cal = calibrator_from_spec(self.calibrator, self.n_bins)
+        scores, labels = self.law.sample((reps, self.n), rng)
+        batch = cal.fit_batch(scores, labels, self.n_bins, rng)
+        counts = batch.counts.astype(np.int64)
+        var = np.where(counts > 0, batch.values * (1.0 - batch.values), 0.0)
+        err = exact_bin_errors(batch, self.law).error
+        return MaxErrorOutcome(np.nanmax(err, axis=1), counts, var, (counts == 0).sum(axis=1))
+
+    def _simulate_adversary(self, rng, reps):
+        n, b, m = self.n, self.n_bins, self.law.support
+        s, y = self.law.sample((reps, n), rng)
+        counts, _, ysum = weighted_bin_sums(fixed_width_bin_index(s, b), y, np.ones_like(s), b)
+        rest, rest_y = self.law.rest_bin_sums(rng, reps, n, b)
+        mid = (np.arange(b) + 0.5) / b
+        values = np.where(counts > 0, ysum / np.maximum(counts, 1), mid)
+        mass, moment = merge_equal_outputs(values, (counts + rest) / m, (ysum + rest_y) / m)
+        err = np.abs(moment / mass - values)
+        var = values * (1.0 - values)
+        return MaxErrorOutcome(err.max(axis=1), counts.astype(np.int64), var,
+                               (counts == 0).sum(axis=1))
+
+
+# ---------------------------------------------------------------------- Theorem 5
+@dataclass(frozen=True)
+class UMSCountExperiment(Experiment):
+    """Theorem 5: uniform-mass bins from n1 points, counts of n2 further points.
+
+    Outcome: the smallest count ``min_b N_b`` and the worst balance
+    ``max_b max(w_b B / 2, 1 / (2 B w_b))`` of the exact bin masses (at most 1 iff every
+    mass is in ``[1/(2B), 2/B]``: 2-well-balanced, Lemma 13 in App. C.3).
+    """
+
+    law: Law
+    n1: int
+    n2: int
+    n_bins: int
+    tie_breaking: str = "lexicographic"
+
+    accepts: ClassVar[tuple[str, ...]] = ("binary",)
+    outcome_type: ClassVar[type] = CountOutcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        for name in ("n1", "n2", "n_bins"):
+            check_positive_int(getattr(self, name), name)
+        if self.n1 < self.n_bins:
+            raise ValueError(f"need n1 >= n_bins, got n1={self.n1}, n_bins={self.n_bins}")
+        self._calibrator()
+
+    n_total = property(lambda self: int(self.n1 + self.n2))
+
+    def _calibrator(self):
+        n = self.n1 + self.n2
+        cal = UniformMassSampleSplitting(self.n_bins, split=self.n1 / n,
+                                         tie_breaking=self.tie_breaking)
+        if cal._n_edge(n) != self.n1:  # pragma: no cover - rounding guard
+            raise ValueError("split rounding does not reproduce n1")
+        return cal
+
+    def symbols(self, outcome) -> dict:
+        return {"n_cal2": int(self.n2), "n_bins": int(self.n_bins)}
+
+    def simulate(self, rng, reps):
+        scores = self.law.sample_scores((reps, self.n1 + self.n2), rng)
+        batch = self._calibrator().fit_batch(scores, np.zeros_like(scores), self.n_bins, rng)
+        mass, _ = self.law.interval_moments(batch.lower_s, batch.lower_u,
+                                            batch.upper_s, batch.upper_u)
+        b = self.n_bins
+        with np.errstate(divide="ignore"):
+            balance = np.maximum(mass * b / 2.0, 1.0 / (2.0 * b * mass)).max(axis=1)
+        counts = batch.counts
+        return CountOutcome(counts.min(axis=1), balance, (counts == 0).sum(axis=1))
+
+
+# ---------------------------------------------------------------------- Theorem 6
+_STREAM_RADII = ("thm6", "thm6_intermediate", "clopper_pearson_fixed_n")
+
+
+@functools.lru_cache(maxsize=8)
+def _clopper_pearson_table(t_max: int, level: float):
+    """Two-sided Clopper-Pearson limits at ``level`` for every (t, k), t <= t_max."""
+    t = np.arange(t_max + 1)[:, None].astype(float)
+    k = np.arange(t_max + 1)[None, :].astype(float)
+    valid = (k <= t) & (t > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(valid & (k > 0), stats.beta.ppf(level / 2, k, t - k + 1), 0.0)
+        hi = np.where(valid & (k < t), stats.beta.ppf(1 - level / 2, k + 1, t - k), 1.0)
+    return np.nan_to_num(lo), np.nan_to_num(hi, nan=1.0)
+
+
+@dataclass(frozen=True)
+class StreamExperiment(Experiment):
+    """Theorem 6: per-bin Bernoulli streams, the radius recomputed after every point.
+
+    The documented exception of :mod:`simulations.experiments.base`: the event is
+    time-uniform (no bin leaves its radius at any ``t <= lengths[b]``), a property of the
+    whole path, so the radius (``"thm6"``, ``"thm6_intermediate"`` or the negative control
+    ``"clopper_pearson_fixed_n"``: an exact fixed-n interval at level alpha/B re-checked at
+    every t) and the alphas are part of the experiment. Conditional on the memberships
+    (the proof conditions on the sequence of bins), bin b receives ``lengths[b]`` labels iid
+    Bernoulli(``probs[b]``). ``Ybar_0 = y0`` in the predictable variance (not defined by
+    the paper; any fixed value in [0, 1] is valid).
+    """
+
+    probs: tuple
+    lengths: tuple
+    alphas: tuple = (0.1,)
+    radius: str = "thm6"
+    name: str = "streams"
+    y0: float = 0.5
+
+    outcome_type: ClassVar[type] = BlockOutcome
+
+    def __post_init__(self):
+        if len(self.probs) != len(self.lengths) or not self.probs:
+            raise ValueError("probs and lengths must be non-empty and of equal length")
+        for length in self.lengths:
+            check_positive_int(length, "lengths")
+        if self.radius not in _STREAM_RADII:
+            raise ValueError(f"radius must be one of {_STREAM_RADII}, got {self.radius!r}")
+        if not (0 <= self.y0 <= 1):
+            raise ValueError(f"y0 must lie in [0, 1], got {self.y0!r}")
+        check_alphas(self.alphas)
+
+    @classmethod
+    def code_paths(cls) -> tuple[str, ...]:
+        return (*super().code_paths(), "bounds")  # evaluates the bound inside
+
+    law_name = property(lambda self: self.name)
+    n_total = property(lambda self: int(sum(self.lengths)))
+    bins = property(lambda self: len(self.lengths))
+
+    def simulate(self, rng, reps):
+        b = len(self.probs)
+        worst = np.zeros((reps, len(self.alphas)))
+        final = np.zeros((reps, len(self.alphas)))
+        for p, length in zip(self.probs, self.lengths, strict=True):
+            y = (rng.random((reps, length)) < p).astype(float)
+            t = np.arange(1, length + 1, dtype=float)
+            csum = np.cumsum(y, axis=1)
+            ybar = csum / t
+            prev = np.concatenate([np.full((reps, 1), self.y0), ybar[:, :-1]], axis=1)
+            v_plus = np.cumsum((y - prev) ** 2, axis=1)
+            err = np.abs(ybar - p)
+            for j, a in enumerate(self.alphas):
+                if self.radius == "clopper_pearson_fixed_n":
+                    lo, hi = _clopper_pearson_table(int(max(self.lengths)), a / b)
+                    k = csum.astype(np.int64)
+                    ti = np.broadcast_to(np.arange(1, length + 1), k.shape)
+                    lo_t, hi_t = lo[ti, k], hi[ti, k]
+                    side = np.where(p < ybar, ybar - lo_t, hi_t - ybar)
+                    r = ratio(err, side).max(axis=1)
+                    radius_end = (hi_t - lo_t)[:, -1] / 2
+                else:
+                    f = (gpr20.thm6_halfwidth if self.radius == "thm6"
+                         else gpr20.thm6_halfwidth_intermediate)
+                    hw = f(t, v_plus, b, a)
+                    r = ratio(err, hw).max(axis=1)
+                    radius_end = hw[:, -1]
+                worst[:, j] = np.maximum(worst[:, j], r)
+                final[:, j] = np.maximum(final[:, j], radius_end)
+        return BlockOutcome(worst, final)
+
+
+# ------------------------------------------------------- Theorem 3 (adversary Q)
+@dataclass(frozen=True)
+class AdversaryScalingExperiment(Experiment):
+    """Theorem 3 under the adversary Q of Theorem 2: the test error of a fitted method.
+
+    Q's scores are a.s. distinct, so ``E_Q[Y | f(X)] = Y``; for an injective map h,
+    ``E_Q[Y | h(X)] = Y`` too and the test error is ``|Y - h(X)|``. A constant map (beta
+    calibration with a = b = 0) has the mean label of Q as its truth; fixed-width histogram
+    binning (the negative control: not injective) has the mean label of Q's support points
+    in each bin, bins with equal outputs merged.
+    """
+
+    method: str
+    n: int
+    n_bins: int = 10
+    law: AdversaryQ = field(default_factory=AdversaryQ)
+
+    accepts: ClassVar[tuple[str, ...]] = ("adversary",)
+    outcome_type: ClassVar[type] = TestErrorOutcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        check_positive_int(self.n, "n")
+        if self.method not in (*SCALERS, "fixed_width"):
+            raise ValueError(f"method must be one of {[*SCALERS, 'fixed_width']}, got "
+                             f"{self.method!r}")
+
+    def label(self) -> str:
+        return f"{self.method}/{self.law.name}/n={self.n}"
+
+    def simulate(self, rng, reps):
+        n, b, m = self.n, self.n_bins, self.law.support
+        s, y = self.law.sample((reps, n), rng)
+        s_t, y_t = self.law.sample(reps, rng)
+        if self.method in SCALERS:
+            scaler = SCALERS[self.method]
+            coef = scaler.fit_batch(s, y)
+            h_t = scaler.transform_batch(coef, s_t[:, None])[:, 0]
+            q_mean = (y.sum(axis=1) + self.law.rest_label_sum(rng, reps, n)) / m
+            truth = np.where(scaler.injective_batch(coef), y_t, q_mean)
+            return TestErrorOutcome(np.abs(truth - h_t))
+        counts, _, ysum = weighted_bin_sums(fixed_width_bin_index(s, b), y, np.ones_like(s), b)
+        rest, rest_y = self.law.rest_bin_sums(rng, reps, n, b)
+        mid = (np.arange(b) + 0.5) / b
+        values = np.where(counts > 0, ysum / np.maximum(counts, 1), mid)
+        mass, moment = merge_equal_outputs(values, (counts + rest) / m, (ysum + rest_y) / m)
+        err_bins = np.abs(moment / mass - values)
+        return TestErrorOutcome(err_bins[np.arange(reps), fixed_width_bin_index(s_t, b)])
+
+
+# ---------------------------------------------------------------- Corollary 1
+@dataclass(frozen=True)
+class CIWidthExperiment(Experiment):
+    """Corollary 1: width and validity of confidence intervals w.r.t. f.
+
+    Methods: ``"atomwise_eb"`` -- on a test score seen ``N_z >= 1`` times in the calibration
+    set, the empirical-Bernstein interval (Audibert et al., delta = alpha) of the labels at
+    that score, otherwise ``[0, 1]``; ``"bin_thm4"`` -- the Theorem 4 interval of the test
+    point's fixed-width bin, a valid CI for the *bin* mean used (wrongly) as a CI w.r.t. f.
+    Intervals are clipped to [0, 1]. The interval depends on alpha through the method, so
+    the outcome keeps what it rests on (count, estimate, truth) and :meth:`statistic`
+    builds it for each alpha: ``"width"`` and ``"miss_ratio"`` (distance of the truth from
+    the centre over the half-width: covered iff <= 1).
+    """
+
+    method: str
+    law: Law
+    n: int
+    n_bins: int = 10
+
+    accepts: ClassVar[tuple[str, ...]] = ("binary", "adversary")
+    outcome_type: ClassVar[type] = IntervalOutcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        check_positive_int(self.n, "n")
+        if self.method not in ("atomwise_eb", "bin_thm4"):
+            raise ValueError(f"method must be 'atomwise_eb' or 'bin_thm4', got {self.method!r}")
+
+    def simulate(self, rng, reps):
+        n = self.n
+        s, y = self.law.sample((reps, n), rng)
+        if self.law.family == "adversary":
+            s_t, truth = self.law.sample(reps, rng)
+        else:
+            s_t = self.law.sample_scores(reps, rng)
+            truth = self.law.eta(s_t)
+        if self.method == "atomwise_eb":
+            same = s == s_t[:, None]
+        else:
+            b = self.n_bins
+            same = fixed_width_bin_index(s, b) == fixed_width_bin_index(s_t, b)[:, None]
+        count = same.sum(axis=1)
+        phat = np.where(count > 0, (y * same).sum(axis=1) / np.maximum(count, 1), 0.5)
+        return IntervalOutcome(count, phat, np.asarray(truth, dtype=float))
+
+    def interval(self, outcome, alpha):
+        """Clipped interval ``(lo, hi)`` of every replicate at miscoverage alpha."""
+        var = outcome.estimate * (1.0 - outcome.estimate)
+        if self.method == "atomwise_eb":
+            hw = gpr20.empirical_bernstein_halfwidth(outcome.count, var, alpha)
+        else:
+            hw = gpr20.thm4_halfwidth(outcome.count, var, self.n_bins, alpha)
+        return np.clip(outcome.estimate - hw, 0, 1), np.clip(outcome.estimate + hw, 0, 1)
+
+    def statistic(self, outcome, name, alpha):
+        """``"width"`` or ``"miss_ratio"`` of the interval at alpha (see class doc)."""
+        lo, hi = self.interval(outcome, alpha)
+        if name == "width":
+            return hi - lo
+        if name == "miss_ratio":
+            # covered iff lo <= truth <= hi (compared directly: no rounding at the ends);
+            # inside, the distance from the centre over the half-width (<= 1), outside 1 +.
+            truth = outcome.truth
+            inside = (lo <= truth) & (truth <= hi)
+            centred = np.minimum(ratio(np.abs(truth - (lo + hi) / 2), (hi - lo) / 2), 1.0)
+            outside = 1.0 + ratio(np.maximum(lo - truth, truth - hi), (hi - lo) / 2)
+            return np.where(inside, centred, np.maximum(outside, np.nextafter(1.0, 2.0)))
+        raise ValueError(f"CIWidthExperiment has statistics 'width' and 'miss_ratio', got "
+                         f"{name!r}")

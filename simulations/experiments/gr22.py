@@ -1,0 +1,280 @@
+"""Experiments for Gupta & Ramdas (2022): TL-HB and CW-HB with exact truth, Proposition 4,
+accuracy preservation.
+
+Design: Theorem 1's proof conditions on the class counts ``n_l``, so
+:class:`TopLabelBinningExperiment` draws a *stratified* calibration set with ``n_l`` the
+largest-remainder rounding of ``n P(c(X) = l)``. Each class is fitted with
+:class:`~simulations.calibrators.RandomizedUniformMassBinning` (gr21 Algorithm 2, delta -> 0
+tie-breaking), exactly what :class:`~simulations.calibrators.TopLabelHistogramBinning` runs
+per class, vectorised over replicates.
+
+References
+----------
+Gupta, C. and Ramdas, A. (2022). Top-label calibration and multiclass-to-binary reductions.
+ICLR. Theorems 1-2, Proposition 4, Sec. 3.2, Algorithms 4, 8 and 9.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from bounds import gr22
+
+from .._validation import check_positive_int
+from ..calibrators.binning import RandomizedUniformMassBinning
+from ..calibrators.multiclass_binning import (
+    ClassWiseHistogramBinning,
+    NormalizedHistogramBinning,
+    TopLabelHistogramBinning,
+    top_label,
+)
+from ..laws.multiclass import DirichletAffineLaw, TopLabelLaw
+from ..metrics.exact import exact_bin_errors
+from .base import BinOutcome, Experiment, Outcome
+
+__all__ = [
+    "AccuracyExperiment",
+    "ClassWiseBinningExperiment",
+    "Prop4Experiment",
+    "TopLabelBinningExperiment",
+]
+
+
+def _fit_exact(law, scores, labels, n_bins, rng):
+    """Fit randomized UMD on (R, m) rows and return (mass, error) arrays of shape (R, B)."""
+    cal = RandomizedUniformMassBinning(n_bins, delta=0.0)
+    batch = cal.fit_batch(scores, labels, n_bins, rng)
+    be = exact_bin_errors(batch, law)
+    return be.mass, be.error
+
+
+@dataclass(frozen=True)
+class TopLabelBinningExperiment(Experiment):
+    """TL-HB (Algorithm 8) on a :class:`TopLabelLaw` with exact top-label truth.
+
+    The outcome is a :class:`BinOutcome` over all (class, bin) outputs: exact errors
+    ``|P(Y = c(X) | c(X), h(X)) - h(X)|`` and masses ``P(c = l) w_{l,b}``.
+
+    Parameters
+    ----------
+    law : TopLabelLaw
+    n : int
+        Total calibration size (stratified over predicted classes).
+    points_per_bin : int
+        k: class l gets ``floor(n_l / k)`` bins.
+    n_bins : int or None
+        Fixed bins per class instead of ``floor(n_l / k)`` (App. E.2 variant).
+    """
+
+    law: TopLabelLaw
+    n: int
+    points_per_bin: int = 20
+    n_bins: int | None = None
+
+    accepts: ClassVar[tuple[str, ...]] = ("top_label",)
+    outcome_type: ClassVar[type] = BinOutcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        check_positive_int(self.n, "n")
+        check_positive_int(self.points_per_bin, "points_per_bin", 2)
+        counts = self.law.class_counts(self.n)
+        if counts.min() < self.points_per_bin:
+            raise ValueError(f"Theorem 1 needs n_l >= k for every class: n={self.n} gives "
+                             f"n_l={counts.tolist()}, k={self.points_per_bin}")
+
+    @property
+    def bins(self) -> int:
+        return int(self.bins_per_class().sum())
+
+    def bins_per_class(self):
+        """Bins of each predicted class."""
+        counts = self.law.class_counts(self.n)
+        if self.n_bins is not None:
+            return np.minimum(self.n_bins, counts // 2)
+        return counts // self.points_per_bin
+
+    def label(self) -> str:
+        return f"TL-HB/{self.law.name}/n={self.n}/k={self.points_per_bin}"
+
+    def symbols(self, outcome=None) -> dict:
+        return {"n": int(self.n), "points_per_bin": int(self.points_per_bin),
+                "class_counts": self.law.class_counts(self.n),
+                "bins_per_class": self.bins_per_class(), "delta": 0.0}
+
+    def simulate(self, rng, reps):
+        counts = self.law.class_counts(self.n)
+        bins = self.bins_per_class()
+        probs = np.asarray(self.law.class_probs)
+        masses, errors = [], []
+        for lab in range(self.law.n_classes):
+            u, y = self.law.sample_class(lab, (reps, int(counts[lab])), rng)
+            m, e = _fit_exact(self.law.laws[lab], u, y, int(bins[lab]), rng)
+            masses.append(probs[lab] * m)
+            errors.append(e)
+        return BinOutcome(np.concatenate(errors, axis=1), np.concatenate(masses, axis=1),
+                          rng.random((reps, 2)), np.zeros(reps, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class ClassWiseOutcome(BinOutcome):
+    """:class:`BinOutcome` of one class's binning plus the CW-ECE over all classes ``(R,)``."""
+
+    cw_ece: np.ndarray
+
+
+@dataclass(frozen=True)
+class ClassWiseBinningExperiment(Experiment):
+    """CW-HB (Algorithm 9) on a :class:`DirichletAffineLaw` with exact class-wise truth.
+
+    Every class's binning uses all n points (labels ``1{Y = l}``) with ``floor(n/k)`` bins.
+    The outcome holds the per-bin errors and masses of class ``class_index`` (default: the
+    last, the rarest in the shipped imbalanced law) and the exact CW-ECE of all classes.
+    """
+
+    law: DirichletAffineLaw
+    n: int
+    points_per_bin: int = 20
+    class_index: int = -1
+
+    accepts: ClassVar[tuple[str, ...]] = ("dirichlet_affine",)
+    outcome_type: ClassVar[type] = ClassWiseOutcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        check_positive_int(self.points_per_bin, "points_per_bin", 2)
+        check_positive_int(self.n, "n", self.points_per_bin)
+
+    @property
+    def bins(self) -> int:
+        return self.n // self.points_per_bin
+
+    cost = property(lambda self: int(self.n * self.law.n_classes))
+
+    def label(self) -> str:
+        return f"CW-HB/{self.law.name}/n={self.n}/k={self.points_per_bin}"
+
+    def symbols(self, outcome=None) -> dict:
+        return {"n": int(self.n), "points_per_bin": int(self.points_per_bin),
+                "n_classes": int(self.law.n_classes), "delta": 0.0}
+
+    def simulate(self, rng, reps):
+        g, y = self.law.sample((reps, self.n), rng)
+        masses, errs = [], []
+        for lab in range(self.law.n_classes):
+            m, e = _fit_exact(self.law.class_law(lab), g[..., lab], (y == lab).astype(float),
+                              self.bins, rng)
+            masses.append(m)
+            errs.append(e)
+        cw_ece = np.mean([np.nansum(m * np.nan_to_num(e), axis=1)
+                          for m, e in zip(masses, errs, strict=True)], axis=0)
+        return ClassWiseOutcome(errs[self.class_index], masses[self.class_index],
+                                rng.random((reps, 2)), np.zeros(reps, dtype=np.int64), cw_ece)
+
+
+@dataclass(frozen=True)
+class TopLabelErrorsOutcome(Outcome):
+    """Exact conf-ECE, TL-ECE, conf-MCE and TL-MCE of random discrete predictors ``(R,)``."""
+
+    conf_ece: np.ndarray
+    tl_ece: np.ndarray
+    conf_mce: np.ndarray
+    tl_mce: np.ndarray
+
+
+@dataclass(frozen=True)
+class Prop4Experiment(Experiment):
+    """Proposition 4 and App. E.3 on random discrete predictors.
+
+    Each replicate draws a predictor on ``n_support`` points: ``P(X = x) ~ Dirichlet(1)``,
+    ``c(x)`` uniform on L classes, ``h(x)`` on a grid of ``n_levels`` values (so that level
+    sets mix classes) and ``P(Y = c(X) | x) ~ U[0, 1]``; the four errors are exact
+    (:func:`bounds.gr22.discrete_top_label_errors`).
+    """
+
+    n_support: int = 12
+    n_classes: int = 3
+    n_levels: int = 3
+
+    outcome_type: ClassVar[type] = TopLabelErrorsOutcome
+
+    def __post_init__(self):
+        for name in ("n_support", "n_classes", "n_levels"):
+            check_positive_int(getattr(self, name), name)
+
+    law_name = property(lambda self: f"random_discrete(M={self.n_support})")
+    n_total = property(lambda self: self.n_support)
+    bins = property(lambda self: self.n_levels)
+    cost = property(lambda self: self.n_support * self.n_support)
+
+    def label(self) -> str:
+        return f"Prop4/{self.law_name}/L={self.n_classes}"
+
+    @classmethod
+    def code_paths(cls) -> tuple[str, ...]:
+        return (*super().code_paths(), "bounds")  # the exact errors come from bounds.gr22
+
+    def simulate(self, rng, reps):
+        shape = (reps, self.n_support)
+        prob = rng.dirichlet(np.ones(self.n_support), size=reps)
+        c = rng.integers(0, self.n_classes, size=shape)
+        levels = np.linspace(0.4, 0.9, self.n_levels)
+        h = levels[rng.integers(0, self.n_levels, size=shape)]
+        p = rng.random(shape)
+        return TopLabelErrorsOutcome(*gr22.discrete_top_label_errors(prob, c, h, p))
+
+
+_ACC_CALIBRATORS = {"tlhb": TopLabelHistogramBinning, "cwhb": ClassWiseHistogramBinning,
+                    "nhb": NormalizedHistogramBinning}
+
+
+@dataclass(frozen=True)
+class ChangedOutcome(Outcome):
+    """Fraction of test points whose predicted label differs from the base model's ``(R,)``."""
+
+    changed: np.ndarray
+
+
+@dataclass(frozen=True)
+class AccuracyExperiment(Experiment):
+    """Accuracy preservation (Sec. 3.2) with the user-facing calibrators.
+
+    Each replicate fits the calibrator on n points of a :class:`TopLabelLaw` and predicts
+    ``n_test`` fresh points; the outcome is the fraction of predicted labels that differ
+    from the base model's argmax. TL-HB keeps c by construction; CW-HB and N-HB (negative
+    controls) need not.
+    """
+
+    law: TopLabelLaw
+    n: int = 1000
+    n_test: int = 1000
+    calibrator: str = "tlhb"
+    points_per_bin: int = 20
+
+    accepts: ClassVar[tuple[str, ...]] = ("top_label",)
+    outcome_type: ClassVar[type] = ChangedOutcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        if self.calibrator not in _ACC_CALIBRATORS:
+            raise ValueError(f"calibrator must be one of {sorted(_ACC_CALIBRATORS)}, got "
+                             f"{self.calibrator!r}")
+
+    bins = property(lambda self: self.n // self.points_per_bin)
+    cost = property(lambda self: 20 * (self.n + self.n_test))
+
+    def label(self) -> str:
+        return f"Accuracy/{self.law.name}/n={self.n}/{self.calibrator}"
+
+    def simulate(self, rng, reps):
+        changed = np.empty(reps)
+        for r in range(reps):
+            scores, labels = self.law.sample(self.n, rng)
+            cal = _ACC_CALIBRATORS[self.calibrator](self.points_per_bin, rng=rng)
+            cal.fit(scores, labels)
+            test, _ = self.law.sample(self.n_test, rng)
+            changed[r] = 1.0 - np.mean(cal.predict(test) == top_label(test)[0])
+        return ChangedOutcome(changed)

@@ -1,0 +1,159 @@
+"""Plug-in top-label, confidence and class-wise calibration errors (Gupta & Ramdas 2022).
+
+Equal-width bins ``[0, 1/B), ..., [1 - 1/B, 1]`` for continuous outputs, and one group per
+distinct output for binning outputs (pass the ``groups`` returned by ``predict_groups``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..calibrators.edges import fixed_width_bin_index
+
+__all__ = [
+    "PluginErrors",
+    "plugin_classwise_ece",
+    "plugin_reliability_mce",
+    "plugin_top_label_errors",
+    "top_label_reliability",
+]
+
+
+# ------------------------------------------------------------------------- metrics
+def _group_errors(keys, conf, hit):
+    """Per group of equal keys: weight N_g / N and |mean(hit) - mean(conf)|."""
+    _, inv = np.unique(keys, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    count = np.bincount(inv).astype(float)
+    gap = np.abs(np.bincount(inv, weights=hit) - np.bincount(inv, weights=conf)) / count
+    return count / conf.size, gap
+
+
+@dataclass(frozen=True)
+class PluginErrors:
+    """Plug-in top-label and confidence errors of one predictor on one test set.
+
+    Attributes
+    ----------
+    tl_ece, tl_mce : float
+        Groups (predicted class, bin).
+    conf_ece, conf_mce : float
+        Groups (bin) pooled over classes (Guo et al. 2017).
+    """
+
+    tl_ece: float
+    tl_mce: float
+    conf_ece: float
+    conf_mce: float
+
+
+def plugin_top_label_errors(pred_class, confidence, labels, *, n_bins=15,
+                            groups=None) -> PluginErrors:
+    """Plug-in TL-ECE, TL-MCE, conf-ECE and conf-MCE (Gupta & Ramdas 2022, Sec. 2).
+
+    Parameters
+    ----------
+    pred_class, confidence, labels : array_like, shape (n,)
+        c(X_i), h(X_i) and Y_i (0-based).
+    n_bins : int, default 15
+        Equal-width estimation bins (continuous outputs).
+    groups : array_like of int, shape (n,), optional
+        Output ids of a binning calibrator (``predict_groups``): each distinct output is
+        its own group ("unbinned", as the paper evaluates TL-HB); overrides ``n_bins``.
+        Groups with an id < 0 (uncalibrated classes) fall back to equal-width bins.
+    """
+    c = np.asarray(pred_class)
+    h = np.asarray(confidence, dtype=float)
+    y = np.asarray(labels)
+    if not (c.shape == h.shape == y.shape) or c.ndim != 1:
+        raise ValueError(f"pred_class, confidence and labels must be 1-d of one length, got "
+                         f"{c.shape}, {h.shape}, {y.shape}")
+    n_bins = check_positive_int(n_bins, "n_bins")
+    hit = (c == y).astype(float)
+    if groups is None:
+        key = fixed_width_bin_index(h, n_bins)
+    else:
+        g = np.asarray(groups, dtype=np.int64)
+        if g.shape != c.shape:
+            raise ValueError(f"groups must have shape {c.shape}, got {g.shape}")
+        key = np.where(g >= 0, g, -1 - fixed_width_bin_index(h, n_bins))
+    w_tl, gap_tl = _group_errors(np.column_stack([c, key]), h, hit)
+    w_c, gap_c = _group_errors(key, h, hit)
+    return PluginErrors(float(w_tl @ gap_tl), float(gap_tl.max()),
+                        float(w_c @ gap_c), float(gap_c.max()))
+
+
+def plugin_classwise_ece(probs, labels, *, n_bins=15, groups=None) -> float:
+    """Plug-in CW-ECE: the mean over classes of the binned ECE of ``(h_l, 1{Y = l})``.
+
+    ``groups`` (an (n, L) array of per-class bin ids, from CW-HB's ``predict_groups``)
+    replaces the equal-width bins by one group per distinct output.
+    """
+    p = np.asarray(probs, dtype=float)
+    y = np.asarray(labels)
+    if p.ndim != 2 or y.shape != (p.shape[0],):
+        raise ValueError(f"probs must be (n, L) and labels (n,), got {p.shape} and {y.shape}")
+    n_bins = check_positive_int(n_bins, "n_bins")
+    total = 0.0
+    for lab in range(p.shape[1]):
+        key = (fixed_width_bin_index(p[:, lab], n_bins) if groups is None
+               else np.asarray(groups)[:, lab])
+        w, gap = _group_errors(key, p[:, lab], (y == lab).astype(float))
+        total += float(w @ gap)
+    return total / p.shape[1]
+
+
+def _group_tl_gaps(keys, pred_class, confidence, hit):
+    """Per group of ``keys``: ``(inverse, Delta_g)`` with ``Delta_g = sum_l P^(c = l | g)
+    |acc_{g,l} - conf_{g,l}|``, the top-label reliability gap (Sec. 2.1)."""
+    _, inv = np.unique(keys, return_inverse=True)
+    inv = inv.ravel()
+    n_groups = inv.max() + 1
+    _, sub = np.unique(np.column_stack([inv, pred_class]), axis=0, return_inverse=True)
+    sub = sub.ravel()
+    count = np.bincount(sub).astype(float)
+    gap = np.abs(np.bincount(sub, weights=hit) - np.bincount(sub, weights=confidence))
+    owner = np.zeros(count.size, dtype=np.int64)
+    owner[sub] = inv
+    # sum over classes in the group of (N_{g,l}/N_g) |acc - conf| = sum |.| N_{g,l} / N_g
+    per_group = np.bincount(owner, weights=gap, minlength=n_groups)
+    return inv, per_group / np.bincount(inv, minlength=n_groups)
+
+
+def plugin_reliability_mce(pred_class, confidence, labels, *, n_bins=15, groups=None) -> float:
+    """The TL-MCE estimator of gr22's tables: ``max_b Delta^_b`` of the top-label diagram.
+
+    Not the plug-in of eq. (17) (``PluginErrors.tl_mce``, a max over (class, bin)): it
+    averages the per-class gaps inside each bin with weights ``P^(c = l | bin)``. It
+    reproduces all 12 Base TL-MCE cells of gr22 Tables 2 and 4. Bins are equal-width, or the
+    output groups of a binning calibrator.
+    """
+    c = np.asarray(pred_class)
+    h = np.asarray(confidence, dtype=float)
+    hit = (c == np.asarray(labels)).astype(float)
+    key = fixed_width_bin_index(h, check_positive_int(n_bins, "n_bins")) if groups is None \
+        else np.asarray(groups)
+    return float(_group_tl_gaps(key, c, h, hit)[1].max())
+
+
+def top_label_reliability(pred_class, confidence, labels, *, n_bins=10):
+    """Confidence and top-label reliability diagrams on equal-width bins (Sec. 2.1, Fig. 1).
+
+    Returns
+    -------
+    dict of ndarray, one entry per non-empty bin
+        ``conf`` (mean h), ``acc`` (P^(Y = c | bin)), ``tl_gap`` (Delta^_b =
+        sum_l P^(c = l | bin) |acc_{b,l} - conf_{b,l}|), ``fraction`` (N_b / N) and ``bin``.
+    """
+    c = np.asarray(pred_class)
+    h = np.asarray(confidence, dtype=float)
+    hit = (c == np.asarray(labels)).astype(float)
+    b = fixed_width_bin_index(h, n_bins)
+    inv, tl_gap = _group_tl_gaps(b, c, h, hit)
+    count = np.bincount(inv).astype(float)
+    return {"bin": np.unique(b), "conf": np.bincount(inv, weights=h) / count,
+            "acc": np.bincount(inv, weights=hit) / count, "tl_gap": tl_gap,
+            "fraction": count / h.size}

@@ -1,0 +1,137 @@
+"""The import layering of calcheck, read from the source (AST), not from a running import.
+
+* ``bounds`` imports nothing of ours;
+* ``simulations`` may import ``bounds``, never ``theory_checks`` or ``figures``;
+* ``figures`` may import ``bounds`` and ``simulations``, never ``theory_checks``;
+* ``theory_checks`` (the CLI and the HTML report are its front end) may import all three;
+* no import cycle among modules;
+* a per-paper module (``bounds/<paper>*.py``, ``simulations/experiments/<paper>*.py``,
+  ``theory_checks/catalog/<paper>.py``, ``figures/<paper>/``) imports only generic modules
+  and modules of its own paper;
+* no library module is longer than about 450 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("bounds", "simulations", "theory_checks", "figures")
+PAPERS = ("gr21", "gpr20", "gr22", "klm19", "nch14")
+ALLOWED = {
+    "bounds": set(),
+    "simulations": {"bounds"},
+    "theory_checks": {"bounds", "simulations", "figures"},
+    "figures": {"bounds", "simulations"},
+}
+MAX_LINES = 460
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """Our modules imported by ``name`` (absolute and relative, at any depth)."""
+    is_pkg = path.name == "__init__.py"
+    base = name.split(".") if is_pkg else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                stem = base[: len(base) - node.level + 1]
+                mod = ".".join(stem + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            # ``from pkg import x`` imports the module pkg.x when there is one, else pkg
+            targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in MODULES else mod
+                       for a in node.names]
+        else:
+            continue
+        for t in targets:
+            if t.split(".")[0] in PACKAGES:
+                # the longest prefix that is one of our modules
+                parts = t.split(".")
+                while parts and ".".join(parts) not in MODULES:
+                    parts.pop()
+                if parts:
+                    found.add(".".join(parts))
+    found.discard(name)
+    return found
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _paper_of(name: str) -> str | None:
+    for part in name.split(".")[1:]:
+        for paper in PAPERS:
+            if part == paper or part.startswith(paper + "_") or part.startswith(paper):
+                return paper
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_layers(name):
+    layer = name.split(".")[0]
+    foreign = {m for m in GRAPH[name] if m.split(".")[0] not in ALLOWED[layer] | {layer}}
+    assert not foreign, f"{name} imports {sorted(foreign)} across the layering"
+
+
+def test_no_import_cycle():
+    # Tarjan-free check: depth-first search with colours.
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m):
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(GRAPH.get(m, ())):
+            if d in MODULES and state.get(d) == 1:
+                cycle = stack[stack.index(d):] + [d]
+                raise AssertionError(f"import cycle: {' -> '.join(cycle)}")
+            if d in MODULES and d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(MODULES):
+        if m not in state:
+            visit(m)
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if _paper_of(m)))
+def test_paper_modules_import_only_generic_code_and_their_own_paper(name):
+    own = _paper_of(name)
+    other = {m for m in GRAPH[name] if _paper_of(m) not in (None, own)}
+    assert not other, f"{name} ({own}) imports other papers' modules {sorted(other)}"
+
+
+def test_generic_modules_import_no_paper_module():
+    # Indexes (a registry of papers) are the exception: they list every paper.
+    indexes = {"bounds", "bounds.registry", "theory_checks.catalog", "figures.registry"}
+    for name in MODULES:
+        if _paper_of(name) is None and name not in indexes:
+            papers = {m for m in GRAPH[name] if _paper_of(m)}
+            assert not papers, f"generic module {name} imports paper modules {sorted(papers)}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_size(name):
+    n = len(MODULES[name].read_text().splitlines())
+    assert n <= MAX_LINES, f"{name} has {n} lines (limit about 450)"

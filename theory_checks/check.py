@@ -1,0 +1,328 @@
+"""The one Check type of calcheck (the A and P of ADEMP) and its evaluation.
+
+A :class:`Check` names a registered guarantee, the experiments that simulate it (law x
+method x exact estimand, :mod:`simulations.experiments`), the per-replicate event the
+guarantee speaks of (:mod:`theory_checks.events`), the bound rule (the stated bound, or a
+deliberately wrong one for a negative control), the miscoverages alpha and the claimed
+probability. Simulation and evaluation are separate: experiments are simulated once
+(keyed by content, never by alpha or bound) and every check that uses them -- the
+guarantee's own check, its controls, more alphas -- reads the same stored outcomes.
+
+False alarms: each check tests its cells at ``false_alarm / (number of cells)``
+(Bonferroni), so a check whose guarantee holds is reported violated with probability at
+most ``false_alarm``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bounds import registry
+from simulations.engine import BLOCK_REPS, RunStats, load_outcome, n_blocks_for, run_experiments
+
+from .budgets import DEFAULT_FALSE_ALARM
+from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin
+from .verdicts import CoverageVerdict, coverage_verdict
+
+__all__ = ["CellResult", "Check", "CheckResult", "RunResult", "run_checks"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One theory check: a guarantee x experiments x event x bound rule x alphas.
+
+    Parameters
+    ----------
+    id : str
+        Check id; a guarantee's own check has the guarantee id, controls add a suffix.
+    guarantee : str
+        Registered guarantee id (``bounds.registry``).
+    experiments : tuple of Experiment
+    event : Event
+    alphas : tuple of float
+        Miscoverages in (0, 1) (ignored by alpha-free claims).
+    claim : str
+        Key of :data:`theory_checks.events.CLAIMS`: the claimed success probability.
+    expect : {"consistent", "violated"}
+        "violated" marks a negative control: the suite must flag it.
+    bound : BoundRule
+        The stated bound, or a deliberately wrong one (negative control).
+    description : str
+    """
+
+    id: str
+    guarantee: str
+    experiments: tuple
+    event: Event
+    alphas: tuple[float, ...] = (0.1,)
+    claim: str = "1-alpha"
+    expect: str = "consistent"
+    bound: BoundRule = field(default_factory=BoundRule)
+    description: str = ""
+
+    def __post_init__(self):
+        registry.get(self.guarantee)
+        if self.claim not in CLAIMS:
+            raise ValueError(f"claim must be one of {sorted(CLAIMS)}, got {self.claim!r}")
+        if self.expect not in ("consistent", "violated"):
+            raise ValueError(f"expect must be 'consistent' or 'violated', got {self.expect!r}")
+        if not self.experiments:
+            raise ValueError(f"check {self.id!r} needs at least one experiment")
+        if isinstance(self.event, MeanAtMost) != (self.claim == "1-bound"):
+            raise ValueError(f"check {self.id!r}: MeanAtMost goes with claim '1-bound'")
+        if not self.alphas:
+            raise ValueError(f"check {self.id!r} needs at least one alpha")
+        for a in self.alphas:
+            if isinstance(a, bool) or not isinstance(a, int | float) or not (0 < a < 1):
+                raise ValueError(f"alpha must lie in (0, 1), got {a!r}")
+        if isinstance(self.event, PathWithin):
+            for e in self.experiments:
+                missing = set(self.alphas) - set(e.alphas)
+                if missing:
+                    raise ValueError(f"check {self.id!r}: {e.label()} was simulated for "
+                                     f"alphas {e.alphas}, not {sorted(missing)}")
+
+    @property
+    def is_control(self) -> bool:
+        """Whether this is a negative control (expected to be flagged)."""
+        return self.expect == "violated"
+
+    @property
+    def bound_mode(self) -> str:
+        """Name of the bound rule (``"stated"`` for the guarantee's own bound)."""
+        return self.bound.name
+
+    @property
+    def metric(self) -> str:
+        """The event, for reports."""
+        return self.event.describe()
+
+    def effective_alphas(self) -> tuple:
+        """The alphas of the cells (``(None,)`` for alpha-free claims)."""
+        return (None,) if self.claim in ALPHA_FREE else tuple(self.alphas)
+
+    def simulations(self) -> list:
+        """The experiments the engine must simulate for this check."""
+        return list(self.experiments)
+
+    def law_specs(self) -> dict:
+        """Readable description of each experiment, by label."""
+        return {e.label(): e.description() for e in self.experiments}
+
+    def n_cells(self) -> int:
+        """Cells tested (experiments x alphas): the Bonferroni divisor."""
+        return len(self.experiments) * len(self.effective_alphas())
+
+    def evaluate(self, store, reps: int, root_seed: int,
+                 false_alarm: float = DEFAULT_FALSE_ALARM) -> CheckResult:
+        """Verdicts of every cell from outcomes already in ``store``."""
+        level = false_alarm / self.n_cells()
+        claim = CLAIMS[self.claim]
+        cells = []
+        for exp in self.experiments:
+            outcome = load_outcome(store, exp, reps, root_seed)
+            symbols = exp.symbols(outcome)
+            for alpha in self.effective_alphas():
+                radius = (self.bound.radius(self.guarantee, symbols, alpha)
+                          if self.event.uses_bound else None)
+                values = self.event.evaluate(exp, outcome, radius, alpha)
+                cells.append(_cell_result(self, exp, outcome, alpha, values, claim, level))
+        return CheckResult(self, tuple(cells), n_blocks_for(reps) * BLOCK_REPS, false_alarm)
+
+
+def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult:
+    claimed = claim(alpha if alpha is not None else 0.0, values.bound)
+    # A bound >= 1 on an expectation of a [0, 1] quantity cannot fail: claim > 0 anyway.
+    claimed = min(max(claimed, np.nextafter(0.0, 1.0)), 1.0)
+    success = np.asarray(values.success, dtype=bool)
+    verdict = coverage_verdict(int(success.sum()), success.size, claimed, level=level)
+    r = np.asarray(values.ratio, dtype=float)
+    if isinstance(check.event, MeanAtMost):
+        q = float(np.mean(r))
+    else:
+        q = float(np.quantile(r, claimed, method="inverted_cdf"))
+    tightness = 1.0 / q if q > 0 else float("inf")
+    n_empty = getattr(outcome, "n_empty", None)
+    return CellResult(exp.law_name, exp.n_total, exp.bins, alpha, values.bound, verdict,
+                      values.estimate, q, tightness,
+                      0 if n_empty is None else int(np.sum(n_empty)), exp.label())
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """Verdict of one (experiment, alpha) cell of a check.
+
+    ``ratio_quantile`` is the claimed-level quantile of the per-replicate ratio (error /
+    bound, or bound / statistic for lower-bound events; the mean for expectations) and
+    ``tightness`` its inverse: how many times larger the bound is than needed here.
+    """
+
+    law: str
+    n: int
+    n_bins: int
+    alpha: float | None
+    bound: float
+    verdict: CoverageVerdict
+    estimate: float
+    ratio_quantile: float
+    tightness: float
+    empty_bins: int
+    experiment: str = ""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """All cells of a check and its overall verdict."""
+
+    check: Check
+    cells: tuple[CellResult, ...]
+    reps: int
+    false_alarm: float
+    verdict: str = field(init=False)
+    passed: bool = field(init=False)
+
+    def __post_init__(self):
+        violated = any(c.verdict.violated for c in self.cells)
+        object.__setattr__(self, "verdict", "violated" if violated else "consistent")
+        object.__setattr__(self, "passed", self.verdict == self.check.expect)
+
+    def worst_cell(self) -> CellResult:
+        """The cell with the smallest p-value (ties: the largest shortfall)."""
+        return min(self.cells, key=lambda c: (c.verdict.p_value,
+                                              c.verdict.coverage - c.verdict.claimed))
+
+    def tightness_range(self) -> tuple[float, float] | None:
+        """Smallest and largest finite tightness over the cells (None if none is finite)."""
+        t = [c.tightness for c in self.cells if math.isfinite(c.tightness)]
+        return (min(t), max(t)) if t else None
+
+    def __repr__(self) -> str:
+        w = self.worst_cell()
+        v = w.verdict
+        alpha = "" if w.alpha is None else f", alpha={w.alpha:g}"
+        kind = "negative control" if self.check.is_control else "check"
+        status = "as expected" if self.passed else "NOT as expected"
+        return (f"<CheckResult {self.check.id} ({kind} of {self.check.guarantee}): "
+                f"{self.verdict}, {status}; {len(self.cells)} cell(s), {self.reps} replicates, "
+                f"false-alarm rate {self.false_alarm:g}; worst cell {w.law} n={w.n} "
+                f"B={w.n_bins}{alpha}: coverage {v.coverage:.4f} [{v.ci_low:.4f}, "
+                f"{v.ci_high:.4f}] vs claimed {v.claimed:.4f}, p={v.p_value:.3g}>")
+
+    def plot(self, ax=None):
+        """Coverage of every cell with its Clopper-Pearson interval against the claim.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Drawn on a new figure when omitted.
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        own = ax is None
+        if own:
+            from matplotlib.figure import Figure
+
+            ax = Figure(figsize=(6.4, 0.35 * len(self.cells) + 1.8),
+                        layout="constrained").subplots()
+        y = np.arange(len(self.cells))
+        cov = np.array([c.verdict.coverage for c in self.cells])
+        lo = np.array([c.verdict.ci_low for c in self.cells])
+        hi = np.array([c.verdict.ci_high for c in self.cells])
+        claimed = np.array([c.verdict.claimed for c in self.cells])
+        bad = np.array([c.verdict.violated for c in self.cells])
+        ax.errorbar(cov, y, xerr=[cov - lo, hi - cov], fmt="o", color="tab:blue", ms=4,
+                    label="coverage (95% CP)")
+        ax.scatter(claimed, y, marker="|", s=200, color="black", label="claimed")
+        if bad.any():
+            ax.scatter(cov[bad], y[bad], color="tab:red", zorder=3, label="violated")
+        ax.set_yticks(y, [_cell_label(c) for c in self.cells], fontsize=7)
+        ax.set_xlabel("probability of the guaranteed event")
+        ax.set_title(f"{self.check.id}: {self.verdict} "
+                     f"({'as expected' if self.passed else 'NOT as expected'})", fontsize=9)
+        if own:  # a figure of our own: the legend goes below the axes, outside the data
+            ax.figure.legend(fontsize=7, loc="outside lower center", ncol=3, frameon=False)
+        else:
+            ax.legend(fontsize=7, loc="best")
+        return ax
+
+
+def _cell_label(c: CellResult) -> str:
+    alpha = "" if c.alpha is None else f" a={c.alpha:g}"
+    return f"{c.law} n={c.n} B={c.n_bins}{alpha}"
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Results of :func:`run_checks` and what the engine did (computed / reused blocks)."""
+
+    results: list
+    stats: RunStats
+
+
+def run_checks(checks, store, *, reps: int, root_seed: int,
+               false_alarm: float = DEFAULT_FALSE_ALARM, n_jobs: int = 1,
+               backend: str = "loky", progress: bool = False, on_block=None) -> RunResult:
+    """Simulate every experiment the checks need (resuming from ``store``), then evaluate."""
+    if isinstance(false_alarm, bool) or not (0 < false_alarm < 1):
+        raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
+    experiments = [e for check in checks for e in check.simulations()]
+    stats = run_experiments(experiments, reps, root_seed, store, n_jobs=n_jobs,
+                            backend=backend, progress=progress, on_block=on_block)
+    return RunResult([c.evaluate(store, reps, root_seed, false_alarm) for c in checks], stats)
+
+
+@dataclass(frozen=True)
+class StudyAdapter:
+    """How a guarantee is checked on laws of a user's choosing (``for_law``).
+
+    Parameters
+    ----------
+    guarantee : str
+    families : tuple of str
+        Law families the experiments accept.
+    grid_keys : tuple of str
+        Grid parameters of a study (e.g. ``("n", "n_bins")``); each grid point is passed to
+        ``build`` as keywords.
+    build : callable
+        ``build(law, **point) -> Experiment``.
+    event : Event
+    claim : str
+    bound : BoundRule
+    description : str
+    """
+
+    guarantee: str
+    families: tuple[str, ...]
+    grid_keys: tuple[str, ...]
+    build: object
+    event: Event
+    claim: str = "1-alpha"
+    bound: BoundRule = field(default_factory=BoundRule)
+    description: str = ""
+
+    def check(self, laws, grid: dict, alphas, *, check_id: str | None = None) -> Check:
+        """A :class:`Check` of the guarantee on ``laws`` over the product of ``grid``."""
+        import itertools
+
+        unknown = set(grid) - set(self.grid_keys)
+        missing = set(self.grid_keys) - set(grid)
+        if unknown or missing:
+            raise ValueError(f"{self.guarantee} takes grid parameters {list(self.grid_keys)}; "
+                             f"unknown: {sorted(unknown)}, missing: {sorted(missing)}")
+        for law in laws:
+            if getattr(law, "family", None) not in self.families:
+                raise ValueError(f"{self.guarantee} is checked on laws of family "
+                                 f"{' or '.join(self.families)}, got "
+                                 f"{getattr(law, 'family', type(law).__name__)!r} "
+                                 f"({getattr(law, 'name', law)!r})")
+        points = [dict(zip(self.grid_keys, values, strict=True))
+                  for values in itertools.product(*(grid[k] for k in self.grid_keys))]
+        experiments = tuple(self.build(law, **p) for law in laws for p in points)
+        return Check(check_id or f"study:{self.guarantee}", self.guarantee, experiments,
+                     self.event, tuple(alphas), self.claim, "consistent", self.bound,
+                     self.description)

@@ -1,0 +1,285 @@
+"""Events and bound rules: what a check compares, and with which bound.
+
+A guarantee speaks of a per-replicate event ("every output within eps", "a fresh test
+point within eps", "E[ECE] <= b", ...). An :class:`Event` turns an experiment's outcome,
+a radius and a miscoverage alpha into per-replicate successes and a continuous *ratio*
+(error / radius for upper bounds, radius / statistic for lower-bound events; success iff
+ratio <= 1 or < 1) whose quantiles measure tightness. A :class:`BoundRule` computes the
+radius from a registered guarantee and the experiment's symbols -- as stated, or
+deliberately wrong for a negative control -- so that controls reuse their guarantee's data.
+
+Events
+------
+:class:`Within`
+    ``stat <= radius`` (all entries of a per-bin statistic).
+:class:`AtLeast`, :class:`Exceeds`
+    ``stat >= radius`` (a count), ``stat > radius`` (Theorem 3's lower bound).
+:class:`Marginal`
+    a fresh test point within the radius, its bin drawn with the exact masses; the exact
+    conditional probability (Rao-Blackwellised coverage) is reported as the estimate.
+:class:`MeanAtMost`
+    ``E[stat] <= bound`` for ``stat in [0, 1]``, tested as ``P(U >= stat) >= 1 - bound``
+    with an independent uniform U (exact for any law of stat).
+:class:`Identity`
+    the guarantee's value equals a truth computed by another route, within ``tol``.
+:class:`Ordered`
+    pairs of statistics are ordered (no bound: Proposition 4's inequalities).
+:class:`PathWithin`
+    the documented exception: time-uniform events evaluated inside the experiment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bounds import registry
+from simulations.experiments.base import ratio
+
+__all__ = [
+    "CLAIMS",
+    "AtLeast",
+    "BoundRule",
+    "Event",
+    "EventValues",
+    "Exceeds",
+    "Identity",
+    "Marginal",
+    "MeanAtMost",
+    "Ordered",
+    "PathWithin",
+    "Within",
+    "constant",
+    "other_guarantee",
+    "stated",
+    "substitute",
+]
+
+#: Claimed probability of an event's success, from alpha and the (median) bound.
+CLAIMS: dict[str, Callable[[float, float], float]] = {
+    "1-alpha": lambda a, b: 1.0 - a,
+    "1-alpha/2": lambda a, b: 1.0 - a / 2.0,
+    "1-2alpha/3": lambda a, b: 1.0 - 2.0 * a / 3.0,
+    "1-2alpha": lambda a, b: 1.0 - 2.0 * a,
+    "alpha": lambda a, b: a,
+    "one": lambda a, b: 1.0,
+    # an expectation bound E[Z] <= b for Z in [0, 1], tested as P(U >= Z) >= 1 - b
+    "1-bound": lambda a, b: 1.0 - b,
+}
+#: Claims that do not depend on alpha (the check has one cell per experiment).
+ALPHA_FREE = ("one", "1-bound")
+
+
+# ------------------------------------------------------------------------ bound rules
+@dataclass(frozen=True)
+class BoundRule:
+    """How a check computes its radius from a guarantee and an experiment's symbols.
+
+    Parameters
+    ----------
+    name : str
+        ``"stated"`` for the guarantee as registered; a control names what it changes.
+    substitutions : tuple of (str, callable)
+        Symbols replaced before the guarantee is evaluated: ``(name, f(symbols))``.
+    guarantee : str or None
+        Evaluate this registered guarantee instead (e.g. a marginal radius used for a
+        conditional event).
+    function : callable or None
+        A radius of its own, ``f(symbols, alpha)`` (a deliberately wrong bound).
+    description : str
+    """
+
+    name: str = "stated"
+    substitutions: tuple = ()
+    guarantee: str | None = None
+    function: Callable | None = None
+    description: str = ""
+
+    def radius(self, guarantee_id: str, symbols: dict, alpha):
+        """The radius at miscoverage ``alpha`` (None for alpha-free guarantees)."""
+        pool = dict(symbols)
+        for name, f in self.substitutions:
+            pool[name] = f(symbols)
+        if self.function is not None:
+            return np.asarray(self.function(pool, alpha), dtype=float)
+        g = registry.get(self.guarantee or guarantee_id)
+        if alpha is not None:
+            pool["alpha"] = alpha
+        kwargs = {k: pool[k] for k in g.parameters if k in pool}
+        return np.asarray(g.function(**kwargs), dtype=float)
+
+
+def stated() -> BoundRule:
+    """The guarantee's own bound."""
+    return BoundRule()
+
+
+def substitute(name: str, description: str = "", **subs: Callable) -> BoundRule:
+    """The guarantee's bound with symbols replaced (``n=lambda s: s["n"] * s["n_bins"]``)."""
+    return BoundRule(name, tuple(sorted(subs.items())), description=description)
+
+
+def other_guarantee(name: str, guarantee_id: str, description: str = "") -> BoundRule:
+    """Another registered guarantee's bound (e.g. eps_1 for a conditional event)."""
+    return BoundRule(name, guarantee=guarantee_id, description=description)
+
+
+def constant(name: str, value: float, description: str = "") -> BoundRule:
+    """A constant radius (an event with a fixed threshold, e.g. width >= 1/2)."""
+    return BoundRule(name, function=lambda symbols, alpha: value, description=description)
+
+
+# ----------------------------------------------------------------------------- events
+@dataclass(frozen=True)
+class EventValues:
+    """Per-replicate successes and ratios of one (experiment, alpha) cell."""
+
+    success: np.ndarray
+    ratio: np.ndarray
+    estimate: float
+    bound: float
+
+
+def _median_bound(radius) -> float:
+    r = np.asarray(radius, dtype=float)
+    finite = r[np.isfinite(r)]
+    return float(np.median(finite)) if finite.size else float("inf")
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of events: ``evaluate(experiment, outcome, radius, alpha) -> EventValues``."""
+
+    statistic: str = ""
+    uses_bound: bool = field(default=True, init=False)
+
+    def describe(self) -> str:
+        """Short name for reports."""
+        return f"{type(self).__name__.lower()}({self.statistic})"
+
+    def _stat(self, experiment, outcome, alpha):
+        return np.asarray(experiment.statistic(outcome, self.statistic, alpha), dtype=float)
+
+
+@dataclass(frozen=True)
+class Within(Event):
+    """``stat <= radius``; for a per-bin statistic ``(R, B)``, every bin within its radius."""
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes and ratios."""
+        stat = self._stat(experiment, outcome, alpha)
+        r = ratio(stat, np.broadcast_to(radius, stat.shape))
+        if r.ndim == 2:
+            r = r.max(axis=1)
+        success = r <= 1.0
+        return EventValues(success, r, float(success.mean()), _median_bound(radius))
+
+
+@dataclass(frozen=True)
+class AtLeast(Event):
+    """``stat >= radius`` (a count that must reach a bound); ratio ``radius / stat``."""
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes and ratios."""
+        stat = self._stat(experiment, outcome, alpha)
+        radius = np.broadcast_to(radius, stat.shape)
+        r = ratio(radius, stat)
+        success = stat >= radius
+        return EventValues(success, r, float(success.mean()), _median_bound(radius))
+
+
+@dataclass(frozen=True)
+class Exceeds(Event):
+    """``stat > radius`` (an impossibility: the error exceeds a lower bound)."""
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes and ratios."""
+        stat = self._stat(experiment, outcome, alpha)
+        radius = np.broadcast_to(radius, stat.shape)
+        success = stat > radius
+        return EventValues(success, ratio(radius, stat), float(success.mean()),
+                           _median_bound(radius))
+
+
+@dataclass(frozen=True)
+class Marginal(Event):
+    """A fresh test point within the radius (outcome: a :class:`BinOutcome`)."""
+
+    statistic: str = "test_point_error"
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes (drawn test point) and the exact conditional coverage as estimate."""
+        err = outcome.test_point_error
+        radius = np.broadcast_to(radius, err.shape)
+        estimate = float(outcome.marginal_probability(radius).mean())
+        return EventValues(err <= radius, ratio(err, radius), estimate, _median_bound(radius))
+
+
+@dataclass(frozen=True)
+class MeanAtMost(Event):
+    """``E[stat] <= bound``, tested as ``P(U >= stat) >= 1 - bound`` (claim ``1-bound``)."""
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes ``1{U >= stat}``; the ratio is ``stat / bound``."""
+        stat = self._stat(experiment, outcome, alpha)
+        radius = np.broadcast_to(radius, stat.shape)
+        success = outcome.test_u[:, 1] >= stat
+        return EventValues(success, ratio(stat, radius), float(stat.mean()),
+                           _median_bound(radius))
+
+
+@dataclass(frozen=True)
+class Identity(Event):
+    """The guarantee's value (the "radius") equals ``stat`` within ``tol`` everywhere."""
+
+    tol: float = 1e-10
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes iff ``max |value - truth| <= tol``; ratio ``max diff / tol``."""
+        truth = self._stat(experiment, outcome, alpha)
+        diff = np.abs(np.asarray(radius) - truth)
+        if diff.ndim == 2:
+            diff = diff.max(axis=1)
+        r = diff / self.tol
+        return EventValues(r <= 1.0, r, float((r <= 1.0).mean()), self.tol)
+
+
+@dataclass(frozen=True)
+class Ordered(Event):
+    """``a <= b + tol`` for every pair ``(a, b)`` of statistics (no bound)."""
+
+    pairs: tuple = ()
+    tol: float = 1e-12
+    uses_bound: bool = field(default=False, init=False)
+
+    def describe(self) -> str:
+        return " and ".join(f"{a} <= {b}" for a, b in self.pairs)
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes iff every pair is ordered; the ratio is ``a / b`` of the first pair."""
+        success = np.ones(outcome.reps, dtype=bool)
+        for a, b in self.pairs:
+            success &= (getattr(outcome, a) <= getattr(outcome, b) + self.tol)
+        first_a, first_b = self.pairs[0]
+        r = ratio(getattr(outcome, first_a), getattr(outcome, first_b))
+        return EventValues(success, r, float(success.mean()), float("nan"))
+
+
+@dataclass(frozen=True)
+class PathWithin(Event):
+    """Time-uniform coverage evaluated inside a :class:`~simulations.experiments.gpr20.
+    StreamExperiment` (the documented exception): column ``alpha_index`` of its ratios."""
+
+    uses_bound: bool = field(default=False, init=False)
+
+    def describe(self) -> str:
+        return "path_within"
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes iff the path's worst ratio at this alpha is <= 1."""
+        j = experiment.alphas.index(alpha)
+        r = outcome.ratio[:, j]
+        return EventValues(r <= 1.0, r, float((r <= 1.0).mean()),
+                           _median_bound(outcome.radius[:, j]))

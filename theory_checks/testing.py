@@ -1,0 +1,54 @@
+"""Assertions for regression tests on theoretical constants (pytest or unittest).
+
+``assert_guarantee_holds`` fails when the exact binomial test flags the guarantee as
+violated on the law; ``assert_guarantee_violated`` fails when it does not (a negative
+control: your wrong constant must be caught). Both state the false-alarm rate and, on
+failure, the worst cell's coverage, its Clopper-Pearson interval and the claim.
+
+Example (a pytest test)::
+
+    from simulations.laws import BINARY_LAWS
+    from theory_checks.testing import assert_guarantee_holds
+
+    def test_thm3_holds_on_a_platt_curve():
+        assert_guarantee_holds("gr21.thm3", BINARY_LAWS["uniform_logistic"], n=1000,
+                               n_bins=10, reps=1000, rng=0)
+
+A holding guarantee fails ``assert_guarantee_holds`` with probability at most
+``false_alarm`` (1e-3 by default); ``assert_guarantee_violated`` has the power the result
+reports (``shortfall_90`` of each cell: the shortfall detected with probability 0.9).
+"""
+
+from __future__ import annotations
+
+from .api import verify
+from .check import CheckResult
+
+__all__ = ["assert_guarantee_holds", "assert_guarantee_violated"]
+
+
+def _message(result: CheckResult, wanted: str) -> str:
+    w = result.worst_cell()
+    v = w.verdict
+    alpha = "" if w.alpha is None else f", alpha={w.alpha:g}"
+    return (f"{result.check.guarantee} was expected {wanted} but is {result.verdict} at "
+            f"false-alarm rate {result.false_alarm:g} ({result.reps} replicates per cell, "
+            f"{len(result.cells)} cells). Worst cell {w.law} n={w.n} B={w.n_bins}{alpha}: "
+            f"coverage {v.coverage:.4f} [95% CP {v.ci_low:.4f}, {v.ci_high:.4f}] vs claimed "
+            f"{v.claimed:.4f}, one-sided p = {v.p_value:.3g} (level {v.level:.3g} per cell).")
+
+
+def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:
+    """Assert that the guarantee is consistent on ``law``; arguments as :func:`verify`."""
+    result = verify(guarantee_id, law, **kwargs)
+    if result.verdict != "consistent":
+        raise AssertionError(_message(result, "consistent"))
+    return result
+
+
+def assert_guarantee_violated(guarantee_id, law, **kwargs) -> CheckResult:
+    """Assert that the guarantee is flagged as violated on ``law``; arguments as :func:`verify`."""
+    result = verify(guarantee_id, law, **kwargs)
+    if result.verdict != "violated":
+        raise AssertionError(_message(result, "violated"))
+    return result
