@@ -71,6 +71,7 @@ def _simulate_chunk(experiment, root_seed: int, blocks: list[int]):
 
 
 def n_blocks_for(reps: int) -> int:
+    """Blocks of BLOCK_REPS replicates needed for ``reps`` (validated)."""
     if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
         raise ValueError(f"reps must be a positive integer, got {reps!r}")
     return math.ceil(reps / BLOCK_REPS)

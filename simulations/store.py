@@ -75,6 +75,7 @@ class ResultStore:
         self._con.commit()
 
     def close(self):
+        """Close the database connection."""
         self._con.close()
 
     def __enter__(self):
@@ -131,10 +132,12 @@ class ResultStore:
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
     def set_meta(self, key: str, value):
+        """Record a JSON-able value under ``key``."""
         with self._con:
             self._con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                               (key, json.dumps(value, sort_keys=True)))
 
     def get_meta(self, key: str, default=None):
+        """The value recorded under ``key`` (``default`` if none)."""
         row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return default if row is None else json.loads(row[0])

@@ -179,28 +179,27 @@ class Within(Event):
 
 @dataclass(frozen=True)
 class AtLeast(Event):
-    """``stat >= radius`` (a count that must reach a bound); ratio ``radius / stat``."""
+    """``stat >= radius`` (a count that must reach a bound); ratio ``radius / stat``.
+
+    With ``strict=True``, ``stat > radius`` (see :class:`Exceeds`).
+    """
+
+    strict: bool = False
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes and ratios."""
         stat = self._stat(experiment, outcome, alpha)
         radius = np.broadcast_to(radius, stat.shape)
-        r = ratio(radius, stat)
-        success = stat >= radius
-        return EventValues(success, r, float(success.mean()), _median_bound(radius))
+        success = stat > radius if self.strict else stat >= radius
+        return EventValues(success, ratio(radius, stat), float(success.mean()),
+                           _median_bound(radius))
 
 
 @dataclass(frozen=True)
-class Exceeds(Event):
+class Exceeds(AtLeast):
     """``stat > radius`` (an impossibility: the error exceeds a lower bound)."""
 
-    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
-        """Successes and ratios."""
-        stat = self._stat(experiment, outcome, alpha)
-        radius = np.broadcast_to(radius, stat.shape)
-        success = stat > radius
-        return EventValues(success, ratio(radius, stat), float(success.mean()),
-                           _median_bound(radius))
+    strict: bool = True
 
 
 @dataclass(frozen=True)
@@ -255,6 +254,7 @@ class Ordered(Event):
     uses_bound: bool = field(default=False, init=False)
 
     def describe(self) -> str:
+        """Short name for reports."""
         return " and ".join(f"{a} <= {b}" for a, b in self.pairs)
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
@@ -269,12 +269,16 @@ class Ordered(Event):
 
 @dataclass(frozen=True)
 class PathWithin(Event):
-    """Time-uniform coverage evaluated inside a :class:`~simulations.experiments.gpr20.
-    StreamExperiment` (the documented exception): column ``alpha_index`` of its ratios."""
+    """Time-uniform coverage evaluated inside a stream experiment (the documented exception).
+
+    Reads the column of :class:`~simulations.experiments.gpr20.StreamExperiment`'s ratios
+    that belongs to alpha.
+    """
 
     uses_bound: bool = field(default=False, init=False)
 
     def describe(self) -> str:
+        """Short name for reports."""
         return "path_within"
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:

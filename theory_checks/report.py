@@ -1,5 +1,8 @@
-"""Run reports: a machine-readable results file, a markdown table, and the one summary
-(worst cell, tightness range) that both the markdown and the HTML report show."""
+"""Run reports: a machine-readable results file, a markdown table and the one summary.
+
+The summary (worst cell, tightness range) is what both the markdown and the HTML report
+show.
+"""
 
 from __future__ import annotations
 

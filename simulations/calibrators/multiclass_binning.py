@@ -310,13 +310,16 @@ class ClassWiseHistogramBinning(_HistogramBinningBase):
         return self.predict_groups(scores, rng=rng)[0]
 
     def predict(self, scores, *, rng=None):
-        """argmax of the calibrated vector (may differ from the base model's)."""
+        """Argmax of the calibrated vector (may differ from the base model's)."""
         return np.argmax(self.predict_proba(scores, rng=rng), axis=1)
 
 
 def _normalize_rows(h):
-    """Algorithm 4 line 6; a row of zeros (all bins without positives) becomes uniform 1/L
-    (the paper leaves it undefined)."""
+    """Normalise rows (Algorithm 4, line 6).
+
+    A row of zeros (all bins without positives) becomes uniform 1/L (the paper leaves it
+    undefined).
+    """
     total = h.sum(axis=1, keepdims=True)
     uniform = np.full_like(h, 1.0 / h.shape[1])
     with np.errstate(invalid="ignore", divide="ignore"):

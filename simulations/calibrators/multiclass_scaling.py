@@ -110,6 +110,7 @@ class MulticlassTemperatureScaling(_LogProbabilityScaling):
         self.objective = objective
 
     def get_params(self) -> dict:
+        """Tuning parameters (scikit-learn convention)."""
         return {**super().get_params(), "objective": self.objective}
 
     def fit(self, scores, labels):
@@ -143,6 +144,7 @@ class MulticlassTemperatureScaling(_LogProbabilityScaling):
 
     @property
     def temperature_(self):
+        """Fitted temperature."""
         return float(np.exp(-self.coef_[0]))
 
 
@@ -184,6 +186,7 @@ class DirichletScaling(_LogProbabilityScaling):
         self.reg_mu = reg_mu
 
     def get_params(self) -> dict:
+        """Tuning parameters (scikit-learn convention)."""
         return {**super().get_params(), "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu}
 
     def _init(self, n_cls):

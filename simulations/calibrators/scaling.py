@@ -121,16 +121,19 @@ class PlattScaling(_Scaler):
 
     @staticmethod
     def fit_batch(scores, labels):
+        """Fit R calibration sets at once (rows of ``scores`` and ``labels``)."""
         z = _logit(scores)
         x = np.stack([z, np.ones_like(z)], axis=-1)
         return logistic_newton_batch(x, labels)
 
     @staticmethod
     def transform_batch(coef, scores):
+        """Calibrated probabilities of ``scores`` under fitted coefficients."""
         return _sigmoid(coef[:, :1] * _logit(scores) + coef[:, 1:2])
 
     @staticmethod
     def injective_batch(coef):
+        """Whether each fitted map is injective (Theorem 3 applies to it)."""
         return coef[:, 0] != 0
 
 
@@ -146,18 +149,22 @@ class TemperatureScaling(_Scaler):
 
     @staticmethod
     def fit_batch(scores, labels):
+        """Fit R calibration sets at once (rows of ``scores`` and ``labels``)."""
         return logistic_newton_batch(_logit(scores)[..., None], labels)
 
     @staticmethod
     def transform_batch(coef, scores):
+        """Calibrated probabilities of ``scores`` under fitted coefficients."""
         return _sigmoid(coef[:, :1] * _logit(scores))
 
     @staticmethod
     def injective_batch(coef):
+        """Whether each fitted map is injective (Theorem 3 applies to it)."""
         return coef[:, 0] != 0
 
     @property
     def temperature_(self) -> float:
+        """Fitted temperature."""
         return float(np.inf if self.coef_[0] == 0 else 1.0 / self.coef_[0])
 
 
@@ -176,6 +183,7 @@ class BetaCalibration(_Scaler):
 
     @staticmethod
     def fit_batch(scores, labels):
+        """Fit R calibration sets at once (rows of ``scores`` and ``labels``)."""
         s = np.clip(scores, _CLIP, 1.0 - _CLIP)
         f1, f2 = np.log(s), -np.log1p(-s)
         one = np.ones_like(s)
@@ -195,11 +203,13 @@ class BetaCalibration(_Scaler):
 
     @staticmethod
     def transform_batch(coef, scores):
+        """Calibrated probabilities of ``scores`` under fitted coefficients."""
         s = np.clip(scores, _CLIP, 1.0 - _CLIP)
         return _sigmoid(coef[:, :1] * np.log(s) - coef[:, 1:2] * np.log1p(-s) + coef[:, 2:3])
 
     @staticmethod
     def injective_batch(coef):
+        """Whether each fitted map is injective (Theorem 3 applies to it)."""
         return (coef[:, 0] != 0) | (coef[:, 1] != 0)
 
 

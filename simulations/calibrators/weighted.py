@@ -58,6 +58,7 @@ class WeightedHistogramBinning:
         self.split = split
 
     def fit(self, scores, labels, *, sample_weight=None):
+        """Fit on calibration data; returns self."""
         s = np.asarray(scores, dtype=float)
         y = np.asarray(labels, dtype=float)
         if s.ndim != 1 or y.shape != s.shape:
@@ -93,11 +94,13 @@ class WeightedHistogramBinning:
         return bin_index_from_edges(scores, self.edges_)
 
     def predict(self, scores):
+        """Calibrated prediction of each point."""
         if not hasattr(self, "values_"):
             raise ValueError("this WeightedHistogramBinning is not fitted yet; call fit first")
         return self.values_[self._bins(np.asarray(scores, dtype=float))]
 
     def predict_proba(self, scores):
+        """Calibrated class probabilities."""
         h = self.predict(scores)
         return np.column_stack([1.0 - h, h])
 
@@ -142,6 +145,7 @@ class ULSIF:
         return np.exp(-d2 / (2.0 * sigma * sigma))
 
     def fit(self, x_source, x_target):
+        """Fit on calibration data; returns self."""
         xs = np.atleast_2d(np.asarray(x_source, dtype=float).T).T
         xt = np.atleast_2d(np.asarray(x_target, dtype=float).T).T
         if xs.ndim != 2 or xt.ndim != 2 or xs.shape[1] != xt.shape[1]:

@@ -55,9 +55,11 @@ class BinningExperiment(Experiment):
         calibrator_from_spec(self.calibrator, self.n_bins)  # validates the spec early
 
     def label(self) -> str:
+        """Readable one-line identification."""
         return f"{self.calibrator['name']}/{self.law.name}/n={self.n}/B={self.n_bins}"
 
     def symbols(self, outcome=None) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
         return {"n": int(self.n), "n_bins": int(self.n_bins),
                 "delta": float(self.calibrator.get("delta", 0.0))}
 

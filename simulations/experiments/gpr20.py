@@ -1,5 +1,6 @@
-"""Experiments for Gupta, Podkopaev & Ramdas (2020): per-bin intervals, binning radii,
-uniform-mass counts, streams, and the adversary Q.
+"""Experiments for Gupta, Podkopaev & Ramdas (2020), except covariate shift.
+
+Per-bin intervals, binning radii, uniform-mass counts, streams, and the adversary Q.
 
 Each returns a typed outcome of raw statistics (see :mod:`simulations.experiments.base`);
 the radii (Theorem 4, Corollary 3, Theorem 5...) are applied by the check layer.
@@ -125,10 +126,12 @@ class BinBernoulliExperiment(Experiment):
     cost = property(lambda self: len(self.counts))
 
     def symbols(self, outcome) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
         return {"n_bin": outcome.counts, "counts": outcome.counts, "variance": outcome.variance,
                 "variances": outcome.variance, "n_bins": len(self.counts)}
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         n = np.asarray(self.counts, dtype=np.int64)
         p = np.asarray(self.probs, dtype=float)
         k = rng.binomial(n, p, size=(reps, n.size))
@@ -168,10 +171,12 @@ class BinningRadiusExperiment(Experiment):
         calibrator_from_spec(self.calibrator, self.n_bins)
 
     def symbols(self, outcome) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
         return {"counts": outcome.counts, "variances": outcome.variance, "n": int(self.n),
                 "n_bins": int(self.n_bins)}
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         if self.law.family == "adversary":
             return self._simulate_adversary(rng, reps)
         cal = calibrator_from_spec(self.calibrator, self.n_bins)
@@ -234,9 +239,11 @@ class UMSCountExperiment(Experiment):
         return cal
 
     def symbols(self, outcome) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
         return {"n_cal2": int(self.n2), "n_bins": int(self.n_bins)}
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         scores = self.law.sample_scores((reps, self.n1 + self.n2), rng)
         batch = self._calibrator().fit_batch(scores, np.zeros_like(scores), self.n_bins, rng)
         mass, _ = self.law.interval_moments(batch.lower_s, batch.lower_u,
@@ -300,6 +307,7 @@ class StreamExperiment(Experiment):
 
     @classmethod
     def code_paths(cls) -> tuple[str, ...]:
+        """Sources whose change invalidates stored outcomes (this one evaluates bounds)."""
         return (*super().code_paths(), "bounds")  # evaluates the bound inside
 
     law_name = property(lambda self: self.name)
@@ -307,6 +315,7 @@ class StreamExperiment(Experiment):
     bins = property(lambda self: len(self.lengths))
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         b = len(self.probs)
         worst = np.zeros((reps, len(self.alphas)))
         final = np.zeros((reps, len(self.alphas)))
@@ -366,9 +375,11 @@ class AdversaryScalingExperiment(Experiment):
                              f"{self.method!r}")
 
     def label(self) -> str:
+        """Readable one-line identification."""
         return f"{self.method}/{self.law.name}/n={self.n}"
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         n, b, m = self.n, self.n_bins, self.law.support
         s, y = self.law.sample((reps, n), rng)
         s_t, y_t = self.law.sample(reps, rng)
@@ -418,13 +429,14 @@ class CIWidthExperiment(Experiment):
             raise ValueError(f"method must be 'atomwise_eb' or 'bin_thm4', got {self.method!r}")
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         n = self.n
         s, y = self.law.sample((reps, n), rng)
         if self.law.family == "adversary":
             s_t, truth = self.law.sample(reps, rng)
         else:
             s_t = self.law.sample_scores(reps, rng)
-            truth = self.law.eta(s_t)
+            truth = self.law.conditional_mean(s_t)
         if self.method == "atomwise_eb":
             same = s == s_t[:, None]
         else:

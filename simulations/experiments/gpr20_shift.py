@@ -80,6 +80,7 @@ class ShiftExperiment(Experiment):
     cost = property(lambda self: int(self.n * 2 + self.n_edge))
 
     def symbols(self, outcome) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
         unweighted = self.estimator == "unweighted"
         return {"n": int(self.n), "n_bins": int(self.n_bins), "n_bin": outcome.counts,
                 "variance": outcome.variance, "m_b": outcome.m_b,
@@ -87,6 +88,7 @@ class ShiftExperiment(Experiment):
                 "lower": 1.0 if unweighted else self.law.lower}
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         law, b = self.law, self.n_bins
         if self.partition == "fixed_width":
             edges = np.broadcast_to(fixed_width_edges(b), (reps, b + 1))
@@ -153,10 +155,12 @@ class Prop3Experiment(Experiment):
     n_total = property(lambda self: int(self.n_bins))
 
     def symbols(self, outcome) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
         return {"source_mass": outcome.source_mass, "target_mass": outcome.target_mass,
                 "source_weighted_mean": outcome.source_weighted_mean}
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         inner = np.sort(rng.random((reps, self.n_bins - 1)), axis=1)
         edges = np.concatenate([np.zeros((reps, 1)), inner, np.ones((reps, 1))], axis=1)
         lo, hi = edges[:, :-1], edges[:, 1:]

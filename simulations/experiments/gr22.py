@@ -1,5 +1,6 @@
-"""Experiments for Gupta & Ramdas (2022): TL-HB and CW-HB with exact truth, Proposition 4,
-accuracy preservation.
+"""Experiments for Gupta & Ramdas (2022).
+
+TL-HB and CW-HB with exact truth, Proposition 4, accuracy preservation.
 
 Design: Theorem 1's proof conditions on the class counts ``n_l``, so
 :class:`TopLabelBinningExperiment` draws a *stratified* calibration set with ``n_l`` the
@@ -88,6 +89,7 @@ class TopLabelBinningExperiment(Experiment):
 
     @property
     def bins(self) -> int:
+        """Total number of bins (outputs) in reports."""
         return int(self.bins_per_class().sum())
 
     def bins_per_class(self):
@@ -98,14 +100,17 @@ class TopLabelBinningExperiment(Experiment):
         return counts // self.points_per_bin
 
     def label(self) -> str:
+        """Readable one-line identification."""
         return f"TL-HB/{self.law.name}/n={self.n}/k={self.points_per_bin}"
 
     def symbols(self, outcome=None) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
         return {"n": int(self.n), "points_per_bin": int(self.points_per_bin),
                 "class_counts": self.law.class_counts(self.n),
                 "bins_per_class": self.bins_per_class(), "delta": 0.0}
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         counts = self.law.class_counts(self.n)
         bins = self.bins_per_class()
         probs = np.asarray(self.law.class_probs)
@@ -150,18 +155,22 @@ class ClassWiseBinningExperiment(Experiment):
 
     @property
     def bins(self) -> int:
+        """Total number of bins (outputs) in reports."""
         return self.n // self.points_per_bin
 
     cost = property(lambda self: int(self.n * self.law.n_classes))
 
     def label(self) -> str:
+        """Readable one-line identification."""
         return f"CW-HB/{self.law.name}/n={self.n}/k={self.points_per_bin}"
 
     def symbols(self, outcome=None) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
         return {"n": int(self.n), "points_per_bin": int(self.points_per_bin),
                 "n_classes": int(self.law.n_classes), "delta": 0.0}
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         g, y = self.law.sample((reps, self.n), rng)
         masses, errs = [], []
         for lab in range(self.law.n_classes):
@@ -211,13 +220,16 @@ class Prop4Experiment(Experiment):
     cost = property(lambda self: self.n_support * self.n_support)
 
     def label(self) -> str:
+        """Readable one-line identification."""
         return f"Prop4/{self.law_name}/L={self.n_classes}"
 
     @classmethod
     def code_paths(cls) -> tuple[str, ...]:
+        """Sources whose change invalidates stored outcomes (this one evaluates bounds)."""
         return (*super().code_paths(), "bounds")  # the exact errors come from bounds.gr22
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         shape = (reps, self.n_support)
         prob = rng.dirichlet(np.ones(self.n_support), size=reps)
         c = rng.integers(0, self.n_classes, size=shape)
@@ -267,9 +279,11 @@ class AccuracyExperiment(Experiment):
     cost = property(lambda self: 20 * (self.n + self.n_test))
 
     def label(self) -> str:
+        """Readable one-line identification."""
         return f"Accuracy/{self.law.name}/n={self.n}/{self.calibrator}"
 
     def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         changed = np.empty(reps)
         for r in range(reps):
             scores, labels = self.law.sample(self.n, rng)

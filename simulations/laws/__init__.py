@@ -7,9 +7,10 @@
 
 from .adversary import AdversaryQ
 from .base import Law
-from .binary import BINARY_LAWS, BinaryLaw, ConditionalMean, ScoreLaw, law_from_spec
+from .binary import BINARY_LAWS, BinaryLaw, ConditionalMean, ScoreLaw
 from .multiclass import MULTICLASS_LAWS, DirichletAffineLaw, TopLabelLaw
 from .shift import SHIFT_LAWS, LinearShiftLaw
+from .spec import law_from_spec
 
 __all__ = [
     "LAWS",

@@ -47,6 +47,7 @@ class AdversaryQ(Law):
             raise ValueError(f"support must be an integer >= 2, got {self.support!r}")
 
     def spec(self) -> dict:
+        """JSON-able description of the content (used in keys and results files)."""
         return {"family": self.family, "support": self.support}
 
     def sample(self, size, rng: np.random.Generator):

@@ -5,8 +5,9 @@ atoms), a conditional mean ``eta(s) = E[Y | S = s]``, and a label model (binary,
 [0, 1]-valued Beta labels with mean ``eta``). For any bin it returns the exact mass and the
 exact first moment ``E[Y 1{S in bin}]`` so that ``E[Y | S in bin]`` is exact.
 
-Bins are lexicographic intervals on ``(score, U)`` (shared/spec README, item 5): a bin is
-``[(lo_s, lo_u), (hi_s, hi_u))`` and an atom ``a`` of mass ``p`` contributes
+Bins are lexicographic intervals on ``(score, U)`` (the tie-breaking of Gupta & Ramdas 2021,
+Algorithm 2): a bin is ``[(lo_s, lo_u), (hi_s, hi_u))`` and an atom ``a`` of mass ``p``
+contributes
 
 * ``p`` if ``lo_s < a < hi_s``,
 * ``p (1 - lo_u)`` if ``a == lo_s < hi_s`` (test points with ``U >= lo_u``),
@@ -35,8 +36,16 @@ __all__ = [
     "BinaryLaw",
     "ConditionalMean",
     "ScoreLaw",
-    "law_from_spec",
 ]
+
+
+def _real(value, name: str) -> float:
+    """A finite real number (bool and strings refused)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,7 @@ class ScoreLaw:
 
     @property
     def is_uniform(self) -> bool:
+        """Whether the continuous part is U[0, 1]."""
         return self.a == 1.0 and self.b == 1.0
 
     def cdf(self, s):
@@ -110,6 +120,7 @@ class ScoreLaw:
         return np.where(idx < len(self.atoms), out, cont)
 
     def spec(self) -> dict:
+        """JSON-able description of the content (used in keys and results files)."""
         return {
             "a": self.a,
             "b": self.b,
@@ -143,6 +154,8 @@ class ConditionalMean:
         "step": {"threshold": 0.5, "low": 0.2, "high": 0.8},
         "sine": {"center": 0.5, "amplitude": 0.45, "frequency": 10.0},
         "linear": {"intercept": 0.0, "slope": 1.0},
+        "piecewise_constant": {"knots": (0.5,), "values": (0.2, 0.8)},
+        "piecewise_linear": {"knots": (0.0, 1.0), "values": (0.0, 1.0)},
     }
 
     def __post_init__(self):
@@ -152,12 +165,65 @@ class ConditionalMean:
         if unknown:
             raise ValueError(f"unknown parameters for eta kind {self.kind!r}: {sorted(unknown)}")
         full = {**self._DEFAULTS[self.kind], **self.params}
+        for key, value in full.items():
+            if key in ("knots", "values"):
+                if isinstance(value, str) or not hasattr(value, "__len__"):
+                    raise ValueError(f"eta {key} must be a list of numbers, got {value!r}")
+                full[key] = tuple(_real(v, f"eta {key}") for v in value)
+            else:
+                full[key] = _real(value, f"eta {key}")
         object.__setattr__(self, "params", full)
-        grid = self(np.linspace(0.0, 1.0, 2001))
-        if not np.all((grid >= 0) & (grid <= 1)):
-            raise ValueError(f"eta must map [0, 1] into [0, 1], got kind={self.kind!r}, {full!r}")
+        self._check_pieces()
+        low, high = self.range()
+        if not (low >= 0.0 and high <= 1.0):
+            raise ValueError(f"eta must map [0, 1] into [0, 1]; kind={self.kind!r} with {full!r} "
+                             f"ranges over [{low:.6g}, {high:.6g}]")
+
+    def _check_pieces(self):
+        p = self.params
+        if self.kind == "piecewise_constant":
+            k = np.asarray(p["knots"])
+            if len(p["values"]) != k.size + 1 or np.any(np.diff(k) <= 0) or \
+                    np.any((k <= 0) | (k >= 1)):
+                raise ValueError("piecewise_constant eta needs interior knots strictly "
+                                 "increasing in (0, 1) and one more value than knots, got "
+                                 f"knots={p['knots']!r}, values={p['values']!r}")
+        if self.kind == "piecewise_linear":
+            k = np.asarray(p["knots"])
+            if len(p["values"]) != k.size or k.size < 2 or k[0] != 0 or k[-1] != 1 or \
+                    np.any(np.diff(k) <= 0):
+                raise ValueError("piecewise_linear eta needs knots 0 = x_0 < ... < x_m = 1 and "
+                                 f"one value per knot, got knots={p['knots']!r}, "
+                                 f"values={p['values']!r}")
+
+    def range(self) -> tuple[float, float]:
+        """Exact infimum and supremum of eta over [0, 1] (per family, analytically)."""
+        p = self.params
+        if self.kind == "constant":
+            return p["value"], p["value"]
+        if self.kind in ("step",):
+            return min(p["low"], p["high"]), max(p["low"], p["high"])
+        if self.kind in ("piecewise_constant", "piecewise_linear"):
+            return min(p["values"]), max(p["values"])
+        if self.kind == "power":  # monotone on [0, 1]: the values at 0 and 1
+            ends = (0.0 if p["exponent"] > 0 else (p["scale"] if p["exponent"] == 0 else np.inf),
+                    p["scale"])
+            return min(ends), max(ends)
+        if self.kind == "linear":
+            ends = (p["intercept"], p["intercept"] + p["slope"])
+            return min(ends), max(ends)
+        if self.kind == "logistic":
+            return 0.0, 1.0  # a sigmoid: always inside [0, 1]
+        # sine: the extremes of sin on [0, 2 pi f] (all of [-1, 1] once f >= 3/4 or so)
+        f, c, a = p["frequency"], p["center"], p["amplitude"]
+        turns = np.pi / 2 + np.pi * np.arange(0, 2 * abs(f) + 2)
+        inside = turns[turns <= 2 * np.pi * abs(f)]
+        x = np.concatenate([[0.0, 2 * np.pi * f], np.sign(f) * inside])
+        s = np.sin(x)
+        return c + min(a * s.min(), a * s.max()), c + max(a * s.min(), a * s.max())
 
     def __call__(self, s):
+        """Evaluate eta at scores ``s`` (vectorised)."""
         p = self.params
         s = np.asarray(s, dtype=float)
         if self.kind == "constant":
@@ -172,6 +238,11 @@ class ConditionalMean:
             return np.where(s <= p["threshold"], p["low"], p["high"])
         if self.kind == "linear":
             return p["intercept"] + p["slope"] * s
+        if self.kind == "piecewise_constant":
+            # a knot belongs to the piece on its left, as the "step" threshold does
+            return np.asarray(p["values"])[np.searchsorted(p["knots"], s, side="left")]
+        if self.kind == "piecewise_linear":
+            return np.interp(s, p["knots"], p["values"])
         return p["center"] + p["amplitude"] * np.sin(2 * np.pi * p["frequency"] * s)
 
     def integral(self, lo, hi, scores: ScoreLaw):
@@ -198,13 +269,35 @@ class ConditionalMean:
             f_lo, f_hi = scores.cdf(lo), scores.cdf(hi)
             f_mid = scores.cdf(np.clip(t, lo, hi))
             return p["low"] * (f_mid - f_lo) + p["high"] * (f_hi - f_mid)
+        if self.kind == "piecewise_constant":
+            edges = (-np.inf, *p["knots"], np.inf)
+            total = np.zeros(np.broadcast(lo, hi).shape)
+            for j, value in enumerate(p["values"]):
+                a_j = np.clip(edges[j], lo, hi)
+                b_j = np.clip(edges[j + 1], lo, hi)
+                total = total + value * (scores.cdf(b_j) - scores.cdf(a_j))
+            return total
+        if self.kind == "piecewise_linear":
+            x, v = np.asarray(p["knots"]), np.asarray(p["values"])
+            mean_s = a / (a + b)  # E[S 1{S <= t}] = E[S] F_{a+1,b}(t)
+            shifted = ScoreLaw(a + 1.0, b)
+            total = np.zeros(np.broadcast(lo, hi).shape)
+            for j in range(x.size - 1):
+                slope = (v[j + 1] - v[j]) / (x[j + 1] - x[j])
+                icpt = v[j] - slope * x[j]
+                a_j, b_j = np.clip(x[j], lo, hi), np.clip(x[j + 1], lo, hi)
+                total = total + icpt * (scores.cdf(b_j) - scores.cdf(a_j)) \
+                    + slope * mean_s * (shifted.cdf(b_j) - shifted.cdf(a_j))
+            return total
         if self.kind == "sine" and scores.is_uniform:
             w = 2 * np.pi * p["frequency"]
             return p["center"] * (hi - lo) - p["amplitude"] * (np.cos(w * hi) - np.cos(w * lo)) / w
         return quantile_space_integral(self, lo, hi, scores)
 
     def spec(self) -> dict:
-        return {"kind": self.kind, **self.params}
+        """JSON-able description (lists for knots and values)."""
+        return {"kind": self.kind, **{k: list(v) if isinstance(v, tuple) else v
+                                      for k, v in self.params.items()}}
 
 
 @dataclass(frozen=True)
@@ -222,6 +315,9 @@ class BinaryLaw(Law):
         ``kappa`` of the Beta labels.
     name : str
         Display name.
+    atom_eta : tuple of float
+        ``E[Y | S = a_j]`` for each atom of ``scores`` (default: ``eta(a_j)``), so that an
+        atomic law can give every atom its own conditional mean.
     """
 
     family: ClassVar[str] = "binary"
@@ -230,23 +326,49 @@ class BinaryLaw(Law):
     labels: str = "binary"
     concentration: float = 4.0
     name: str = "custom"
+    atom_eta: tuple[float, ...] = ()
 
     def __post_init__(self):
         if self.labels not in ("binary", "beta"):
             raise ValueError(f"labels must be 'binary' or 'beta', got {self.labels!r}")
         if not (self.concentration > 0 and math.isfinite(self.concentration)):
             raise ValueError(f"concentration must be finite and > 0, got {self.concentration!r}")
+        if self.atom_eta:
+            values = tuple(_real(v, "atom_eta") for v in self.atom_eta)
+            if len(values) != len(self.scores.atoms):
+                raise ValueError(f"atom_eta needs one value per atom ({len(self.scores.atoms)}),"
+                                 f" got {self.atom_eta!r}")
+            if any(not (0.0 <= v <= 1.0) for v in values):
+                raise ValueError(f"atom_eta values must lie in [0, 1], got {self.atom_eta!r}")
+            object.__setattr__(self, "atom_eta", values)
+
+    def atom_means(self) -> tuple[float, ...]:
+        """``E[Y | S = a_j]`` of every atom."""
+        if self.atom_eta:
+            return self.atom_eta
+        return tuple(float(self.eta(a)) for a in self.scores.atoms)
+
+    def conditional_mean(self, scores) -> np.ndarray:
+        """``E[Y | S = s]``: eta on the continuous part, the atom's own value at an atom."""
+        mean = np.asarray(self.eta(scores), dtype=float)
+        if self.atom_eta:
+            s = np.asarray(scores, dtype=float)
+            for atom, value in zip(self.scores.atoms, self.atom_eta, strict=True):
+                mean = np.where(s == atom, value, mean)
+        return mean
 
     @property
     def has_atoms(self) -> bool:
+        """Whether the score law has atoms."""
         return bool(self.scores.atoms)
 
     def sample_scores(self, size, rng: np.random.Generator) -> np.ndarray:
+        """Draw scores of the given shape."""
         return self.scores.sample(size, rng)
 
     def sample_labels(self, scores, rng: np.random.Generator) -> np.ndarray:
         """Labels given scores (conditionally independent across points)."""
-        mean = self.eta(scores)
+        mean = self.conditional_mean(scores)
         if self.labels == "binary":
             return (rng.random(np.shape(scores)) < mean).astype(np.float64)
         k = self.concentration
@@ -283,13 +405,15 @@ class BinaryLaw(Law):
             mass += wc * (self.scores.cdf(upper) - self.scores.cdf(lo_s))
             moment += wc * self.eta.integral(lo_s, upper, self.scores)
         proper = lo_s < hi_s
-        for atom, prob in zip(self.scores.atoms, self.scores.atom_probs, strict=True):
+        atom_means = self.atom_means()
+        for atom, prob, eta_atom in zip(self.scores.atoms, self.scores.atom_probs, atom_means,
+                                        strict=True):
             frac = np.where(proper & (lo_s < atom) & (atom < hi_s), 1.0, 0.0)
             frac += np.where(proper & (atom == lo_s), 1.0 - lo_u, 0.0)
             frac += np.where(proper & (atom == hi_s), hi_u, 0.0)
             frac += np.where((lo_s == atom) & (hi_s == atom), np.maximum(hi_u - lo_u, 0.0), 0.0)
             mass += prob * frac
-            moment += prob * float(self.eta(atom)) * frac
+            moment += prob * eta_atom * frac
         return mass, moment
 
     def spec(self) -> dict:
@@ -300,42 +424,8 @@ class BinaryLaw(Law):
             "eta": self.eta.spec(),
             "labels": self.labels,
             "concentration": self.concentration,
+            **({"atom_eta": list(self.atom_eta)} if self.atom_eta else {}),
         }
-
-
-def law_from_spec(spec: dict, name: str = "custom") -> BinaryLaw:
-    """Build a :class:`Law` from a study-file table.
-
-    ``spec`` has keys ``scores`` (``{kind = "uniform" | "beta" | "atoms" | "mixture", ...}``),
-    ``eta`` (``{kind = ..., <params>}``), optional ``labels`` and ``concentration``.
-    """
-    if not isinstance(spec, dict):
-        raise ValueError(f"law spec must be a table, got {spec!r}")
-    sc = dict(spec.get("scores", {"kind": "uniform"}))
-    kind = sc.pop("kind", "uniform")
-    atoms = tuple(float(x) for x in sc.pop("atoms", ()))
-    probs = tuple(float(x) for x in sc.pop("atom_probs", sc.pop("probs", ())))
-    if kind == "uniform":
-        score_law = ScoreLaw()
-    elif kind == "beta":
-        score_law = ScoreLaw(float(sc.pop("a")), float(sc.pop("b")))
-    elif kind == "atoms":
-        if not probs:
-            probs = (1.0 / len(atoms),) * len(atoms)
-        score_law = ScoreLaw(atoms=atoms, atom_probs=probs)
-    elif kind == "mixture":
-        score_law = ScoreLaw(float(sc.pop("a", 1.0)), float(sc.pop("b", 1.0)), atoms, probs)
-    else:
-        raise ValueError(f"scores kind must be uniform, beta, atoms or mixture, got {kind!r}")
-    if kind in ("uniform", "beta") and (atoms or probs):
-        raise ValueError(f"scores kind {kind!r} takes no atoms, got {atoms!r}")
-    if sc:
-        raise ValueError(f"unknown score-law parameters: {sorted(sc)}")
-    eta_spec = dict(spec.get("eta", {"kind": "constant"}))
-    eta = ConditionalMean(eta_spec.pop("kind", "constant"), eta_spec)
-    return BinaryLaw(
-        score_law, eta, spec.get("labels", "binary"), float(spec.get("concentration", 4.0)), name
-    )
 
 
 def _law(name, scores=None, eta=None, **kw) -> BinaryLaw:
@@ -370,7 +460,7 @@ BINARY_LAWS: dict[str, BinaryLaw] = {
             labels="beta",
             concentration=2.0,
         ),
-        # Further laws of catalog §7 (full budget).
+        # Further laws (full budget).
         _law("uniform_identity", eta=ConditionalMean("power")),
         _law("uniform_step", eta=ConditionalMean("step")),
         _law("uniform_sine", eta=ConditionalMean("sine")),
@@ -380,9 +470,9 @@ BINARY_LAWS: dict[str, BinaryLaw] = {
             ScoreLaw(atoms=tuple((k + 0.5) / 30 for k in range(30)), atom_probs=(1 / 30,) * 30),
             ConditionalMean("power"),
         ),
-        # gpr20 Corollary 3 as printed fails here (catalog §9 A3): with two fixed-width bins,
-        # the bin with the fewest points (mass 1/3) has eta = 0, hence V^ = 0 and the
-        # smallest radius, while the larger bin has eta = 1/2.
+        # gpr20 Corollary 3 as printed fails here (the radius of its fewest-point bin is too
+        # small): with two fixed-width bins, the bin with the fewest points (mass 1/3) has eta =
+        # 0, hence V^ = 0 and the smallest radius, while the larger bin has eta = 1/2.
         _law(
             "cor3_counterexample",
             ScoreLaw(atoms=(0.25, 0.75), atom_probs=(1 / 3, 2 / 3)),

@@ -6,18 +6,19 @@ Two families, each reducing the multiclass truth to the exact binary machinery o
 :class:`TopLabelLaw`
     The predicted class C has probabilities ``class_probs``; given ``C = l``, a latent
     ``U ~ Q_l`` (a :class:`~simulations.laws.ScoreLaw`, atoms allowed) sets the top-label
-    probability ``s = (1 + U) / 2`` (so s >= 1/2 is the unique maximum), the other L - 1
-    entries share ``1 - s`` equally, and ``P(Y = l | C = l, U) = eta_l(U)``; otherwise Y
-    is uniform on the other classes. Because s is increasing in U, binning on s is binning
-    on U, and the top-label truth ``P(Y = l | c(X) = l, X in bin)`` of a fitted TL-HB map is
-    the exact bin mean of the binary law ``(Q_l, eta_l)`` (catalog G6 step 2: the truth
+    probability ``s = (1 + U) / 2`` (so s >= 1/2 is the unique maximum), the other L - 1 entries
+    share ``1 - s`` equally, and ``P(Y = l | C = l, U) = eta_l(U)``; otherwise Y is uniform on
+    the other classes. Because s is increasing in U, binning on s is binning on U, and the
+    top-label truth ``P(Y = l | c(X) = l, X in bin)`` of a fitted TL-HB map is the exact bin
+    mean of the binary law ``(Q_l, eta_l)`` (Gupta & Ramdas 2022, proof of Theorem 1: the truth
     conditions on the predicted label *and* the output).
 
 :class:`DirichletAffineLaw`
     Score vectors ``g ~ Dirichlet(a)`` (or a finite set of prototype vectors: atoms), and
     ``P(Y = . | g) = lam g + (1 - lam) / L``. Then ``P(Y = l | g_l) = lam g_l + (1 - lam)/L``
     exactly and ``g_l ~ Beta(a_l, sum(a) - a_l)`` (or atoms), so the class-wise truth of a
-    fitted CW-HB map is the exact bin mean of a binary law with a linear eta (catalog G11).
+    fitted CW-HB map is the exact bin mean of a binary law with a linear eta (Gupta & Ramdas
+    2022, Theorem 2).
 """
 
 from __future__ import annotations
@@ -73,9 +74,11 @@ class TopLabelLaw(Law):
 
     @property
     def n_classes(self) -> int:
+        """Number of classes L."""
         return len(self.class_probs)
 
     def spec(self) -> dict:
+        """JSON-able description of the content (used in keys and results files)."""
         return {
             "family": "top_label",
             "class_probs": list(self.class_probs),
@@ -88,7 +91,7 @@ class TopLabelLaw(Law):
         return (1.0 + np.asarray(u, dtype=float)) / 2.0
 
     def class_counts(self, n: int) -> np.ndarray:
-        """Stratified n_l (largest remainder of n * P(c = l)); the catalog's fixed-n_l design."""
+        """Stratified n_l (largest remainder of n P(c = l)): the proof conditions on n_l."""
         return _largest_remainder(n, self.class_probs)
 
     def sample_class(self, label: int, size, rng: np.random.Generator):
@@ -171,9 +174,11 @@ class DirichletAffineLaw(Law):
 
     @property
     def n_classes(self) -> int:
+        """Number of classes L."""
         return self._support[0].shape[1] if self.prototypes else len(self.concentration)
 
     def spec(self) -> dict:
+        """JSON-able description of the content (used in keys and results files)."""
         return {
             "family": "dirichlet_affine",
             "concentration": list(self.concentration),
@@ -230,7 +235,7 @@ _UNDER = BinaryLaw(
 _SINE = BinaryLaw(
     ScoreLaw(), ConditionalMean("sine", {"center": 0.6, "amplitude": 0.35, "frequency": 3.0})
 )
-# COVTYPE-like predicted-class frequencies (catalog §7 P-D; class 2 ~ 100x class 4).
+# COVTYPE-like predicted-class frequencies (class 2 ~ 100x class 4).
 _COVTYPE = (0.365, 0.488, 0.062, 0.005, 0.016, 0.030, 0.034)
 
 MULTICLASS_LAWS = {

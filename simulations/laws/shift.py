@@ -1,7 +1,6 @@
-"""Covariate shift (gpr20 Sec. 4.4, App. D): a law with exact target truth, weighted binning,
-uLSIF density-ratio estimation.
+"""A covariate-shift law with exact target truth (Gupta, Podkopaev & Ramdas 2020, Sec. 4.4).
 
-:class:`LinearShiftLaw` is the 1-D family suggested by catalog §4.12 / §7.2 S6: source
+:class:`LinearShiftLaw` is a 1-D family with a known, bounded likelihood ratio: source
 ``X ~ U[0, 1]``, target density ``1 + c0 (2x - 1)``, so the likelihood ratio
 ``w(x) = 1 + c0 (2x - 1)`` is bounded by ``L = 1 - c0`` and ``U = 1 + c0`` (hypothesis (23)
 of Theorem 7), the score is ``g(x) = x`` and ``E[Y | X = x] = eta(x)`` in both domains.
@@ -63,6 +62,7 @@ class LinearShiftLaw(Law):
         return 1.0 + self.c0 * (2.0 * np.asarray(x, dtype=float) - 1.0)
 
     def sample_source(self, size, rng: np.random.Generator):
+        """Draw source points of the given shape."""
         return rng.random(size)
 
     def target_ppf(self, q):
@@ -74,19 +74,24 @@ class LinearShiftLaw(Law):
         return 2.0 * q / (b + np.sqrt(b * b + 4.0 * a * q))  # stable root of a x^2 + b x = q
 
     def target_cdf(self, x):
+        """CDF of the target law at ``x``."""
         x = np.asarray(x, dtype=float)
         return (1.0 - self.c0) * x + self.c0 * x * x
 
     def sample_target(self, size, rng: np.random.Generator):
+        """Draw target points of the given shape."""
         return self.target_ppf(rng.random(size))
 
     def sample_labels(self, x, rng: np.random.Generator):
+        """Labels given points (conditionally independent)."""
         return (rng.random(np.shape(x)) < self.eta(x)).astype(np.float64)
 
     def source_mass(self, lo, hi):
+        """Source probability of the intervals ``[lo, hi)``."""
         return np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)
 
     def target_mass(self, lo, hi):
+        """Target probability of the intervals ``[lo, hi)``."""
         return self.target_cdf(hi) - self.target_cdf(lo)
 
     def source_weighted_moment(self, lo, hi):
@@ -109,11 +114,12 @@ class LinearShiftLaw(Law):
             return np.where(mass > 0, self.target_moment(lo, hi) / mass, np.nan)
 
     def spec(self) -> dict:
+        """JSON-able description of the content (used in keys and results files)."""
         return {"kind": "linear_shift", "c0": self.c0, "eta": self.eta.spec()}
 
 
 
-#: Covariate-shift laws of the gpr20 checks (catalog §7.2 S6).
+#: Covariate-shift laws of the gpr20 checks (Theorems 7 and 10, Proposition 3).
 SHIFT_LAWS = {
     law.name: law
     for law in [

@@ -107,8 +107,11 @@ def plugin_classwise_ece(probs, labels, *, n_bins=15, groups=None) -> float:
 
 
 def _group_tl_gaps(keys, pred_class, confidence, hit):
-    """Per group of ``keys``: ``(inverse, Delta_g)`` with ``Delta_g = sum_l P^(c = l | g)
-    |acc_{g,l} - conf_{g,l}|``, the top-label reliability gap (Sec. 2.1)."""
+    """Top-label reliability gap per group of ``keys``: ``(inverse, Delta_g)``.
+
+    ``Delta_g = sum_l P^(c = l | g) |acc_{g,l} - conf_{g,l}|`` (Gupta & Ramdas 2022,
+    Sec. 2.1).
+    """
     _, inv = np.unique(keys, return_inverse=True)
     inv = inv.ravel()
     n_groups = inv.max() + 1

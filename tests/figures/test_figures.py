@@ -110,7 +110,7 @@ def test_figure_index_and_selection(capsys):
         select_figures(["gr99"])
     for fig_id in FIGURE_MODULES:
         mod = get_figure(fig_id)
-        assert mod.ID == fig_id and mod.CAPTION and callable(mod.draw) and callable(mod.compute)
+        assert fig_id == mod.ID and mod.CAPTION and callable(mod.draw) and callable(mod.compute)
     assert main(["figures", "--list"]) == 0
     assert "figures.gr21.fig3" in capsys.readouterr().out
 

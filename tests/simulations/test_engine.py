@@ -1,4 +1,4 @@
-"""Engine: seed protocol, bit-identity across jobs/backends, resume after interruption."""
+"""Engine: seed protocol, bit-identity across jobs/backends, resume, code stamps."""
 
 import json
 import os
@@ -11,33 +11,35 @@ import time
 import numpy as np
 import pytest
 
-from simulations.engine import BLOCK_REPS, Cell, load_cell, run_cells, simulate_block
+from simulations.engine import BLOCK_REPS, load_outcome, run_experiments, simulate_block
+from simulations.experiments.binning import BinningExperiment
 from simulations.laws import LAWS
 from simulations.store import ResultStore
 
 CELLS = [
-    Cell({"name": "randomized_umd"}, LAWS["uniform_half"], 300, 10),
-    Cell({"name": "umd", "tie_breaking": "lexicographic"}, LAWS["two_atoms"], 200, 5),
-    Cell({"name": "zadrozny_elkan"}, LAWS["beta_labels"], 120, 6),
+    BinningExperiment({"name": "randomized_umd"}, LAWS["uniform_half"], 300, 10),
+    BinningExperiment({"name": "umd", "tie_breaking": "lexicographic"}, LAWS["two_atoms"], 200, 5),
+    BinningExperiment({"name": "zadrozny_elkan"}, LAWS["beta_labels"], 120, 6),
 ]
 REPS = 4 * BLOCK_REPS
 
 
 def _payloads(store, cells=CELLS, seed=7):
-    return [load_cell(store, c, REPS, seed) for c in cells]
+    return [load_outcome(store, c, REPS, seed) for c in cells]
 
 
 def _assert_identical(a, b):
     for pa, pb in zip(a, b, strict=True):
-        assert pa.keys() == pb.keys()
-        for k in pa:
-            assert np.array_equal(pa[k], pb[k], equal_nan=True), k
+        da, db = pa.arrays(), pb.arrays()
+        assert da.keys() == db.keys()
+        for k in da:
+            assert np.array_equal(da[k], db[k], equal_nan=True), k
 
 
 @pytest.fixture(scope="module")
 def reference():
     store = ResultStore(":memory:")
-    run_cells(CELLS, REPS, 7, store, n_jobs=1)
+    run_experiments(CELLS, REPS, 7, store, n_jobs=1)
     return _payloads(store)
 
 
@@ -45,29 +47,29 @@ def test_block_is_deterministic_and_blocks_differ():
     a = simulate_block(CELLS[0], 7, 0)
     b = simulate_block(CELLS[0], 7, 0)
     c = simulate_block(CELLS[0], 7, 1)
-    assert np.array_equal(a["error"], b["error"])
-    assert not np.array_equal(a["error"], c["error"])
-    assert a["error"].shape == (BLOCK_REPS, 10) and a["mass"].sum(axis=1) == pytest.approx(1)
+    assert np.array_equal(a.error, b.error, equal_nan=True)
+    assert not np.array_equal(a.error, c.error, equal_nan=True)
+    assert a.error.shape == (BLOCK_REPS, 10) and a.mass.sum(axis=1) == pytest.approx(1)
 
 
 def test_cell_key_depends_on_content_only():
-    same = Cell({"name": "randomized_umd"}, LAWS["uniform_half"], 300, 10)
+    same = BinningExperiment({"name": "randomized_umd"}, LAWS["uniform_half"], 300, 10)
     assert same.key == CELLS[0].key
-    assert Cell({"name": "randomized_umd"}, LAWS["uniform_half"], 301, 10).key != CELLS[0].key
+    assert BinningExperiment({"name": "randomized_umd"}, LAWS["uniform_half"], 301, 10).key != CELLS[0].key
 
 
 @pytest.mark.parametrize(("n_jobs", "backend", "per_task"), [
     (2, "loky", None), (2, "loky", 1), (2, "threading", 3), (1, "sequential", 2)])
 def test_bit_identical_across_jobs_backends_and_task_sizes(reference, n_jobs, backend, per_task):
     store = ResultStore(":memory:")
-    run_cells(CELLS, REPS, 7, store, n_jobs=n_jobs, backend=backend, blocks_per_task=per_task)
+    run_experiments(CELLS, REPS, 7, store, n_jobs=n_jobs, backend=backend, blocks_per_task=per_task)
     _assert_identical(reference, _payloads(store))
 
 
 def test_dask_backend_bit_identical(reference):
     pytest.importorskip("distributed")
     store = ResultStore(":memory:")
-    run_cells(CELLS, REPS, 7, store, n_jobs=2, backend="dask")
+    run_experiments(CELLS, REPS, 7, store, n_jobs=2, backend="dask")
     _assert_identical(reference, _payloads(store))
 
 
@@ -81,12 +83,12 @@ def test_resume_after_interruption_gives_same_numbers(reference, tmp_path):
             raise KeyboardInterrupt
 
     with ResultStore(path) as store, pytest.raises(KeyboardInterrupt):
-        run_cells(CELLS, REPS, 7, store, n_jobs=1, blocks_per_task=1, on_block=stop_after_five)
+        run_experiments(CELLS, REPS, 7, store, n_jobs=1, blocks_per_task=1, on_block=stop_after_five)
     with ResultStore(path) as store:
-        stats = run_cells(CELLS, REPS, 7, store, n_jobs=2)
-        assert stats == {"computed": 12 - 5, "reused": 5}
+        stats = run_experiments(CELLS, REPS, 7, store, n_jobs=2)
+        assert (stats.computed, stats.reused, stats.stale) == (12 - 5, 5, 0)
         _assert_identical(reference, _payloads(store))
-        assert run_cells(CELLS, REPS, 7, store)["computed"] == 0
+        assert run_experiments(CELLS, REPS, 7, store).computed == 0
 
 
 def test_killed_cli_run_resumes_to_identical_results(tmp_path):
@@ -125,16 +127,40 @@ def test_killed_cli_run_resumes_to_identical_results(tmp_path):
 def test_argument_validation():
     store = ResultStore(":memory:")
     with pytest.raises(ValueError, match="backend"):
-        run_cells(CELLS, REPS, 7, store, backend="spark")
+        run_experiments(CELLS, REPS, 7, store, backend="spark")
     with pytest.raises(ValueError, match="reps"):
-        run_cells(CELLS, 0, 7, store)
+        run_experiments(CELLS, 0, 7, store)
     with pytest.raises(ValueError, match="seed"):
-        run_cells(CELLS, REPS, -1, store)
+        run_experiments(CELLS, REPS, -1, store)
     with pytest.raises(ValueError, match="n_jobs"):
-        run_cells(CELLS, REPS, 7, store, n_jobs=0)
-    with pytest.raises(ValueError, match="n must be a positive integer"):
-        Cell({"name": "umd"}, LAWS["uniform_half"], 0, 10)
+        run_experiments(CELLS, REPS, 7, store, n_jobs=0)
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        BinningExperiment({"name": "umd"}, LAWS["uniform_half"], 0, 10)
     with pytest.raises(ValueError, match="calibrator name"):
-        Cell({"name": "platt"}, LAWS["uniform_half"], 100, 10)
+        BinningExperiment({"name": "platt"}, LAWS["uniform_half"], 100, 10)
     with pytest.raises(ValueError, match="not stored"):
-        load_cell(store, CELLS[0], REPS, 99)
+        load_outcome(store, CELLS[0], REPS, 99)
+
+
+def test_changed_code_stamp_reuses_nothing(reference, tmp_path, monkeypatch):
+    """Blocks stored by other code (another code stamp) are never reused: all recomputed."""
+    path = tmp_path / "store.sqlite"
+    with ResultStore(path) as store:
+        first = run_experiments(CELLS, REPS, 7, store)
+        assert (first.computed, first.reused) == (12, 0)
+        assert run_experiments(CELLS, REPS, 7, store).reused == 12
+    monkeypatch.setattr(BinningExperiment, "code_stamp", property(lambda self: "0.0+changed"))
+    with ResultStore(path) as store:
+        stats = run_experiments(CELLS, REPS, 7, store)
+        assert (stats.computed, stats.reused, stats.stale) == (12, 0, 12)
+        _assert_identical(reference, _payloads(store))  # same seeds, same numbers
+
+
+def test_code_stamp_depends_on_the_experiment_module_and_generic_code():
+    paths = BinningExperiment.code_paths()
+    assert "simulations/experiments/binning.py" in paths and "simulations/laws" in paths
+    from simulations.experiments.gpr20 import StreamExperiment
+
+    assert "bounds" in StreamExperiment.code_paths()  # it evaluates its bound inside
+    assert CELLS[0].code_stamp.split("+")[-1] != StreamExperiment(
+        (0.5,), (10,)).code_stamp.split("+")[-1]

@@ -7,7 +7,14 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from simulations.calibrators import BinningBatch
-from simulations.laws import LAWS, ConditionalMean, Law, ScoreLaw, law_from_spec
+from simulations.laws import (
+    LAWS,
+    BinaryLaw,
+    ConditionalMean,
+    ScoreLaw,
+    law_from_spec,
+    laws_of_family,
+)
 from simulations.metrics import (
     conditional_max_error,
     exact_bin_errors,
@@ -30,7 +37,7 @@ from simulations.metrics import (
     (0.7, 0.7, ConditionalMean("sine", {"frequency": 6.0})),
 ])
 def test_interval_moment_matches_quadrature(a, b, eta):
-    law = Law(ScoreLaw(a, b), eta)
+    law = BinaryLaw(ScoreLaw(a, b), eta)
     edges = [(0.0, 0.13), (0.13, 0.5), (0.5, 0.91), (0.91, 1.0), (0.0, 1.0)]
     for lo, hi in edges:
         mass, moment = law.interval_moments(lo, 0, hi, 0)
@@ -65,7 +72,7 @@ def test_partition_masses_sum_to_one_with_atoms_at_0_and_1():
     assert moment.sum() == pytest.approx(0.6 * (stats.beta(2, 2).moment(2)) + 0.2 * 0.25 + 0.1)
 
 
-@pytest.mark.parametrize("name", sorted(LAWS))
+@pytest.mark.parametrize("name", sorted(laws_of_family("binary")))
 def test_sampling_matches_exact_mean(name):
     law = LAWS[name]
     s, y = law.sample(200_000, np.random.default_rng(0))
@@ -89,7 +96,12 @@ def test_law_spec_validation():
         ({"eta": {"kind": "power", "slope": 3.0}}, "unknown parameters"),
         ({"labels": "gaussian"}, "labels"),
         ({"scores": {"kind": "atoms", "atoms": [0.1, 1.5]}}, "atoms must lie"),
-        ({"scores": {"kind": "uniform", "atoms": [0.1]}}, "takes no atoms"),
+        ({"scores": {"kind": "uniform", "atoms": [0.1]}}, r"unknown key\(s\) \['atoms'\]"),
+        ({"Eta": {"kind": "constant"}}, r"unknown key\(s\) \['Eta'\].*allowed"),
+        ({"scores": {"kind": "atoms", "atoms": [0.1, 0.9], "atom_probs": [0.3, 0.3]}},
+         "kind = 'mixture'"),
+        ({"eta": {"kind": "sine", "amplitude": 0.6, "frequency": 2000.0}}, "eta must map"),
+        ({"concentration": True}, "finite number"),
     ]:
         with pytest.raises(ValueError, match=match):
             law_from_spec(bad)
@@ -106,7 +118,7 @@ def _batch(edges, values, keys):
 
 
 def test_merging_equal_outputs_by_hand():
-    law = Law(ScoreLaw(), ConditionalMean("power"))  # uniform scores, eta(s) = s
+    law = BinaryLaw(ScoreLaw(), ConditionalMean("power"))  # uniform scores, eta(s) = s
     # Bins [0, .5), [.5, .8), [.8, 1]: masses .5, .3, .2; means .25, .65, .9.
     merged = exact_bin_errors(_batch([0, 0.5, 0.8, 1], [0.3, 0.3, 0.9], [0.3, 0.3, 0.9]), law)
     assert merged.mass[0] == pytest.approx([0.5, 0.3, 0.2])

@@ -11,10 +11,8 @@ from simulations.calibrators import (
     UniformMassSampleSplitting,
     ZadroznyElkanBinning,
     calibrator_from_spec,
-    sort_lexicographic,
-    sort_scores,
-    uniform_mass_edge_ranks,
 )
+from simulations.calibrators.edges import sort_lexicographic, sort_scores, uniform_mass_edge_ranks
 
 # n = 9, B = 3: A = [0, ceil(10/3), ceil(20/3), 10] = [0, 4, 7, 10].
 SCORES = np.array([0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85])
@@ -24,7 +22,7 @@ PERM = np.array([4, 0, 8, 2, 6, 1, 3, 7, 5])
 
 def test_edge_ranks_integer_arithmetic():
     assert uniform_mass_edge_ranks(9, 3).tolist() == [0, 4, 7, 10]
-    # Catalog §3.1: float64 ceil(b * ((n+1)/B)) gives 26 here, and A_B = n + 2 for (24, 11).
+    # float64 ceil(b * ((n+1)/B)) gives 26 here, and A_B = n + 2 for (24, 11).
     assert uniform_mass_edge_ranks(49, 22)[11] == 25
     assert uniform_mass_edge_ranks(24, 11)[-1] == 25
     for n in range(2, 300):

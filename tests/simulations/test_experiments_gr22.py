@@ -1,0 +1,57 @@
+"""gr22 experiments: reproducible, typed outcomes, sane statistics (Gupta & Ramdas 2022)."""
+
+import numpy as np
+import pytest
+
+from bounds import gr22
+from simulations.experiments.gr22 import (
+    AccuracyExperiment,
+    ClassWiseBinningExperiment,
+    Prop4Experiment,
+    TopLabelBinningExperiment,
+)
+from simulations.laws.multiclass import MULTICLASS_LAWS
+from theory_checks.events import MeanAtMost, Ordered, Within, stated
+
+
+def test_top_label_outcome_reproducible_and_radius_from_symbols():
+    law = MULTICLASS_LAWS["tl_balanced_half"]
+    e = TopLabelBinningExperiment(law, 1000, 10)
+    a = e.simulate(np.random.default_rng(8), 50)
+    b = e.simulate(np.random.default_rng(8), 50)
+    np.testing.assert_array_equal(a.error, b.error)
+    assert a.mass.sum(axis=1) == pytest.approx(1.0)
+    assert a.error.shape == (50, e.bins)
+    radius = stated().radius("gr22.thm1.conditional", e.symbols(a), 0.1)
+    assert radius == pytest.approx(gr22.thm1_conditional_eps(1000, 10, 0.1))
+
+
+def test_k2_ece_is_nearly_the_bound():
+    # k = 2 with eta = 1/2: every bin but the last has one interior point, so the exact
+    # TL-ECE is close to sqrt(1/4) = the bound sqrt(1/(2k)) (Theorem 1 is nearly tight).
+    e = TopLabelBinningExperiment(MULTICLASS_LAWS["tl_balanced_half"], 200, 2)
+    out = e.simulate(np.random.default_rng(9), 50)
+    bound = stated().radius("gr22.thm1.ece_mean", e.symbols(out), None)
+    values = MeanAtMost("l1_ece").evaluate(e, out, bound, None)
+    assert np.mean(values.ratio) > 0.9
+
+
+def test_class_wise_prop4_and_accuracy_outcomes():
+    cw = ClassWiseBinningExperiment(MULTICLASS_LAWS["cw_prototype_atoms"], 300, 10)
+    out = cw.simulate(np.random.default_rng(10), 20)
+    radius = stated().radius("gr22.thm2.ece_hp", cw.symbols(out), 0.1)
+    assert Within("cw_ece").evaluate(cw, out, radius, 0.1).success.all()
+    p4 = Prop4Experiment()
+    pairs = (("conf_ece", "tl_ece"), ("conf_mce", "tl_mce"))
+    values = Ordered(pairs=pairs).evaluate(p4, p4.simulate(np.random.default_rng(11), 100),
+                                           None, None)
+    assert values.success.all()
+    acc = AccuracyExperiment(MULTICLASS_LAWS["tl_atoms"], 300, 100, "tlhb", 20)
+    assert (acc.simulate(np.random.default_rng(12), 3).changed == 0).all()
+
+
+def test_experiments_refuse_laws_of_another_family():
+    with pytest.raises(ValueError, match="top_label"):
+        TopLabelBinningExperiment(MULTICLASS_LAWS["cw_dirichlet_balanced"], 1000, 10)
+    with pytest.raises(ValueError, match="dirichlet_affine"):
+        ClassWiseBinningExperiment(MULTICLASS_LAWS["tl_atoms"], 1000, 10)

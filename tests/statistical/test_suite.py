@@ -1,0 +1,44 @@
+"""Statistical tier: every check of the suite at CI size, for every seed in conftest's range.
+
+CI-sized by default (1000 replicates per cell); CALCHECK_FULL=1 runs the quick budget of
+`calcheck run`, CALCHECK_FULL=full the full one; CALCHECK_SEEDS=all every seed of the range.
+"""
+
+import pytest
+from conftest import STAT_BUDGET, STAT_REPS
+
+from bounds import registry
+from simulations.store import ResultStore
+from theory_checks.budgets import BUDGETS
+from theory_checks.catalog import all_checks
+from theory_checks.check import run_checks
+
+pytestmark = [pytest.mark.statistical, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def suite_results(seed):
+    store = ResultStore(":memory:")
+    reps = STAT_REPS or BUDGETS[STAT_BUDGET].reps
+    return run_checks(all_checks(STAT_BUDGET), store, reps=reps, root_seed=20211 + seed,
+                      n_jobs=2).results
+
+
+def test_every_guarantee_holds_and_every_control_is_flagged(suite_results):
+    failed = [(r.check.id, r.verdict) for r in suite_results if not r.passed]
+    assert failed == []
+    controls = [r for r in suite_results if r.check.is_control]
+    assert controls
+    assert all(r.verdict == "violated" for r in controls)
+    # The power statement: every cell of a positive check detects a modest shortfall.
+    for r in suite_results:
+        if not r.check.is_control:
+            assert all(c.verdict.shortfall_90 < 0.1 for c in r.cells), r.check.id
+
+
+def test_every_registered_guarantee_has_a_check_and_a_control():
+    checks = all_checks("quick")
+    for g in registry.all_guarantees():
+        mine = [c for c in checks if c.guarantee == g.id]
+        assert any(not c.is_control for c in mine), g.id
+        assert any(c.is_control for c in mine), g.id
