@@ -4,7 +4,8 @@ This package imports nothing else of calcheck. ``bounds.registry`` maps guarante
 (``gr21.thm3``, ``gr21.thm4.marginal``, ...) to functions and metadata.
 """
 
-from . import gpr20, gr21, gr22
-from .registry import Guarantee, all_guarantees, get
+from . import gpr20, gpr20_shift, gr21, gr22, inverse
+from .guarantee import Guarantee
+from .registry import all_guarantees, get
 
-__all__ = ["Guarantee", "all_guarantees", "get", "gpr20", "gr21", "gr22"]
+__all__ = ["Guarantee", "all_guarantees", "get", "gpr20", "gpr20_shift", "gr21", "gr22", "inverse"]

@@ -17,9 +17,9 @@ def as_integer_array(value, name: str, *, minimum: int | None = None) -> np.ndar
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
         raise ValueError(f"{name} must be an integer, got {value!r}")
-    if np.issubdtype(arr.dtype, np.floating):
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise ValueError(f"{name} must be an integer, got {value!r}")
+    if np.issubdtype(arr.dtype, np.floating) and (
+            not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
     iarr = arr.astype(np.int64)
     if minimum is not None and np.any(iarr < minimum):
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")

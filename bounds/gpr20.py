@@ -1,8 +1,7 @@
 """Guarantees of Gupta, Podkopaev & Ramdas (2020), distribution-free binary classification.
 
 Paper: C. Gupta, A. Podkopaev and A. Ramdas, "Distribution-free binary classification:
-prediction sets, confidence intervals and calibration", NeurIPS 2020, extended arXiv version
-(``shared/seeds/003_*.txt``; catalog ``shared/spec/gpr20_distribution_free_binary.md``).
+prediction sets, confidence intervals and calibration", NeurIPS 2020, extended arXiv version.
 
 Every function is pure and vectorised over its arguments (they broadcast). Symbols follow
 the paper: ``n_bin`` is a bin count N_b, ``variance`` the biased (divide-by-N_b) sample
@@ -22,6 +21,7 @@ import numpy as np
 from scipy.special import zeta
 
 from ._validation import as_integer_array, as_nonnegative, as_open_unit, scalar_or_array
+from .guarantee import Guarantee
 
 __all__ = [
     "THM6_ETA",
@@ -32,7 +32,6 @@ __all__ = [
     "cor3_eps_stated",
     "empirical_bernstein_halfwidth",
     "hoeffding_bin_halfwidth",
-    "prop3_target_bin_mean",
     "thm3_eps_lower_bound",
     "thm4_halfwidth",
     "thm5_cal1_size",
@@ -41,10 +40,6 @@ __all__ = [
     "thm6_constants",
     "thm6_halfwidth",
     "thm6_halfwidth_intermediate",
-    "thm7_explicit_halfwidth",
-    "thm7_halfwidth",
-    "thm7_min_n",
-    "thm10_halfwidth",
 ]
 
 #: Stitching parameters of the proof of Theorem 6 (App. C.4): eta = e, s = 1.4.
@@ -159,7 +154,7 @@ def cor3_eps_stated(counts, variances, alpha):
     -----
     Paper: gpr20, Corollary 3 (Sec. 4.1; proof App. C.2). Stated form. The paper claims
     ``sup_b |C(b)|/2`` equals the half-width at b*; that is false in general, because V^_b
-    differs across bins (catalog §4.9, §9 A3): the widest interval can sit in a bin with
+    differs across bins: the widest interval can sit in a bin with
     more points and larger V^_b. This radius can therefore fall short of
     :func:`cor3_eps_max_halfwidth`, the valid one, and the suite exhibits a law where the
     stated radius loses its coverage.
@@ -185,7 +180,7 @@ def cor3_eps_max_halfwidth(counts, variances, alpha):
     Notes
     -----
     Paper: gpr20, Corollary 3 with Theorem 1(ii), ``eps = sup_b |C(b)|/2``; the b*-formula
-    of the paper is replaced by the maximum it was meant to equal (catalog §4.9).
+    of the paper is replaced by the maximum it was meant to equal.
     Hypotheses: fixed partition, iid data, N_b >= 1 (an empty bin gives ``inf``).
     Quantifier: conditional -- with probability >= 1 - alpha over the data,
     ``|E[Y | h(X) = r] - r| <= eps`` for every r in Range(h), bins with equal outputs
@@ -201,7 +196,7 @@ def hoeffding_bin_halfwidth(n_bin, n_bins, alpha):
 
     Notes
     -----
-    Not stated in gpr20: the standard Hoeffding analogue of Theorem 4 (catalog §4.21),
+    Not stated in gpr20: the standard Hoeffding analogue of Theorem 4,
     offered for comparison. Hypotheses as Theorem 4 (fixed partition, labels in [0, 1]).
     Quantifier: conditional on memberships, with probability >= 1 - alpha simultaneously
     for all b. At V^_b = 1/4 it is tighter than Theorem 4; Theorem 4 wins only for small
@@ -231,15 +226,14 @@ def thm5_min_count(n_cal2, n_bins, alpha):
     -------
     float or ndarray
         The bound, raw: it is negative (vacuous) unless
-        ``|D^2| > 2 B^2 ln(2B/alpha)`` (:func:`thm5_positive_from`; catalog §9 A4).
+        ``|D^2| > 2 B^2 ln(2B/alpha)`` (:func:`thm5_positive_from`).
 
     Notes
     -----
     Paper: gpr20, Theorem 5 (Sec. 4.2; proof App. C.3, eqs. 38-39).
     Hypotheses: bins from the empirical j/B quantiles of a first split D^1 independent of
     D^2 with ``|D^1| >= c B ln(2B/alpha)`` (:func:`thm5_cal1_size`; c is an unspecified
-    universal constant of Kumar et al.'s Lemma 4.3); implicitly g(X) without large atoms
-    (catalog §9 A5).
+    universal constant of Kumar et al.'s Lemma 4.3); implicitly g(X) without large atoms.
     Quantifier: with probability >= 1 - alpha over both splits.
     """
     n2 = as_integer_array(n_cal2, "n_cal2", minimum=1).astype(float)
@@ -259,7 +253,7 @@ def thm5_cal1_size(n_bins, alpha, c=1.0):
     """Precondition of Theorem 5 on the first split: ``|D^1| >= c B ln(2B/alpha)``.
 
     The paper does not give c (inherited from Kumar et al. 2019, Lemma 4.3); it is a
-    parameter here (catalog §4.10).
+    parameter here.
     """
     b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
     a = as_open_unit(alpha, "alpha")
@@ -310,7 +304,7 @@ def thm6_halfwidth(n_bin, v_plus, n_bins, alpha):
     Quantifier: time-uniform -- with probability >= 1 - alpha,
     ``|pi_b - pi^_b| <= half-width`` simultaneously for all b and all n (also at any
     data-dependent stopping time).
-    Proof gap (catalog §9 A1): the final simplification drops a
+    Proof gap: the final simplification drops a
     ``1.46 sqrt(V^+ ln(6.3B/alpha)) / N_b`` term of the intermediate bound
     (:func:`thm6_halfwidth_intermediate`); numerically the stated form still dominates the
     intermediate one unless ``ln(6.3B/alpha) >~ 57``.
@@ -329,7 +323,7 @@ def thm6_halfwidth_intermediate(n_bin, v_plus, n_bins, alpha):
     -----
     Paper: gpr20, App. C.4, the per-bin bound before the final simplification, with the
     stitching form ``sqrt(v l(v))`` (V^+ multiplies both terms of l; the printed LaTeX
-    parenthesisation is ambiguous, catalog §4.11 [RECONSTRUCTED]); k1 <= 1.46, 2 k2 <= 3.76,
+    parenthesisation is ambiguous); k1 <= 1.46, 2 k2 <= 3.76,
     1.4 * 3.76 <= 5.27. This is the bound the proof establishes; it is tighter than the
     stated form in typical regimes. ``ln ln(e V) = ln(1 + ln V)`` with V floored at 1.
     Hypotheses and quantifier as :func:`thm6_halfwidth`.
@@ -337,154 +331,6 @@ def thm6_halfwidth_intermediate(n_bin, v_plus, n_bins, alpha):
     counts, v, log_b, loglog = _thm6_args(n_bin, v_plus, n_bins, alpha)
     num = 1.46 * np.sqrt(v * (1.4 * loglog + log_b)) + 5.27 * loglog + 3.76 * log_b
     return scalar_or_array(_per_count(num, counts))
-
-
-def _ratio_bounds(upper, lower):
-    u = np.asarray(upper, dtype=float)
-    lo = np.asarray(lower, dtype=float)
-    if not np.all(np.isfinite(u) & (u >= 1.0)):
-        raise ValueError(f"upper must be finite and >= 1, got {upper!r}")
-    if not np.all((lo > 0) & (lo <= 1.0)):
-        raise ValueError(f"lower must lie in (0, 1], got {lower!r}")
-    return u, lo
-
-
-def thm7_halfwidth(n, n_bins, alpha, upper, lower, c=1.0):
-    r"""Covariate-shift radius of weighted binning, Theorem 7 (stated form, constant ``c``).
-
-    .. math:: c \left(\frac{U}{L}\right)^2 \sqrt{\frac{B \ln(6B/\alpha)}{2n}}
-
-    Parameters
-    ----------
-    n : int or array_like
-        Labelled source points used for the bin estimates (|D_cal^2|).
-    n_bins, alpha
-        Number of bins B and miscoverage in (0, 1).
-    upper, lower : float
-        Bounds ``L <= w(x) <= U`` of the likelihood ratio, ``0 < L <= 1 <= U`` (eq. 23).
-    c : float, default 1
-        The "explicit universal constant", never made explicit by the paper (catalog §9 A7).
-        The suite checks c = 1; :func:`thm7_explicit_halfwidth` is a derived constant.
-
-    Notes
-    -----
-    Paper: gpr20, Theorem 7 (Sec. 4.4; proof App. D.1).
-    Hypotheses: covariate shift with known w, L <= w <= U; uniform-mass bins on the source
-    with ``|D^1| >= c B ln(6B/alpha)``; ``n >= c (U/L)^2 B ln^2(6B/alpha)``
-    (:func:`thm7_min_n`).
-    Quantifier: with probability >= 1 - alpha, for all b,
-    ``|pi_check_b^(w) - E_target[Y | X in X_b]| <=`` the radius.
-    """
-    n_arr = as_integer_array(n, "n", minimum=1).astype(float)
-    b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
-    a = as_open_unit(alpha, "alpha")
-    u, lo = _ratio_bounds(upper, lower)
-    cc = _positive(c, "c")
-    return scalar_or_array(cc * (u / lo) ** 2 * np.sqrt(b * np.log(6.0 * b / a) / (2.0 * n_arr)))
-
-
-def thm7_min_n(n_bins, alpha, upper, lower, c=1.0):
-    """Sample-size precondition of Theorem 7: ``c (U/L)^2 B ln^2(6B/alpha)``."""
-    b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
-    a = as_open_unit(alpha, "alpha")
-    u, lo = _ratio_bounds(upper, lower)
-    return scalar_or_array(_positive(c, "c") * (u / lo) ** 2 * b * np.log(6.0 * b / a) ** 2)
-
-
-def thm7_explicit_halfwidth(n_bin, n_bins, alpha, upper, lower, m_b=None):
-    r"""Per-bin covariate-shift radius with explicit constants -- derived from the proof.
-
-    .. math:: (2 U^2 m_b^2 + U m_b) \sqrt{\frac{\ln(6B/\alpha)}{2 N_b}}
-              \le 3 (U/L)^2 \sqrt{\frac{\ln(6B/\alpha)}{2 N_b}}
-
-    Parameters
-    ----------
-    n_bin : int or array_like
-        Source calibration points N_b in the bin.
-    n_bins, alpha, upper, lower
-        As in :func:`thm7_halfwidth`.
-    m_b : float or array_like, optional
-        ``P(X in X_b) / P_target(X in X_b)`` if known; otherwise its bound 1/L.
-
-    Returns
-    -------
-    float or ndarray
-        The radius; ``inf`` where ``N_b <= 2 U^2 m_b^2 ln(6B/alpha)`` (Step 3 of the proof
-        needs the weight-mean error below ``r_b / 2 = 1 / (2 m_b)``).
-
-    Notes
-    -----
-    Not a claim of the paper: the explicit instantiation of Steps 2-4 of App. D.1 derived in
-    catalog §4.12, with the Step 4 Hoeffding scale ``m_b U`` (catalog §9 A9).
-    Hypotheses: known w with L <= w <= U; any fixed partition (no uniform-mass argument is
-    needed; the statement is conditional on the N_b).
-    Quantifier: with probability >= 1 - 2 alpha / 3, simultaneously for all b,
-    ``|pi_check_b^(w) - E_target[Y | X in X_b]| <=`` the radius.
-    """
-    counts = _counts(n_bin)
-    b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
-    a = as_open_unit(alpha, "alpha")
-    u, lo = _ratio_bounds(upper, lower)
-    m = 1.0 / lo if m_b is None else _positive(m_b, "m_b")
-    log_term = np.log(6.0 * b / a)
-    radius = (2.0 * u**2 * m**2 + u * m) * np.sqrt(_per_count(log_term / 2.0, counts))
-    applies = counts > 2.0 * u**2 * m**2 * log_term
-    return scalar_or_array(np.where(applies, radius, np.inf))
-
-
-def thm10_halfwidth(n_bin, variance, m_b, upper, n_bins, alpha):
-    r"""Covariate-shift half-width with oracle m_b, Theorem 10 (empirical Bernstein).
-
-    .. math:: \sqrt{\frac{2 \hat V^{(w)}_b \ln(3B/\alpha)}{N_b}}
-              + \frac{3 m_b U \ln(3B/\alpha)}{N_b}
-
-    Parameters
-    ----------
-    n_bin : int or array_like
-        Source points N_b in the bin.
-    variance : float or array_like
-        ``V^(w)_b``, the biased sample variance of ``m_b w(X_i) Y_i`` in the bin.
-    m_b : float or array_like
-        Oracle ``P(X in X_b) / P_target(X in X_b)``.
-    upper : float
-        ``U = sup_x w(x)`` (no lower bound needed).
-    n_bins, alpha
-        Number of bins and miscoverage.
-
-    Notes
-    -----
-    Paper: gpr20, Theorem 10 (App. D.2), estimator (40).
-    Hypotheses: covariate shift; w known and bounded by U; m_b known; fixed partition.
-    Quantifier: conditional on memberships, with probability >= 1 - alpha, for all b,
-    ``|pi^_b^(w) - E_target[Y | X in X_b]| <=`` the half-width.
-    """
-    b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
-    a = as_open_unit(alpha, "alpha")
-    scale = _positive(m_b, "m_b") * _positive(upper, "upper")
-    return empirical_bernstein_halfwidth(n_bin, variance, a / b, scale)
-
-
-def prop3_target_bin_mean(source_mass, target_mass, source_weighted_mean):
-    r"""Target bin mean from source quantities, Proposition 3 (identity).
-
-    .. math:: E_{\tilde P}[Y | X \in X_b] = m_b\, E_P[w(X) Y | X \in X_b],
-              \quad m_b = P(X \in X_b) / \tilde P(X \in X_b)
-
-    Parameters
-    ----------
-    source_mass, target_mass : float or array_like
-        ``P(X in X_b)`` and ``P_target(X in X_b) > 0``.
-    source_weighted_mean : float or array_like
-        ``E_P[w(X) Y | X in X_b]``.
-
-    Notes
-    -----
-    Paper: gpr20, Proposition 3 (App. D.2); companion identity (41):
-    ``E_P[w(X) | X in X_b] = 1 / m_b``. Hypothesis: covariate shift. Exact (no probability).
-    """
-    p = as_nonnegative(source_mass, "source_mass")
-    q = _positive(target_mass, "target_mass")
-    return scalar_or_array(p / q * as_nonnegative(source_weighted_mean, "source_weighted_mean"))
 
 
 def _half_open_alpha(alpha):
@@ -526,3 +372,57 @@ def cor1_width_lower_bound(alpha):
 def cor1_width_probability(alpha):
     """``1 - 2 alpha``: probability that a distribution-free CI has width >= 1/2 (Cor. 1 proof)."""
     return scalar_or_array(1.0 - 2.0 * _half_open_alpha(alpha))
+
+
+# ---------------------------------------------------------------------- registry
+_IID = "calibration data and test point iid"
+_FIXED = "fixed partition, independent of the calibration data"
+_NB1 = "N_b >= 1 for every bin"
+
+#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+GUARANTEES = (
+    Guarantee(
+        "gpr20.thm4", thm4_halfwidth, "gpr20", "Theorem 4, eq. (17)",
+        "w.p. >= 1-alpha given memberships, |pi_b - pi^_b| <= EB half-width for all b",
+        (_FIXED, "calibration data iid", _NB1), "conditional"),
+    Guarantee(
+        "gpr20.thm4.hoeffding", hoeffding_bin_halfwidth, "gpr20",
+        "derived Hoeffding analogue of Theorem 4",
+        "w.p. >= 1-alpha given memberships, |pi_b - pi^_b| <= sqrt(ln(2B/alpha)/(2N_b)) for all b",
+        (_FIXED, "calibration data iid", _NB1), "conditional", variant_of="gpr20.thm4"),
+    Guarantee(
+        "gpr20.cor3", cor3_eps_stated, "gpr20", "Corollary 3 (as printed: hw at argmin N_b)",
+        "histogram binning: w.p. >= 1-alpha, |E[Y|h(X)] - h(X)| <= hw_{b*} a.s. (eq. 18)",
+        (_FIXED, "calibration data iid", _NB1), "conditional"),
+    Guarantee(
+        "gpr20.cor3.max_halfwidth", cor3_eps_max_halfwidth, "gpr20",
+        "Corollary 3 corrected: eps = max_b hw_b",
+        "histogram binning: w.p. >= 1-alpha, |E[Y|h(X)=r] - r| <= max_b hw_b for all r",
+        (_FIXED, "calibration data iid", _NB1), "conditional", variant_of="gpr20.cor3"),
+    Guarantee(
+        "gpr20.thm5", thm5_min_count, "gpr20", "Theorem 5 (App. C.3, eqs. 38-39)",
+        "uniform-mass binning with a split: w.p. >= 1-alpha, "
+        "N_{b*} >= n2/(2B) - sqrt(n2 ln(2B/a)/2)",
+        ("|D^1| >= c B ln(2B/alpha), c unspecified", "D^1 independent of D^2",
+         "g(X) without atoms (implicit)"), "conditional"),
+    Guarantee(
+        "gpr20.thm6", thm6_halfwidth, "gpr20", "Theorem 6 (stated form)",
+        "streaming binning: w.p. >= 1-alpha, |pi_b - pi^_b| <= [7 sqrt(V ln(1+ln V)) "
+        "+ 5.3 ln(6.3B/alpha)]/N_b for all b and all n",
+        (_FIXED, "stream of iid points"), "time_uniform"),
+    Guarantee(
+        "gpr20.thm6.intermediate", thm6_halfwidth_intermediate, "gpr20",
+        "Theorem 6, intermediate bound of the proof (App. C.4)",
+        "streaming binning: the bound the stitching proof establishes, before the final step",
+        (_FIXED, "stream of iid points"), "time_uniform", variant_of="gpr20.thm6"),
+    Guarantee(
+        "gpr20.thm3", thm3_eps_lower_bound, "gpr20", "Theorem 3 (App. B.4)",
+        "injective post-hoc calibration: eps_n >= 0.25 - alpha/2 on some law, for every n",
+        ("m_n injective", "Range(f) contains an interval", "alpha in (0, 0.5)"), "lower_bound"),
+    Guarantee(
+        "gpr20.cor1", cor1_width_lower_bound, "gpr20", "Corollary 1 (App. B.3)",
+        "distribution-free CI w.r.t. f: E|C_n| >= 0.5 - alpha (P(|C_n| >= 1/2) >= 1 - 2 alpha) "
+        "when E[Y|X] = 1/2 and f(X) is nonatomic",
+        ("C_n valid for every law (atomic ones included)", "P_f non-empty",
+         "alpha in (0, 0.5)"), "lower_bound"),
+)

@@ -1,8 +1,7 @@
 """Guarantees of Gupta & Ramdas (2021), histogram binning without sample splitting.
 
 Paper: C. Gupta and A. Ramdas, "Distribution-free calibration guarantees for histogram
-binning without sample splitting", ICML 2021 (``shared/seeds/000_*.txt``; catalog
-``shared/spec/gr21_histogram_binning_without_splitting.md``).
+binning without sample splitting", ICML 2021.
 
 Every function is a pure, vectorised function of the paper's symbols: ``n`` calibration
 points, ``n_bins`` (the paper's B) bins, miscoverage ``alpha`` and Algorithm 2's
@@ -11,7 +10,7 @@ natural (Hoeffding). Values are returned raw, also when vacuous (>= 1): see
 :func:`is_informative`.
 
 Notation: ``m = floor(n / B) - 1`` is the paper's lower bound on the number of
-calibration points averaged in each bin of Algorithm 1 (catalog A1).
+calibration points averaged in each bin of Algorithm 1.
 """
 
 from __future__ import annotations
@@ -27,13 +26,11 @@ from ._validation import (
     check_n_bins_vs_n,
     scalar_or_array,
 )
+from .guarantee import Guarantee
 
 __all__ = [
     "UMSSampleSize",
     "cor1_conditional_eps",
-    "is_informative",
-    "max_bins_for_eps",
-    "min_n_for_eps",
     "single_bin_hoeffding_eps",
     "thm3_conditional_eps",
     "thm4_conditional_eps",
@@ -144,7 +141,7 @@ def thm4_marginal_eps(n, n_bins, alpha, *, delta=0.0):
         As in :func:`thm3_conditional_eps`.
     delta : float, default 0
         Randomisation parameter of Algorithm 2. The default 0 is the delta -> 0 limit that
-        lexicographic tie-breaking on ``(score, U)`` implements (conventions, item 5).
+        lexicographic tie-breaking on ``(score, U)`` implements.
 
     Returns
     -------
@@ -217,7 +214,7 @@ def thm4_ece_mean_bound(n, n_bins, *, delta=0.0):
     Paper: Gupta & Ramdas (2021), Theorem 4(b).
     Hypotheses: iid; ``n >= 2B``.
     Quantifier: expectation over the calibration data and the randomisation.
-    Proof gap (catalog §9 item 4): the proof uses ``floor(n/B) - 1 >= n/(2B)``, false for
+    Proof gap: the proof uses ``floor(n/B) - 1 >= n/(2B)``, false for
     ``2B < n < 3B``. There the proof only establishes
     :func:`thm4_ece_mean_bound_proof_valid`. Simulations suggest the stated bound still
     holds; this function returns the stated form.
@@ -246,7 +243,7 @@ def thm4_ece_mean_bound_proof_valid(n, n_bins, *, delta=0.0):
 
     Notes
     -----
-    Corrects two steps of the proof of Theorem 4(b) (catalog §9 items 4 and 5):
+    Corrects two steps of the proof of Theorem 4(b):
 
     * it stops before ``1/(4(floor(n/B) - 1)) <= B/(2n)``, which fails for ``2B < n < 3B``;
     * it replaces ``E(Pi_b - hatPi_b)^2 <= Var(hatPi'_b) + delta^2`` (which drops a positive
@@ -288,7 +285,7 @@ def thm4_validity_curve(eps, n, n_bins, *, delta=0.0, conditional=False):
     Notes
     -----
     **[RECON]** The paper plots a "Theorem 4" curve without its formula; this is eq. (11)
-    solved for alpha (catalog §4 T4). It is a lower bound on the validity function V(eps).
+    solved for alpha. It is a lower bound on the validity function V(eps).
     """
     m, b = _min_interior_points(n, n_bins)
     e = np.asarray(eps, dtype=float)
@@ -347,7 +344,7 @@ def ums_required_n(eps, alpha, n_bins, *, c=100.0):
     -----
     Paper: Gupta & Ramdas (2021), Appendix B, quoting Gupta et al. (2020, Thm 5) and Kumar
     et al. (2019, Lemma 4.3). The printed count step ``n'/2B - sqrt(n'/log(2B/delta)/2)``
-    is a typo (catalog §9 item 9): its numeric coefficient 1.8 matches
+    is a typo: its numeric coefficient 1.8 matches
     ``sqrt(n' log(2B/delta)/2)``, which is implemented. With (0.1, 0.1, 10) this gives
     about 17.9K against the paper's rounded 17.5K.
     """
@@ -371,68 +368,41 @@ def ums_required_n(eps, alpha, n_bins, *, c=100.0):
     return UMSSampleSize(min_count, n_quantile, n_count, n_quantile + n_count)
 
 
-def is_informative(value):
-    """True where a bound value is below 1 (a radius >= 1 says nothing about [0,1] labels)."""
-    return np.asarray(value) < 1.0
+# ---------------------------------------------------------------------- registry
+_IID = "calibration data and test point iid"
+_N2B = "n >= 2B"
+_CONT = "g(X) absolutely continuous (or ties broken on an independent uniform)"
 
 
-def min_n_for_eps(bound, eps, n_bins, alpha=None, *, n_max=10**9, **kwargs):
-    """Smallest n >= 2B for which ``bound(n, n_bins, alpha, **kwargs) <= eps``.
-
-    Parameters
-    ----------
-    bound : callable
-        A radius function of this module whose value is non-increasing in n.
-    eps : float
-        Target radius.
-    n_bins : int
-        Number of bins.
-    alpha : float, optional
-        Miscoverage, for bounds that take one.
-    n_max : int, default 1e9
-        Search limit.
-
-    Returns
-    -------
-    int or None
-        None when no n <= n_max reaches eps (e.g. eps <= delta).
-    """
-    b = int(as_integer_array(n_bins, "n_bins", minimum=1))
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be finite and > 0, got {eps!r}")
-    args = () if alpha is None else (alpha,)
-
-    def ok(n):
-        return bound(n, b, *args, **kwargs) <= eps
-
-    lo = 2 * b
-    if ok(lo):
-        return lo
-    hi = lo
-    while not ok(hi):
-        if hi >= n_max:
-            return None
-        hi = min(2 * hi, n_max)
-    while hi - lo > 1:  # invariant: not ok(lo), ok(hi)
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-def max_bins_for_eps(bound, eps, n, alpha=None, **kwargs):
-    """Largest B with ``2B <= n`` and ``bound(n, B, alpha, **kwargs) <= eps``; None if none.
-
-    Every radius of this module increases with B at fixed n, so this is the B a user would
-    "eyeball" from Figure 2 for a target eps.
-    """
-    n_int = int(as_integer_array(n, "n", minimum=2))
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be finite and > 0, got {eps!r}")
-    bins = np.arange(1, n_int // 2 + 1)
-    args = () if alpha is None else (alpha,)
-    values = np.asarray(bound(n_int, bins, *args, **kwargs))
-    good = np.flatnonzero(values <= eps)
-    return int(bins[good[-1]]) if good.size else None
+#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+GUARANTEES = (
+    Guarantee(
+        "gr21.thm3", thm3_conditional_eps, "gr21", "Theorem 3, eq. (8)",
+        "UMD (Algorithm 1): w.p. >= 1-alpha, |E[Y|h(X)=r]-r| <= eps for all r in Range(h)",
+        (_IID, _CONT, _N2B), "conditional"),
+    Guarantee(
+        "gr21.cor1", cor1_conditional_eps, "gr21", "Corollary 1, eq. (10)",
+        "original Zadrozny-Elkan UMD: w.p. >= 1-alpha, all bins within eps",
+        (_IID, _CONT, _N2B), "conditional"),
+    Guarantee(
+        "gr21.thm4.marginal", thm4_marginal_eps, "gr21", "Theorem 4, eq. (11) eps1",
+        "randomized UMD (Algorithm 2): Pr(|E[Y|h(X)]-h(X)| <= eps1) >= 1-alpha",
+        (_IID, _N2B, "bin values a.s. distinct (Algorithm 2 lines 14-15)"), "marginal"),
+    Guarantee(
+        "gr21.thm4.conditional", thm4_conditional_eps, "gr21", "Theorem 4, eq. (11) eps2",
+        "randomized UMD: w.p. >= 1-alpha, all bins within eps2",
+        (_IID, _N2B), "conditional"),
+    Guarantee(
+        "gr21.thm4.ece_hp", thm4_conditional_eps, "gr21", "Theorem 4(a)",
+        "randomized UMD: w.p. >= 1-alpha, lp-ECE(h) <= eps2 for all p >= 1",
+        (_IID, _N2B), "conditional"),
+    Guarantee(
+        "gr21.thm4.ece_mean", thm4_ece_mean_bound, "gr21", "Theorem 4(b)",
+        "randomized UMD: E[lp-ECE(h)] <= sqrt(B/2n) + delta for p in [1, 2]",
+        (_IID, _N2B), "expectation"),
+    Guarantee(
+        "gr21.thm4.ece_mean.proof_valid", thm4_ece_mean_bound_proof_valid, "gr21",
+        "Theorem 4(b), proof as corrected",
+        "randomized UMD: E[lp-ECE(h)] <= 1/(2 sqrt(floor(n/B)-1)) + delta for p in [1, 2]",
+        (_IID, _N2B), "expectation", variant_of="gr21.thm4.ece_mean"),
+)

@@ -1,8 +1,7 @@
 """Guarantees of Gupta & Ramdas (2022), top-label calibration and M2B reductions.
 
 Paper: C. Gupta and A. Ramdas, "Top-label calibration and multiclass-to-binary
-reductions", ICLR 2022 (``shared/seeds/001_*.txt``; catalog
-``shared/spec/gr22_top_label_and_m2b.md``).
+reductions", ICLR 2022.
 
 Symbols: ``n`` calibration points, ``points_per_bin`` (the paper's k, or k_l for
 class-wise binning), miscoverage ``alpha`` (alpha_l per class for Theorem 2) and the
@@ -20,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_integer_array, as_nonnegative, as_open_unit, scalar_or_array
+from .guarantee import Guarantee
 
 __all__ = [
     "alg2_calibrated_accuracy",
@@ -48,7 +48,7 @@ def thm1_marginal_eps(points_per_bin, alpha, *, delta=0.0):
 
     .. math:: \varepsilon_1 = \sqrt{\log(2/\alpha) / (2(k - 1))} + \delta
 
-    Paper: gr22, Theorem 1, eq. (8) (catalog G6).
+    Paper: gr22, Theorem 1, eq. (8).
 
     Hypotheses: Algorithm 8 with k >= 2 points per bin and tie-breaking delta > 0 (the
     project's lexicographic tie-breaking is its delta -> 0 limit); ``n_l >= k`` for every
@@ -72,10 +72,10 @@ def thm1_marginal_eps(points_per_bin, alpha, *, delta=0.0):
 
     Notes
     -----
-    Loose: Hoeffding on k - 1 points without a union bound. For Bernoulli(1/2) bins with
-    k - 1 points the exact coverage of eps_1 is 0.981-0.996 (k = 20-100, alpha = 0.1-0.05;
-    catalog G6), and calcheck measures 0.996 at alpha = 0.05 on the eta = 1/2 law. Values
-    above 1 (k = 2: 1.22) are vacuous and returned raw.
+    Loose: Hoeffding on k - 1 points without a union bound. For Bernoulli(1/2) bins with k - 1
+    points the exact coverage of eps_1 is 0.981-0.996 (k = 20-100, alpha = 0.1-0.05), and
+    calcheck measures 0.996 at alpha = 0.05 on the eta = 1/2 law. Values above 1 (k = 2: 1.22)
+    are vacuous and returned raw.
     """
     k = _k(points_per_bin)
     a = as_open_unit(alpha, "alpha")
@@ -88,9 +88,9 @@ def thm1_conditional_eps(n, points_per_bin, alpha, *, delta=0.0):
 
     .. math:: \varepsilon_2 = \sqrt{\log(2n/(k\alpha)) / (2(k - 1))} + \delta
 
-    with n the *total* calibration size. Paper: gr22, Theorem 1, eq. (9) (catalog G7).
+    with n the *total* calibration size. Paper: gr22, Theorem 1, eq. (9).
     Equivalently ``P_D(TL-MCE <= eps_2) >= 1 - alpha`` (App. E.3), and since TL-ECE <=
-    TL-MCE also ``P_D(TL-ECE <= eps_2) >= 1 - alpha`` (Theorem 1, catalog G8).
+    TL-MCE also ``P_D(TL-ECE <= eps_2) >= 1 - alpha`` (Theorem 1).
 
     Hypotheses: as :func:`thm1_marginal_eps`; ``n >= k``.
 
@@ -163,13 +163,13 @@ def thm1_conditional_eps_data_dependent(class_counts, bins_per_class, alpha, *, 
 def thm1_ece_mean_bound(points_per_bin, *, delta=0.0):
     r"""Theorem 1 (in expectation): ``E_D[TL-ECE(c, h)] <= sqrt(1/(2k)) + delta``.
 
-    Paper: gr22, Theorem 1 and the informal result of Sec. 4 (catalog G9, G16).
+    Paper: gr22, Theorem 1 and the informal result of Sec. 4.
     Hypotheses: as :func:`thm1_marginal_eps`. Quantifier: expectation over the data.
 
     Notes
     -----
     For Bernoulli(1/2) bins with k - 1 points the exact E|pi^ - pi| is about
-    0.40/sqrt(k) against 0.71/sqrt(k) here (catalog G9); nearly tight at k = 2, where each
+    0.40/sqrt(k) against 0.71/sqrt(k) here; nearly tight at k = 2, where each
     bin but the last has one interior point and error exactly 1/2.
     """
     k = _k(points_per_bin)
@@ -182,8 +182,8 @@ def thm2_marginal_eps(points_per_bin, alpha, *, delta=0.0):
 
     .. math:: \varepsilon^{(1)}_l = \sqrt{\log(2/\alpha_l) / (2(k_l - 1))} + \delta
 
-    Paper: gr22, Theorem 2, eq. (11) (catalog G11). Hypotheses: Algorithm 9 with
-    k_l >= 2 points per bin, ``n >= k_l`` (the printed "n_l >= k_l" is a typo, catalog §9.1),
+    Paper: gr22, Theorem 2, eq. (11). Hypotheses: Algorithm 9 with
+    k_l >= 2 points per bin, ``n >= k_l`` (the printed "n_l >= k_l" is a typo),
     i.i.d. data. Quantifier: marginal, per class l,
     ``P_{D,X}(|P(Y = l | h_l(X)) - h_l(X)| <= eps_l) >= 1 - alpha_l``.
     The arguments broadcast (one entry per class, or a common value).
@@ -201,7 +201,7 @@ def thm2_conditional_eps(n, points_per_bin, alpha, *, delta=0.0):
 
     .. math:: \varepsilon^{(2)}_l = \sqrt{\log(2n/(k_l\alpha_l)) / (2(k_l - 1))} + \delta
 
-    Paper: gr22, Theorem 2, eq. (12) (catalog G12). Quantifier: conditional, per class l,
+    Paper: gr22, Theorem 2, eq. (12). Quantifier: conditional, per class l,
     ``P_D(for all r in Range(h_l): |P(Y = l | h_l(X) = r) - r| <= eps_l) >= 1 - alpha_l``.
 
     Notes
@@ -216,7 +216,7 @@ def thm2_ece_hp_eps(n, points_per_bin, alpha, n_classes, *, delta=0.0):
     r"""Theorem 2(a): ``P_D(CW-ECE <= max_l eps^(2)_l) >= 1 - sum_l alpha_l``.
 
     Here with the even split ``alpha_l = alpha / L`` of a total miscoverage alpha and a common
-    k (catalog G13): ``eps = sqrt(log(2 n L / (k alpha)) / (2(k - 1))) + delta``.
+    k: ``eps = sqrt(log(2 n L / (k alpha)) / (2(k - 1))) + delta``.
     Quantifier: conditional (over the data), union bound over classes.
 
     Notes
@@ -232,14 +232,14 @@ def thm2_ece_hp_eps(n, points_per_bin, alpha, n_classes, *, delta=0.0):
 def thm2_ece_mean_bound(points_per_bin, *, delta=0.0):
     r"""Theorem 2(b): ``E_D[CW-ECE] <= max_l sqrt(1/(2 k_l)) + delta``.
 
-    Paper: gr22, Theorem 2(b) (catalog G14; the proof's ``B_l/(2 n_l)`` should read
-    ``B_l/(2n)``, catalog §9.2). ``points_per_bin`` may hold one k_l per class (last axis).
+    Paper: gr22, Theorem 2(b) (the proof's ``B_l/(2 n_l)`` should read ``B_l/(2n)``: each
+    class's binning uses all n points). ``points_per_bin`` may hold one k_l per class (last axis).
     Quantifier: expectation over the data.
 
     Notes
     -----
     Loose by about the factor of Theorem 1's expectation bound, and much looser for rare
-    classes. No bound is claimed for the normalised N-HB (catalog G14).
+    classes. No bound is claimed for the normalised N-HB.
     """
     k = _k(points_per_bin)
     d = as_nonnegative(delta, "delta")
@@ -248,7 +248,7 @@ def thm2_ece_mean_bound(points_per_bin, *, delta=0.0):
 
 
 def alg2_calibrated_accuracy(base_accuracy):
-    """Sec. 3.2 (catalog G4): top-label calibration keeps c, so its accuracy is ``g``'s.
+    """Sec. 3.2: top-label calibration keeps c, so its accuracy is ``g``'s.
 
     Holds for Algorithms 1, 2, 6 and 8 whatever the binary calibrator; not for the
     class-wise (Algorithm 3/9) or normalised (Algorithm 4) calibrators, whose argmax may
@@ -279,7 +279,7 @@ def discrete_top_label_errors(prob, predicted_class, confidence, p_correct):
     r"""Exact conf-ECE, TL-ECE, conf-MCE and TL-MCE of a predictor on a finite support.
 
     Proposition 4 (App. H.1) states ``conf-ECE <= TL-ECE`` for every predictor and law, and
-    App. E.3 ``conf-MCE <= TL-MCE`` (catalog G1, G2); this function computes all four
+    App. E.3 ``conf-MCE <= TL-MCE``; this function computes all four
     population quantities exactly (eqs. 3, 4, 16, 17), so the inequalities can be checked on
     any discrete instance. Quantifier: identity.
 
@@ -331,3 +331,59 @@ def discrete_top_label_errors(prob, predicted_class, confidence, p_correct):
     conf_ece, conf_mce = group_errors(same_h)
     tl_ece, tl_mce = group_errors(same_ch)
     return conf_ece, tl_ece, conf_mce, tl_mce
+
+
+# ---------------------------------------------------------------------- registry
+_IID = "calibration data and test point iid"
+_TL = ("Algorithm 8 (TL-HB), k >= 2 points per bin, delta tie-breaking",
+       "n_l >= k for every predicted class l", _IID, "base model g fixed (independent of D)")
+_CW = ("Algorithm 9 (CW-HB), k_l >= 2 points per bin, delta tie-breaking",
+       "n >= k_l (printed n_l >= k_l)", _IID, "base model g fixed")
+
+
+#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+GUARANTEES = (
+    Guarantee(
+        "gr22.thm1.marginal", thm1_marginal_eps, "gr22", "Theorem 1, eq. (8) eps_1",
+        "TL-HB: Pr(|P(Y=c(X)|c(X),h(X)) - h(X)| <= sqrt(log(2/alpha)/(2(k-1))) + delta) >= 1-alpha",
+        _TL, "marginal"),
+    Guarantee(
+        "gr22.thm1.conditional", thm1_conditional_eps, "gr22", "Theorem 1, eq. (9) eps_2",
+        "TL-HB: w.p. >= 1-alpha, TL-MCE <= sqrt(log(2n/(k alpha))/(2(k-1))) + delta",
+        _TL, "conditional"),
+    Guarantee(
+        "gr22.thm1.conditional.data_dependent", thm1_conditional_eps_data_dependent, "gr22",
+        "Theorem 1 proof (App. H.2), realised bins",
+        "TL-HB (also with a fixed B_l): w.p. >= 1-alpha, TL-MCE <= "
+        "delta + max_l sqrt(log(2B/alpha)/(2(floor(n_l/B_l)-1))), B = sum_l B_l",
+        _TL, "conditional", variant_of="gr22.thm1.conditional"),
+    Guarantee(
+        "gr22.thm1.ece_hp", thm1_conditional_eps, "gr22", "Theorem 1, TL-ECE bound",
+        "TL-HB: w.p. >= 1-alpha, TL-ECE <= eps_2", _TL, "conditional"),
+    Guarantee(
+        "gr22.thm1.ece_mean", thm1_ece_mean_bound, "gr22", "Theorem 1, E[TL-ECE] bound",
+        "TL-HB: E_D[TL-ECE] <= sqrt(1/(2k)) + delta", _TL, "expectation"),
+    Guarantee(
+        "gr22.thm2.marginal", thm2_marginal_eps, "gr22", "Theorem 2, eq. (11) eps^(1)",
+        "CW-HB: per class l, Pr(|P(Y=l|h_l(X)) - h_l(X)| <= sqrt(log(2/alpha_l)/(2(k_l-1))) "
+        "+ delta) >= 1-alpha_l", _CW, "marginal"),
+    Guarantee(
+        "gr22.thm2.conditional", thm2_conditional_eps, "gr22", "Theorem 2, eq. (12) eps^(2)",
+        "CW-HB: per class l, w.p. >= 1-alpha_l, every output of h_l within "
+        "sqrt(log(2n/(k_l alpha_l))/(2(k_l-1))) + delta", _CW, "conditional"),
+    Guarantee(
+        "gr22.thm2.ece_hp", thm2_ece_hp_eps, "gr22", "Theorem 2(a)",
+        "CW-HB: w.p. >= 1-alpha, CW-ECE <= max_l eps^(2)_l with alpha_l = alpha/L",
+        _CW, "conditional"),
+    Guarantee(
+        "gr22.thm2.ece_mean", thm2_ece_mean_bound, "gr22", "Theorem 2(b)",
+        "CW-HB: E_D[CW-ECE] <= max_l sqrt(1/(2 k_l)) + delta", _CW, "expectation"),
+    Guarantee(
+        "gr22.prop4", discrete_top_label_errors, "gr22", "Proposition 4 (App. H.1), App. E.3",
+        "for every predictor and law: conf-ECE <= TL-ECE and conf-MCE <= TL-MCE",
+        ("none",), "identity"),
+    Guarantee(
+        "gr22.accuracy", alg2_calibrated_accuracy, "gr22", "Sec. 3.2 (Algorithm 2)",
+        "top-label calibrators (Algorithms 1, 2, 8) keep c, hence the base model's accuracy",
+        ("any binary calibrator",), "identity"),
+)

@@ -1,36 +1,50 @@
 """Cache of computed figure data: one ``.npz`` (arrays) and one ``.json`` (metadata) per key.
 
-The key hashes the figure id, its parameters and the calcheck version, so changing any of
-them recomputes; the metadata records the seed, the parameters and the version.
+The key hashes the figure id, its parameters and the *code stamp* of the code that computes
+it (package version plus a hash of the figure's paper folder, the generic figure code,
+``simulations`` and ``bounds``; :func:`simulations.provenance.code_stamp`), so changing any
+of them recomputes instead of reusing. The metadata records the seed, the parameters and the
+stamp.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-from importlib import metadata
+import re
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["cached", "package_version"]
+from simulations.provenance import code_stamp, content_key
+
+__all__ = ["cached", "figure_code_stamp"]
 
 logger = logging.getLogger(__name__)
 
+_GENERIC = ("figures/cache.py", "figures/data.py", "figures/plotting.py", "simulations",
+            "bounds")
 
-def package_version() -> str:
-    try:
-        return metadata.version("calcheck")
-    except metadata.PackageNotFoundError:  # running from a source tree
-        return "0+unknown"
+
+def figure_code_stamp(name: str) -> str:
+    """Code stamp of a cache entry: its paper's figure folder plus the generic code.
+
+    ``name`` starts with the paper key (``"gr21-twin"``, ``"gr22-eval-..."``).
+    """
+    match = re.match(r"[a-z]+\d+", name)
+    paper = match.group(0) if match else ""
+    folder = f"figures/{paper}"
+    paths = (*_GENERIC, folder) if paper and (Path(__file__).parent / paper).is_dir() \
+        else _GENERIC
+    return code_stamp(*paths)
 
 
 def cached(name: str, params: dict, compute, cache_dir) -> dict:
     """Return ``compute()`` (a dict of arrays), reading or writing it in ``cache_dir``."""
-    record = {"name": name, "params": params, "version": package_version()}
-    text = json.dumps(record, sort_keys=True, default=str)
-    key = hashlib.sha256(text.encode()).hexdigest()[:16]
+    record = {"name": name, "params": params, "code": figure_code_stamp(name)}
+    key = content_key(record)[:16]
+    if cache_dir is None:
+        return compute()
     folder = Path(cache_dir)
     data_path = folder / f"{name}-{key}.npz"
     meta_path = folder / f"{name}-{key}.json"
@@ -43,5 +57,7 @@ def cached(name: str, params: dict, compute, cache_dir) -> dict:
     tmp = data_path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, **arrays)
     tmp.replace(data_path)  # atomic: a killed run never leaves a half-written cache entry
-    meta_path.write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
+    tmp_meta = meta_path.with_suffix(".tmp.json")
+    tmp_meta.write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
+    tmp_meta.replace(meta_path)
     return arrays

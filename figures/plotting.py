@@ -10,27 +10,15 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from bounds import gr21
+from simulations.calibrators.edges import fixed_width_bin_index
 
 __all__ = [
-    "METHOD_STYLES",
     "eps_vs_bins",
     "new_figure",
     "reliability_diagram",
-    "theorem4_curve",
     "validity_plot",
 ]
 
-#: Colours and labels of the methods compared in gr21 §4.
-METHOD_STYLES = {
-    "umd": {"color": "tab:blue", "label": "UMD (randomized, Alg. 2)"},
-    "ums": {"color": "tab:orange", "label": "UMS (50:50 split)"},
-    "fixed_width": {"color": "tab:green", "label": "fixed-width binning"},
-    "isotonic": {"color": "tab:purple", "label": "isotonic regression"},
-    "scaling_binning": {"color": "tab:brown", "label": "scaling-binning (double-dipped)"},
-    "exact": {"color": "black", "label": "exact V (known law)"},
-    "plugin": {"color": "tab:red", "label": "plug-in V (test sample)"},
-}
 
 
 def new_figure(ncols=1, nrows=1, *, width=4.6, height=3.6):
@@ -83,15 +71,6 @@ def validity_plot(ax, eps, curves, *, sem=None, label=None, color=None, linestyl
     return ax
 
 
-def theorem4_curve(ax, eps, n, n_bins, *, conditional=False, delta=0.0, **style):
-    """Draw the Theorem 4 theory curve (reconstructed: eq. (11) solved for alpha)."""
-    v = gr21.thm4_validity_curve(eps, n, n_bins, delta=delta, conditional=conditional)
-    style = {"color": "black", "linestyle": "--", "linewidth": 1.2,
-             "label": "Theorem 4 (reconstructed)", **style}
-    ax.plot(eps, v, **style)
-    return ax
-
-
 def reliability_diagram(ax, predictions, labels, *, n_bins=None, label=None, color=None):
     """Reliability diagram of a binning map with bin-mass bars.
 
@@ -104,7 +83,7 @@ def reliability_diagram(ax, predictions, labels, *, n_bins=None, label=None, col
     if n_bins is None:
         keys, inverse = np.unique(p, return_inverse=True)
     else:
-        inverse = np.minimum((p * n_bins).astype(int), n_bins - 1)
+        inverse = fixed_width_bin_index(p, n_bins)
         keys = np.arange(n_bins)
     counts = np.bincount(inverse, minlength=len(keys)).astype(float)
     keep = counts > 0
@@ -123,9 +102,9 @@ def reliability_diagram(ax, predictions, labels, *, n_bins=None, label=None, col
     return ax
 
 
-def eps_vs_bins(ax, n_values, bins, *, alpha=0.1, bound=gr21.thm3_conditional_eps,
-                highlight=()):
-    """eps of a bound against B for several n (gr21 Fig. 2 uses eq. (8), alpha = 0.1).
+def eps_vs_bins(ax, n_values, bins, *, bound, alpha=0.1, highlight=(),
+                ylabel=r"$\varepsilon$"):
+    """eps of a bound ``bound(n, B, alpha)`` against B for several n.
 
     ``highlight`` holds (n, B) pairs to mark with their value.
     """
@@ -138,6 +117,6 @@ def eps_vs_bins(ax, n_values, bins, *, alpha=0.1, bound=gr21.thm3_conditional_ep
         ax.plot([b], [e], marker="o", color="black")
         ax.annotate(f"{e:.3f}", (b, e), textcoords="offset points", xytext=(4, -10), fontsize=8)
     ax.set_xlabel("number of bins B")
-    ax.set_ylabel(rf"$\varepsilon$ of eq. (8), $\alpha$ = {alpha:g}")
+    ax.set_ylabel(f"{ylabel}, $\\alpha$ = {alpha:g}")
     ax.grid(alpha=0.3)
     return ax

@@ -8,35 +8,19 @@ import time
 from importlib import import_module
 from pathlib import Path
 
-from .cache import package_version
+from simulations.provenance import package_version
 
-__all__ = ["FIGURE_MODULES", "get_figure", "regenerate", "select_figures"]
+from .cache import figure_code_stamp
+
+__all__ = ["FIGURE_MODULES", "PAPERS", "get_figure", "regenerate", "select_figures"]
 
 logger = logging.getLogger(__name__)
 
-FIGURE_MODULES = {
-    "gr21.fig1a": "figures.gr21.fig1a",
-    "gr21.fig1b": "figures.gr21.fig1b",
-    "gr21.fig2": "figures.gr21.fig2",
-    "gr21.fig3": "figures.gr21.fig3",
-    "gr21.fig4": "figures.gr21.fig4",
-    "gr21.fig5": "figures.gr21.fig5",
-    "gr21.fig6": "figures.gr21.fig6",
-    "gr21.twin": "figures.gr21.twin",
-    "gpr20.fig2a": "figures.gpr20.fig2a",
-    "gpr20.fig2b": "figures.gpr20.fig2b",
-    "gpr20.fig3": "figures.gpr20.fig3",
-    "gr22.fig1": "figures.gr22.fig1",
-    "gr22.fig2": "figures.gr22.fig2",
-    "gr22.table2": "figures.gr22.table2",
-    "gr22.table3": "figures.gr22.table3",
-    "gr22.table4": "figures.gr22.table4",
-    "gr22.table5": "figures.gr22.table5",
-    "gr22.fig5": "figures.gr22.fig5",
-    "gr22.fig6": "figures.gr22.fig6",
-    "gr22.fig7": "figures.gr22.fig7",
-    "gr22.fig8": "figures.gr22.fig8",
-}
+#: Paper key -> package of its figures (each defines ``FIGURES``: id -> module).
+PAPERS = ("gr21", "gpr20", "gr22")
+
+FIGURE_MODULES = {fid: mod for paper in PAPERS
+                  for fid, mod in import_module(f"figures.{paper}").FIGURES.items()}
 
 
 def get_figure(fig_id: str):
@@ -85,7 +69,8 @@ def regenerate(fig_ids, out_dir, *, reps=100, seed=2021, data_path=None, formats
         entries.append({"id": fig_id, "module": mod.__name__, "caption": mod.CAPTION,
                         "files": files, "findings": found,
                         "seconds": round(time.perf_counter() - t0, 2),
-                        "command": f"{command} {fig_id}", "reps": reps, "seed": seed})
+                        "command": f"{command} {fig_id}", "reps": reps, "seed": seed,
+                        "code": figure_code_stamp(fig_id)})
         logger.info("%s done in %.1f s", fig_id, entries[-1]["seconds"])
     index = out / "index.json"
     previous = json.loads(index.read_text())["figures"] if index.is_file() else []

@@ -103,7 +103,7 @@ def test_no_import_cycle():
         stack.append(m)
         for d in sorted(GRAPH.get(m, ())):
             if d in MODULES and state.get(d) == 1:
-                cycle = stack[stack.index(d):] + [d]
+                cycle = [*stack[stack.index(d):], d]
                 raise AssertionError(f"import cycle: {' -> '.join(cycle)}")
             if d in MODULES and d not in state:
                 visit(d)

@@ -21,8 +21,9 @@ import logging
 
 import numpy as np
 
-from simulations.metrics import fixed_width_reliability, plugin_ece_fixed_width
 from simulations.calibrators import ULSIF, WeightedHistogramBinning
+from simulations.metrics import fixed_width_reliability, plugin_ece_fixed_width
+from simulations.provenance import generator
 
 from ..cache import cached
 
@@ -127,10 +128,9 @@ def compute_shift(cache_dir, *, reps=20, seed=2020, sizes=SIZES, n_trees=100, **
     def run():
         from tqdm.auto import tqdm
 
-        children = np.random.SeedSequence(seed).spawn(reps)
         runs = []
-        for child in tqdm(children, desc="gpr20 D.4", unit="rep", leave=False):
-            runs.append(one_repetition(np.random.default_rng(child), sizes, n_trees))
+        for r in tqdm(range(reps), desc="gpr20 D.4", unit="rep", leave=False):
+            runs.append(one_repetition(generator(seed, "gpr20.d4", r), sizes, n_trees))
         data = {"sigma": np.array([r["sigma"] for r in runs]),
                 "lambda": np.array([r["lambda"] for r in runs]),
                 "empty_bins": np.array([r["empty_bins"] for r in runs])}

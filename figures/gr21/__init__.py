@@ -1,1 +1,13 @@
 """Figures of Gupta & Ramdas (2021), one module per figure."""
+
+#: Figure id -> module.
+FIGURES = {
+    "gr21.fig1a": "figures.gr21.fig1a",
+    "gr21.fig1b": "figures.gr21.fig1b",
+    "gr21.fig2": "figures.gr21.fig2",
+    "gr21.fig3": "figures.gr21.fig3",
+    "gr21.fig4": "figures.gr21.fig4",
+    "gr21.fig5": "figures.gr21.fig5",
+    "gr21.fig6": "figures.gr21.fig6",
+    "gr21.twin": "figures.gr21.twin",
+}

@@ -6,8 +6,9 @@ each of ``reps`` repetitions draw ``n`` calibration points and a ``n_test`` test
 without replacement from C, fit every method with B = 10 and compute the plug-in validity
 and conditional-validity curves (gr21 eq. (6), §4) on the test set.
 
-Randomness: the split uses ``SeedSequence(seed, spawn_key=(0,))``; repetition ``r`` at
-calibration size ``n`` uses ``SeedSequence(seed, spawn_key=(1, n, r))``.
+Randomness (the one seed protocol, :func:`simulations.provenance.generator`): the split uses
+``generator(seed, "gr21.credit.split")``; repetition ``r`` at calibration size ``n`` uses
+``generator(seed, "gr21.credit", n, r)``.
 """
 
 from __future__ import annotations
@@ -15,20 +16,21 @@ from __future__ import annotations
 import numpy as np
 
 from simulations.calibrators import (
+    DoubleDippedScalingBinning,
     FixedWidthBinning,
     IsotonicBinning,
     RandomizedUniformMassBinning,
-    ScalingBinning,
     UniformMassSampleSplitting,
 )
 from simulations.metrics import plugin_conditional_validity, plugin_validity
+from simulations.provenance import generator
 
 from ..cache import cached
 from ..data import credit_base_model, load_credit
 
 __all__ = ["EPS_GRID", "METHODS", "credit_experiment", "make_method"]
 
-METHODS = ("umd", "ums", "fixed_width", "isotonic", "scaling_binning")
+METHODS = ("randomized_umd", "ums", "fixed_width", "isotonic", "scaling_binning_double_dipped")
 #: eps grid of the validity plots (the paper's is not stated; its authors' later code uses
 #: steps of 0.001).
 EPS_GRID = np.round(np.arange(0, 0.2 + 1e-9, 0.001), 3)
@@ -36,7 +38,7 @@ EPS_GRID = np.round(np.arange(0, 0.2 + 1e-9, 0.001), 3)
 
 def make_method(name: str, n_bins: int, rng):
     """A fresh calibrator of gr21 §4 by short name."""
-    if name == "umd":
+    if name == "randomized_umd":
         return RandomizedUniformMassBinning(n_bins, rng=rng)
     if name == "ums":
         return UniformMassSampleSplitting(n_bins, split=0.5, rng=rng)
@@ -44,14 +46,14 @@ def make_method(name: str, n_bins: int, rng):
         return FixedWidthBinning(n_bins, rng=rng)
     if name == "isotonic":
         return IsotonicBinning(rng=rng)
-    if name == "scaling_binning":
-        return ScalingBinning(n_bins, rng=rng)
+    if name == "scaling_binning_double_dipped":
+        return DoubleDippedScalingBinning(n_bins, rng=rng)
     raise ValueError(f"method must be one of {METHODS}, got {name!r}")
 
 
 def _run(n_values, methods, reps, n_test, n_bins, sizes, seed, path):
     x, y = load_credit(path)
-    split_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0,)))
+    split_rng = generator(seed, "gr21.credit.split")
     split = credit_base_model(x, y, sizes=sizes, rng=split_rng)
     pool_s, pool_y = split.pool_scores, split.pool_labels
     out = {"eps": EPS_GRID, "n_values": np.asarray(n_values), "methods": np.asarray(methods)}
@@ -62,7 +64,7 @@ def _run(n_values, methods, reps, n_test, n_bins, sizes, seed, path):
         marg = np.empty((len(methods), reps, EPS_GRID.size))
         cond = np.empty_like(marg)
         for r in range(reps):
-            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1, n, r)))
+            rng = generator(seed, "gr21.credit", n, r)
             idx = rng.choice(pool_s.size, n + n_test, replace=False)
             cal, test = idx[:n], idx[n:]
             for m, name in enumerate(methods):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..plotting import METHOD_STYLES, new_figure, validity_plot
+from ..plotting import new_figure, validity_plot
 from ._panels import compute_credit as compute  # noqa: F401 (the module's compute)
+from ._style import METHOD_STYLES
 
 ID = "gr21.fig1b"
 CAPTION = ("Plug-in validity plots of UMS (50:50, left) and randomized UMD (right) with B = 10 on "
@@ -14,15 +15,15 @@ N_VALUES = (500, 1000, 2000, 4000)
 
 def findings(data):
     from ._panels import value_at
-    ums, umd = (value_at(data, "marginal", m, 1000, 0.05) for m in ("ums", "umd"))
+    ums, umd = (value_at(data, "marginal", m, 1000, 0.05) for m in ("ums", "randomized_umd"))
     return [
         {"claim": "n = 1000, eps = 0.05: UMS V about 0.63", "value": ums,
          "holds": abs(ums - 0.63) <= 0.05},
         {"claim": "n = 1000, eps = 0.05: UMD V about 0.79", "value": umd,
          "holds": abs(umd - 0.79) <= 0.05},
         {"claim": "UMD reaches (0.1, 0.1)-marginal calibration at n = 500",
-         "value": value_at(data, "marginal", "umd", 500, 0.1),
-         "holds": value_at(data, "marginal", "umd", 500, 0.1) >= 0.9},
+         "value": value_at(data, "marginal", "randomized_umd", 500, 0.1),
+         "holds": value_at(data, "marginal", "randomized_umd", 500, 0.1) >= 0.9},
         {"claim": "UMS reaches (0.1, 0.1)-marginal calibration at n = 1000",
          "value": value_at(data, "marginal", "ums", 1000, 0.1),
          "holds": value_at(data, "marginal", "ums", 1000, 0.1) >= 0.9},
@@ -32,7 +33,7 @@ def findings(data):
 def draw(data):
     fig, axes = new_figure(2)
     colors = ("tab:red", "tab:orange", "tab:green", "tab:blue")
-    for ax, method in zip(axes[0], ("ums", "umd"), strict=True):
+    for ax, method in zip(axes[0], ("ums", "randomized_umd"), strict=True):
         for n, c in zip(N_VALUES, colors, strict=True):
             validity_plot(ax, data["eps"], data[f"marginal/{method}/{n}"], color=c,
                           label=f"n = {n:,}")

@@ -35,8 +35,9 @@ def findings(data):
 def draw(data):
     fig, axes = new_figure(width=5.2)
     ax = axes[0, 0]
-    eps_vs_bins(ax, [int(n) for n in data["n_values"]], data["bins"], alpha=0.1,
-                highlight=[(n, b) for n, b, _ in CAPTION_POINTS])
+    eps_vs_bins(ax, [int(n) for n in data["n_values"]], data["bins"],
+                bound=gr21.thm3_conditional_eps, alpha=0.1,
+                highlight=[(n, b) for n, b, _ in CAPTION_POINTS], ylabel=r"$\varepsilon$ of eq. (8)")
     ax.set_ylim(0, 0.3)
     ax.legend()
     return fig

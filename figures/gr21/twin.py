@@ -19,9 +19,11 @@ from simulations.metrics import (
     plugin_conditional_validity,
     plugin_validity,
 )
+from simulations.provenance import generator
 
 from ..cache import cached
-from ..plotting import METHOD_STYLES, new_figure, theorem4_curve, validity_plot
+from ..plotting import new_figure, validity_plot
+from ._style import METHOD_STYLES, theorem4_curve
 
 ID = "gr21.twin"
 CAPTION = ("Synthetic twin: randomized UMD (B = 10) on scores ~ Beta(2, 5) with a Platt-curve "
@@ -40,7 +42,7 @@ def _run(reps, n_test, seed):
         exact_m, exact_c = np.empty((reps, EPS.size)), np.empty((reps, EPS.size))
         plug_m, plug_c = np.empty_like(exact_m), np.empty_like(exact_m)
         for r in range(reps):
-            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(n, r)))
+            rng = generator(seed, "gr21.twin", n, r)
             s, y = LAW.sample(n, rng)
             h = RandomizedUniformMassBinning(10, rng=rng).fit(s, y)
             err = exact_bin_errors(h.batch_, LAW)

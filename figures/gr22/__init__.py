@@ -1,1 +1,15 @@
 """gr22 (Gupta & Ramdas 2022) tables and figures on the CIFAR logits."""
+
+#: Figure id -> module.
+FIGURES = {
+    "gr22.fig1": "figures.gr22.fig1",
+    "gr22.fig2": "figures.gr22.fig2",
+    "gr22.table2": "figures.gr22.table2",
+    "gr22.table3": "figures.gr22.table3",
+    "gr22.table4": "figures.gr22.table4",
+    "gr22.table5": "figures.gr22.table5",
+    "gr22.fig5": "figures.gr22.fig5",
+    "gr22.fig6": "figures.gr22.fig6",
+    "gr22.fig7": "figures.gr22.fig7",
+    "gr22.fig8": "figures.gr22.fig8",
+}

@@ -41,6 +41,7 @@ from simulations.metrics import (
     plugin_reliability_mce,
     plugin_top_label_errors,
 )
+from simulations.provenance import generator
 
 from ..cache import cached
 from ..data import CIFAR_MODELS, load_cifar_logits
@@ -142,14 +143,16 @@ def _continuous_metrics(probs, labels, n_bins):
             "cw_ece": plugin_classwise_ece(probs, labels, n_bins=n_bins)}
 
 
-def _hb_metrics(d, pv, pt, n_bins, seed):
+def _hb_metrics(d, pv, pt, n_bins, seed, model):
     y = d.test_labels
     out = {}
     for suffix, variant in (("", "code"), ("_analysed", "analysed")):
-        tl = TopLabelHistogramBinning(n_bins=n_bins, variant=variant, rng=seed)
+        tl = TopLabelHistogramBinning(n_bins=n_bins, variant=variant,
+                                      rng=generator(seed, "gr22.tlhb", model, variant, n_bins))
         c, h, g = tl.fit(pv, d.val_labels).predict_groups(pt)
         e = plugin_top_label_errors(c, h, y, n_bins=n_bins, groups=g)
-        cw = ClassWiseHistogramBinning(n_bins=n_bins, variant=variant, rng=seed)
+        cw = ClassWiseHistogramBinning(n_bins=n_bins, variant=variant,
+                                       rng=generator(seed, "gr22.cwhb", model, variant, n_bins))
         hq, gq = cw.fit(pv, d.val_labels).predict_groups(pt)
         ch, hh = top_label(hq)
         cw_tl = plugin_top_label_errors(ch, hh, y, n_bins=n_bins)
@@ -162,7 +165,8 @@ def _hb_metrics(d, pv, pt, n_bins, seed):
             "tl_mce_eq17": cw_tl.tl_mce, "conf_ece": cw_tl.conf_ece,
             "cw_ece": plugin_classwise_ece(hq, y, groups=gq),
             "accuracy": float(np.mean(ch == y))}
-    nhb = NormalizedHistogramBinning(n_bins=n_bins, variant="code", rng=seed)
+    nhb = NormalizedHistogramBinning(n_bins=n_bins, variant="code",
+                                     rng=generator(seed, "gr22.nhb", model, n_bins))
     q = nhb.fit(pv, d.val_labels).predict_proba(pt)
     out["nhb"] = {**_continuous_metrics(q, y, n_bins),
                   "accuracy": float(np.mean(np.argmax(q, axis=1) == y))}
@@ -187,7 +191,7 @@ def evaluate_model(dataset, arch, *, bins=(15,), seed=2022, cache_dir=None, data
         per = {name: {**_continuous_metrics(scaled[name].astype(np.float64), y, b),
                       "accuracy": float(np.mean(np.argmax(scaled[name], axis=1) == y))}
                for name in SCALERS}
-        per |= _hb_metrics(d, pv, pt, b, seed)
+        per |= _hb_metrics(d, pv, pt, b, seed, f"{dataset}/{arch}")
         for method, vals in per.items():
             for metric, v in vals.items():
                 rows.setdefault(f"{method}/{metric}", []).append(v)

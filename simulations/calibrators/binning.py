@@ -33,7 +33,7 @@ __all__ = [
     "FixedWidthBinning",
     "IsotonicBinning",
     "RandomizedUniformMassBinning",
-    "ScalingBinning",
+    "DoubleDippedScalingBinning",
     "UniformMassBinning",
     "UniformMassSampleSplitting",
     "ZadroznyElkanBinning",
@@ -366,15 +366,19 @@ class FixedWidthBinning(_BinningCalibrator):
         return BinningBatch(lower_s, lower_u, upper_s, upper_u, values, values, counts)
 
 
-class ScalingBinning(UniformMassBinning):
-    """Scaling-binning as used in gr21 §4 (Kumar et al. 2019, double-dipped).
+class DoubleDippedScalingBinning(UniformMassBinning):
+    """Double-dipped scaling-binning, the variant Gupta & Ramdas (2021, Sec. 4) compare with.
+
+    Not the scaling-binning of Kumar, Liang & Ma (2019), which splits the calibration data
+    three ways (fit the scaling function, form the bins, average within bins); here bins and
+    values come from the same data.
 
     The bins are those of :class:`UniformMassBinning` fitted on the same data; the value of
     a bin is the mean of the *scores* (the scaling method's outputs, e.g. Platt-scaled
     probabilities) of its interior points instead of the mean of their labels.
     """
 
-    name = "scaling_binning"
+    name = "scaling_binning_double_dipped"
 
     def fit_batch(self, scores, labels, n_bins, rng):
         return super().fit_batch(scores, scores, n_bins, rng)

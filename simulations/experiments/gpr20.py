@@ -1,6 +1,7 @@
-"""Experiments for Gupta, Podkopaev & Ramdas (2020), except covariate shift.
+"""Experiments for Gupta, Podkopaev & Ramdas (2020): intervals, radii, counts, streams.
 
-Per-bin intervals, binning radii, uniform-mass counts, streams, and the adversary Q.
+Per-bin intervals (Theorem 4), binning radii (Corollary 3, also under the adversary Q),
+uniform-mass counts (Theorem 5) and time-uniform streams (Theorem 6).
 
 Each returns a typed outcome of raw statistics (see :mod:`simulations.experiments.base`);
 the radii (Theorem 4, Corollary 3, Theorem 5...) are applied by the check layer.
@@ -14,7 +15,7 @@ prediction sets, confidence intervals and calibration. NeurIPS.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -25,18 +26,14 @@ from bounds import gpr20
 from .._validation import check_alphas, check_positive_int
 from ..calibrators.binning import UniformMassSampleSplitting, calibrator_from_spec
 from ..calibrators.edges import fixed_width_bin_index
-from ..calibrators.scaling import SCALERS
 from ..calibrators.weighted import weighted_bin_sums
-from ..laws.adversary import AdversaryQ
 from ..laws.base import Law
 from ..metrics.exact import exact_bin_errors, merge_equal_outputs
 from .base import BlockOutcome, Experiment, Outcome, ratio
 
 __all__ = [
-    "AdversaryScalingExperiment",
     "BinBernoulliExperiment",
     "BinningRadiusExperiment",
-    "CIWidthExperiment",
     "StreamExperiment",
     "UMSCountExperiment",
 ]
@@ -70,22 +67,6 @@ class CountOutcome(Outcome):
     min_count: np.ndarray
     balance: np.ndarray
     n_empty: np.ndarray
-
-
-@dataclass(frozen=True)
-class TestErrorOutcome(Outcome):
-    """Error ``|E[Y | h(X)] - h(X)|`` at one fresh test point ``(R,)``."""
-
-    test_error: np.ndarray
-
-
-@dataclass(frozen=True)
-class IntervalOutcome(Outcome):
-    """A point estimate, the count it rests on and the truth it estimates ``(R,)``."""
-
-    count: np.ndarray
-    estimate: np.ndarray
-    truth: np.ndarray
 
 
 # ---------------------------------------------------------------- Theorem 4, per bin
@@ -345,128 +326,3 @@ class StreamExperiment(Experiment):
                 worst[:, j] = np.maximum(worst[:, j], r)
                 final[:, j] = np.maximum(final[:, j], radius_end)
         return BlockOutcome(worst, final)
-
-
-# ------------------------------------------------------- Theorem 3 (adversary Q)
-@dataclass(frozen=True)
-class AdversaryScalingExperiment(Experiment):
-    """Theorem 3 under the adversary Q of Theorem 2: the test error of a fitted method.
-
-    Q's scores are a.s. distinct, so ``E_Q[Y | f(X)] = Y``; for an injective map h,
-    ``E_Q[Y | h(X)] = Y`` too and the test error is ``|Y - h(X)|``. A constant map (beta
-    calibration with a = b = 0) has the mean label of Q as its truth; fixed-width histogram
-    binning (the negative control: not injective) has the mean label of Q's support points
-    in each bin, bins with equal outputs merged.
-    """
-
-    method: str
-    n: int
-    n_bins: int = 10
-    law: AdversaryQ = field(default_factory=AdversaryQ)
-
-    accepts: ClassVar[tuple[str, ...]] = ("adversary",)
-    outcome_type: ClassVar[type] = TestErrorOutcome
-
-    def __post_init__(self):
-        self._check_law(self.law)
-        check_positive_int(self.n, "n")
-        if self.method not in (*SCALERS, "fixed_width"):
-            raise ValueError(f"method must be one of {[*SCALERS, 'fixed_width']}, got "
-                             f"{self.method!r}")
-
-    def label(self) -> str:
-        """Readable one-line identification."""
-        return f"{self.method}/{self.law.name}/n={self.n}"
-
-    def simulate(self, rng, reps):
-        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
-        n, b, m = self.n, self.n_bins, self.law.support
-        s, y = self.law.sample((reps, n), rng)
-        s_t, y_t = self.law.sample(reps, rng)
-        if self.method in SCALERS:
-            scaler = SCALERS[self.method]
-            coef = scaler.fit_batch(s, y)
-            h_t = scaler.transform_batch(coef, s_t[:, None])[:, 0]
-            q_mean = (y.sum(axis=1) + self.law.rest_label_sum(rng, reps, n)) / m
-            truth = np.where(scaler.injective_batch(coef), y_t, q_mean)
-            return TestErrorOutcome(np.abs(truth - h_t))
-        counts, _, ysum = weighted_bin_sums(fixed_width_bin_index(s, b), y, np.ones_like(s), b)
-        rest, rest_y = self.law.rest_bin_sums(rng, reps, n, b)
-        mid = (np.arange(b) + 0.5) / b
-        values = np.where(counts > 0, ysum / np.maximum(counts, 1), mid)
-        mass, moment = merge_equal_outputs(values, (counts + rest) / m, (ysum + rest_y) / m)
-        err_bins = np.abs(moment / mass - values)
-        return TestErrorOutcome(err_bins[np.arange(reps), fixed_width_bin_index(s_t, b)])
-
-
-# ---------------------------------------------------------------- Corollary 1
-@dataclass(frozen=True)
-class CIWidthExperiment(Experiment):
-    """Corollary 1: width and validity of confidence intervals w.r.t. f.
-
-    Methods: ``"atomwise_eb"`` -- on a test score seen ``N_z >= 1`` times in the calibration
-    set, the empirical-Bernstein interval (Audibert et al., delta = alpha) of the labels at
-    that score, otherwise ``[0, 1]``; ``"bin_thm4"`` -- the Theorem 4 interval of the test
-    point's fixed-width bin, a valid CI for the *bin* mean used (wrongly) as a CI w.r.t. f.
-    Intervals are clipped to [0, 1]. The interval depends on alpha through the method, so
-    the outcome keeps what it rests on (count, estimate, truth) and :meth:`statistic`
-    builds it for each alpha: ``"width"`` and ``"miss_ratio"`` (distance of the truth from
-    the centre over the half-width: covered iff <= 1).
-    """
-
-    method: str
-    law: Law
-    n: int
-    n_bins: int = 10
-
-    accepts: ClassVar[tuple[str, ...]] = ("binary", "adversary")
-    outcome_type: ClassVar[type] = IntervalOutcome
-
-    def __post_init__(self):
-        self._check_law(self.law)
-        check_positive_int(self.n, "n")
-        if self.method not in ("atomwise_eb", "bin_thm4"):
-            raise ValueError(f"method must be 'atomwise_eb' or 'bin_thm4', got {self.method!r}")
-
-    def simulate(self, rng, reps):
-        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
-        n = self.n
-        s, y = self.law.sample((reps, n), rng)
-        if self.law.family == "adversary":
-            s_t, truth = self.law.sample(reps, rng)
-        else:
-            s_t = self.law.sample_scores(reps, rng)
-            truth = self.law.conditional_mean(s_t)
-        if self.method == "atomwise_eb":
-            same = s == s_t[:, None]
-        else:
-            b = self.n_bins
-            same = fixed_width_bin_index(s, b) == fixed_width_bin_index(s_t, b)[:, None]
-        count = same.sum(axis=1)
-        phat = np.where(count > 0, (y * same).sum(axis=1) / np.maximum(count, 1), 0.5)
-        return IntervalOutcome(count, phat, np.asarray(truth, dtype=float))
-
-    def interval(self, outcome, alpha):
-        """Clipped interval ``(lo, hi)`` of every replicate at miscoverage alpha."""
-        var = outcome.estimate * (1.0 - outcome.estimate)
-        if self.method == "atomwise_eb":
-            hw = gpr20.empirical_bernstein_halfwidth(outcome.count, var, alpha)
-        else:
-            hw = gpr20.thm4_halfwidth(outcome.count, var, self.n_bins, alpha)
-        return np.clip(outcome.estimate - hw, 0, 1), np.clip(outcome.estimate + hw, 0, 1)
-
-    def statistic(self, outcome, name, alpha):
-        """``"width"`` or ``"miss_ratio"`` of the interval at alpha (see class doc)."""
-        lo, hi = self.interval(outcome, alpha)
-        if name == "width":
-            return hi - lo
-        if name == "miss_ratio":
-            # covered iff lo <= truth <= hi (compared directly: no rounding at the ends);
-            # inside, the distance from the centre over the half-width (<= 1), outside 1 +.
-            truth = outcome.truth
-            inside = (lo <= truth) & (truth <= hi)
-            centred = np.minimum(ratio(np.abs(truth - (lo + hi) / 2), (hi - lo) / 2), 1.0)
-            outside = 1.0 + ratio(np.maximum(lo - truth, truth - hi), (hi - lo) / 2)
-            return np.where(inside, centred, np.maximum(outside, np.nextafter(1.0, 2.0)))
-        raise ValueError(f"CIWidthExperiment has statistics 'width' and 'miss_ratio', got "
-                         f"{name!r}")

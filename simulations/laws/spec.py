@@ -36,6 +36,7 @@ import math
 from .base import Law
 from .binary import BinaryLaw, ConditionalMean, ScoreLaw
 from .multiclass import DirichletAffineLaw, TopLabelLaw
+from .named import LAWS
 from .shift import LinearShiftLaw
 
 __all__ = ["law_from_spec"]
@@ -143,8 +144,6 @@ def law_from_spec(table, name: str = "custom") -> Law:
         Naming the unknown key, family or value.
     """
     if isinstance(table, str):
-        from . import LAWS
-
         if table not in LAWS:
             raise ValueError(f"unknown law name {table!r}; known: {sorted(LAWS)}")
         return LAWS[table]

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from bounds import gpr20, registry
+from bounds import gpr20, gpr20_shift, registry
 from simulations.laws.shift import SHIFT_LAWS
 
 # ------------------------------------------------------------------ reference values
@@ -51,7 +51,7 @@ def test_prop3_identity_exact():
     law = SHIFT_LAWS["shift_sine"]
     lo, hi = np.array([0.0, 0.13, 0.5]), np.array([0.13, 0.5, 1.0])
     p, q = law.source_mass(lo, hi), law.target_mass(lo, hi)
-    got = gpr20.prop3_target_bin_mean(p, q, law.source_weighted_moment(lo, hi) / p)
+    got = gpr20_shift.prop3_target_bin_mean(p, q, law.source_weighted_moment(lo, hi) / p)
     np.testing.assert_allclose(got, law.target_bin_mean(lo, hi), atol=1e-13)
     # companion identity (41): E_P[w | X_b] = 1 / m_b
     # w is linear: its mean over a bin is w at the bin's midpoint.
@@ -63,12 +63,12 @@ def test_prop3_identity_exact():
     (lambda: gpr20.thm4_halfwidth(-1, 0.25, 10, 0.1), "n_bin"),
     (lambda: gpr20.thm4_halfwidth(10, -0.1, 10, 0.1), "variance"),
     (lambda: gpr20.thm6_halfwidth(10, 3, 0, 0.1), "n_bins"),
-    (lambda: gpr20.thm7_halfwidth(100, 10, 0.1, 0.5, 0.5), "upper"),
-    (lambda: gpr20.thm7_halfwidth(100, 10, 0.1, 2.0, 1.5), "lower"),
-    (lambda: gpr20.thm7_halfwidth(100, 10, 0.1, 2.0, 0.5, c=0), "c"),
+    (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 0.5, 0.5), "upper"),
+    (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 2.0, 1.5), "lower"),
+    (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 2.0, 0.5, c=0), "c"),
     (lambda: gpr20.thm3_eps_lower_bound(0.5), "alpha"),
     (lambda: gpr20.cor3_eps_stated([1, 2], [0.1], 0.1), "variances"),
-    (lambda: gpr20.thm10_halfwidth(10, 0.1, -1.0, 2.0, 10, 0.1), "m_b"),
+    (lambda: gpr20_shift.thm10_halfwidth(10, 0.1, -1.0, 2.0, 10, 0.1), "m_b"),
 ])
 def test_bad_arguments_name_the_argument(call, word):
     with pytest.raises(ValueError, match=word):
@@ -91,7 +91,7 @@ def test_monotonicity():
     a = np.linspace(0.01, 0.5, 30)
     assert np.all(np.diff(gpr20.thm6_halfwidth(500, 120, 10, a)) < 0)
     # Theorem 10 with m_b U = 1 is Theorem 4.
-    assert gpr20.thm10_halfwidth(300, 0.2, 0.5, 2.0, 10, 0.1) == pytest.approx(
+    assert gpr20_shift.thm10_halfwidth(300, 0.2, 0.5, 2.0, 10, 0.1) == pytest.approx(
         gpr20.thm4_halfwidth(300, 0.2, 10, 0.1))
 
 
@@ -104,4 +104,5 @@ def test_registry_lists_gpr20():
     assert registry.get("gpr20.thm6").quantifier == "time_uniform"
     assert registry.get("gpr20.cor3.max_halfwidth").variant_of == "gpr20.cor3"
     for g in registry.all_guarantees():
-        assert g.function.__doc__ and "Notes" in g.function.__doc__, g.id
+        assert g.function.__doc__, g.id
+        assert "Notes" in g.function.__doc__, g.id

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bounds import all_guarantees, get, gr21
+from bounds import all_guarantees, get, gr21, inverse
 
 # Catalog gr21 §5 golden table (natural log, alpha = 0.1, B = 10), given to 4 decimals:
 # tolerance 5e-5 is the rounding of the table.
@@ -58,9 +58,9 @@ def test_figure2_caption_points(n, b, paper, exact):
 def test_stated_sample_sizes():
     # §2.2 / §3.2: (2900, 0.1, 10) gives eq. (10) < 0.1; minimum n: 2660 / 2860 / 1510.
     assert gr21.cor1_conditional_eps(2900, 10, 0.1) == pytest.approx(0.09919, abs=1e-5)
-    assert gr21.min_n_for_eps(gr21.thm3_conditional_eps, 0.1, 10, 0.1) == 2660
-    assert gr21.min_n_for_eps(gr21.cor1_conditional_eps, 0.1, 10, 0.1) == 2860
-    assert gr21.min_n_for_eps(gr21.thm4_marginal_eps, 0.1, 10, 0.1) == 1510
+    assert inverse.min_n_for_eps(gr21.thm3_conditional_eps, 0.1, 10, 0.1) == 2660
+    assert inverse.min_n_for_eps(gr21.cor1_conditional_eps, 0.1, 10, 0.1) == 2860
+    assert inverse.min_n_for_eps(gr21.thm4_marginal_eps, 0.1, 10, 0.1) == 1510
     # Catalog §9 item 1: the paper's "n = 1500 suffices" is rounded; eps1(1500) = 0.10026.
     assert gr21.thm4_marginal_eps(1500, 10, 0.1) > 0.1
 
@@ -108,11 +108,11 @@ def test_theorem4_theory_curve_catalog_values():
 
 def test_max_bins_for_eps_matches_figure2_heuristic():
     # Fig. 2 caption: n = 5K -> B = 10 gives eps <= 0.08; the largest B for 0.08 is >= 10.
-    b = gr21.max_bins_for_eps(gr21.thm3_conditional_eps, 0.08, 5000, 0.1)
+    b = inverse.max_bins_for_eps(gr21.thm3_conditional_eps, 0.08, 5000, 0.1)
     assert b >= 10
     assert gr21.thm3_conditional_eps(5000, b, 0.1) <= 0.08 < gr21.thm3_conditional_eps(
         5000, b + 1, 0.1)
-    assert gr21.max_bins_for_eps(gr21.thm3_conditional_eps, 1e-4, 5000, 0.1) is None
+    assert inverse.max_bins_for_eps(gr21.thm3_conditional_eps, 1e-4, 5000, 0.1) is None
 
 
 def test_proof_valid_expectation_bound_gap():
@@ -136,7 +136,7 @@ def test_vectorised_broadcasting():
 def test_vacuous_values_are_returned_raw():
     v = gr21.thm3_conditional_eps(20, 10, 0.1)  # n = 2B: sqrt(log(200)/2) > 1
     assert v > 1
-    assert not gr21.is_informative(v)
+    assert not inverse.is_informative(v)
 
 
 @pytest.mark.parametrize(("kwargs", "name"), [
@@ -162,7 +162,7 @@ def test_validation_of_delta_and_helpers():
     with pytest.raises(ValueError, match="c must"):
         gr21.ums_required_n(0.1, 0.1, 10, c=0)
     with pytest.raises(ValueError, match="eps"):
-        gr21.min_n_for_eps(gr21.thm3_conditional_eps, -1, 10, 0.1)
+        inverse.min_n_for_eps(gr21.thm3_conditional_eps, -1, 10, 0.1)
 
 
 _n = st.integers(min_value=20, max_value=200_000)
@@ -193,7 +193,7 @@ def test_property_nesting(n, alpha, delta):
 
 @given(st.floats(min_value=0.02, max_value=0.5), st.integers(2, 40), _alpha)
 def test_property_min_n_is_minimal(eps, b, alpha):
-    n = gr21.min_n_for_eps(gr21.thm3_conditional_eps, eps, b, alpha)
+    n = inverse.min_n_for_eps(gr21.thm3_conditional_eps, eps, b, alpha)
     assert gr21.thm3_conditional_eps(n, b, alpha) <= eps
     if n > 2 * b:
         assert gr21.thm3_conditional_eps(n - 1, b, alpha) > eps
@@ -204,10 +204,21 @@ def test_registry_metadata():
     assert {"gr21.thm3", "gr21.cor1", "gr21.thm4.marginal", "gr21.thm4.conditional",
             "gr21.thm4.ece_hp", "gr21.thm4.ece_mean", "gr21.thm4.ece_mean.proof_valid"} <= ids
     for g in all_guarantees():
-        assert g.paper and g.label and g.hypotheses and g.statement
-        assert g.function.__doc__ and "Notes" in g.function.__doc__
+        assert g.paper
+        assert g.label
+        assert g.hypotheses
+        assert g.statement
+        assert g.function.__doc__
+        assert "Notes" in g.function.__doc__
     assert get("gr21.thm4.ece_mean.proof_valid").variant_of == "gr21.thm4.ece_mean"
-    value = get("gr21.thm3")(n=3000, n_bins=10, alpha=0.1, delta=0.5)  # delta is not its argument
+    value = get("gr21.thm3")(n=3000, n_bins=10, alpha=0.1)
     assert value == pytest.approx(0.0941, abs=1e-4)
+    # A keyword the bound does not take is refused, never silently dropped.
+    with pytest.raises(ValueError, match=r"takes no parameter\(s\) \['detla'\]"):
+        get("gr21.thm4.marginal")(n=3000, n_bins=10, alpha=0.1, detla=0.5)
+    with pytest.raises(ValueError, match=r"needs \['alpha'\]"):
+        get("gr21.thm3").select({"n": 3000, "n_bins": 10})
+    assert get("gr21.thm3").select({"n": 1, "n_bins": 2, "alpha": 0.1, "other": 3}) == {
+        "n": 1, "n_bins": 2, "alpha": 0.1}
     with pytest.raises(ValueError, match="unknown guarantee id"):
         get("gr21.nope")

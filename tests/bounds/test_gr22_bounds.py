@@ -55,7 +55,8 @@ def test_prop4_on_random_instances_and_equality_when_c_is_a_function_of_h():
     h = rng.choice([0.3, 0.5, 0.7], size=(500, 20))
     p = rng.random((500, 20))
     conf, tl, conf_mce, tl_mce = gr22.discrete_top_label_errors(prob, c, h, p)
-    assert np.all(conf <= tl + 1e-12) and np.all(conf_mce <= tl_mce + 1e-12)
+    assert np.all(conf <= tl + 1e-12)
+    assert np.all(conf_mce <= tl_mce + 1e-12)
     assert np.mean(conf < tl - 1e-9) > 0.5  # strict on most instances
     # catalog G1: equality when c is a function of h
     c_of_h = (h * 10).astype(int) % 4

@@ -6,13 +6,15 @@ import numpy as np
 import pytest
 from matplotlib.axes import Axes
 
+from bounds import gr21
 from figures import plotting
 from figures.data import credit_base_model, default_data_dir, load_credit
 from figures.gr21 import fig1a, fig2
 from figures.gr21._panels import credit_findings
+from figures.gr21._style import theorem4_curve
 from figures.gr21.credit import EPS_GRID, credit_experiment
 from figures.registry import FIGURE_MODULES, get_figure, select_figures
-from simulations.calibrators import IsotonicBinning, ScalingBinning, UniformMassBinning
+from simulations.calibrators import DoubleDippedScalingBinning, IsotonicBinning, UniformMassBinning
 from theory_checks.cli import main
 
 CREDIT = default_data_dir() / "credit.csv"
@@ -25,11 +27,11 @@ def test_plotting_helpers_return_axes_headless():
     eps = np.linspace(0, 0.2, 11)
     runs = np.random.default_rng(0).random((5, 11)).cumsum(axis=1) / 11
     assert isinstance(plotting.validity_plot(axes[0, 0], eps, runs, label="x"), Axes)
-    assert isinstance(plotting.theorem4_curve(axes[0, 0], eps, 3000, 10), Axes)
+    assert isinstance(theorem4_curve(axes[0, 0], eps, 3000, 10), Axes)
     p = np.repeat([0.2, 0.5, 0.8], 10)
     y = (np.arange(30) % 2).astype(float)
     assert isinstance(plotting.reliability_diagram(axes[0, 1], p, y), Axes)
-    assert isinstance(plotting.eps_vs_bins(axes[0, 1], [1000], np.arange(1, 20)), Axes)
+    assert isinstance(plotting.eps_vs_bins(axes[0, 1], [1000], np.arange(1, 20), bound=gr21.thm3_conditional_eps), Axes)
     with pytest.raises(ValueError, match="shape of eps"):
         plotting.validity_plot(axes[0, 0], eps, runs[:, :5])
 
@@ -55,7 +57,7 @@ def test_isotonic_and_scaling_binning_by_hand():
     tied = IsotonicBinning().fit([0.3, 0.3, 0.3, 0.6], [1, 0, 0, 1])
     assert tied.bin_values_ == pytest.approx([1 / 3, 1.0])
     s = np.linspace(0.05, 0.85, 9)
-    sb = ScalingBinning(3).fit(s, np.zeros(9))
+    sb = DoubleDippedScalingBinning(3).fit(s, np.zeros(9))
     umd = UniformMassBinning(3).fit(s, s)
     assert sb.bin_values_ == pytest.approx(umd.bin_values_)  # means of scores, UMD bins
 
@@ -73,7 +75,8 @@ def test_loader_error_names_file(tmp_path):
 @needs_credit
 def test_credit_loader_and_base_model():
     x, y = load_credit(CREDIT)
-    assert x.shape == (30000, 23) and set(np.unique(y)) == {0.0, 1.0}
+    assert x.shape == (30000, 23)
+    assert set(np.unique(y)) == {0.0, 1.0}
     assert y.mean() == pytest.approx(0.2212, abs=1e-4)  # data README: about 22% ones
     split = credit_base_model(x, y, rng=np.random.default_rng(0))
     assert split.pool_scores.shape == (15000,)
@@ -87,11 +90,12 @@ def test_credit_findings_on_regenerated_data(tmp_path):
     mean validity area is 8.8 to 11.4 standard errors above 0 at every n, so 25 keep z > 4."""
     n_values = (500, 1000, 3000, 5000, 7000)
     data = credit_experiment(n_values, reps=25, cache_dir=tmp_path)
-    assert data["marginal/umd/1000"].shape == (25, EPS_GRID.size)
+    assert data["marginal/randomized_umd/1000"].shape == (25, EPS_GRID.size)
     found = {f["claim"].split(" (")[0]: f for f in credit_findings(data, n_values)}
     assert found["UMD above UMS at every n"]["holds"]
     for f in found.values():  # every finding is reported with its numbers
-        assert f["value"] and isinstance(f["holds"], bool)
+        assert f["value"]
+        assert isinstance(f["holds"], bool)
     # Isotonic and fixed-width fail conditionally: far below UMD at every n.
     for key, f in found.items():
         if key.startswith(("isotonic", "fixed_width")):
@@ -110,7 +114,10 @@ def test_figure_index_and_selection(capsys):
         select_figures(["gr99"])
     for fig_id in FIGURE_MODULES:
         mod = get_figure(fig_id)
-        assert fig_id == mod.ID and mod.CAPTION and callable(mod.draw) and callable(mod.compute)
+        assert fig_id == mod.ID
+        assert mod.CAPTION
+        assert callable(mod.draw)
+        assert callable(mod.compute)
     assert main(["figures", "--list"]) == 0
     assert "figures.gr21.fig3" in capsys.readouterr().out
 
@@ -125,10 +132,12 @@ def test_figures_cli_and_html(tmp_path, capsys):
     index = json.loads((out / "index.json").read_text())
     assert [f["id"] for f in index["figures"]] == ["gr21.fig1a", "gr21.fig2", "gr21.twin"]
     page = (out / "index.html").read_text()
-    assert "<img src='gr21_fig2.png'" in page and "calcheck figures gr21.fig2" in page
+    assert "<img src='gr21_fig2.png'" in page
+    assert "calcheck figures gr21.fig2" in page
     # After a run, the run's page shows the verdicts and the figures together.
     capsys.readouterr()
     assert main(["run", "--checks", "gr21.cor1", "--reps", "200", "--out",
                  str(tmp_path / "res")]) == 0
     report = (tmp_path / "res" / "report.html").read_text()
-    assert "gr21.cor1.control.wrong_bound" in report and "figures/gr21_fig1a.png" in report
+    assert "gr21.cor1.control.wrong_bound" in report
+    assert "figures/gr21_fig1a.png" in report

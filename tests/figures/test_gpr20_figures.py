@@ -15,7 +15,8 @@ def test_covariate_shift_figure_small():
     data = _shift.compute_shift(None, reps=2, seed=1, sizes=small, n_trees=10)
     again = _shift.compute_shift(None, reps=2, seed=1, sizes=small, n_trees=10)
     for m in _shift.METHODS:
-        assert data[f"{m}/ece"].shape == (2,) and data[f"{m}/mp"].shape == (2, 10)
+        assert data[f"{m}/ece"].shape == (2,)
+        assert data[f"{m}/mp"].shape == (2, 10)
         assert np.all((data[f"{m}/ece"] >= 0) & (data[f"{m}/ece"] <= 1))
         np.testing.assert_array_equal(data[f"{m}/ece"], again[f"{m}/ece"])
     for mod, k in ((fig2a, 1), (fig2b, 2), (fig3, 1)):

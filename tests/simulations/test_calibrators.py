@@ -28,7 +28,8 @@ def test_edge_ranks_integer_arithmetic():
     for n in range(2, 300):
         for b in range(1, n // 2 + 1):
             a = uniform_mass_edge_ranks(n, b)
-            assert a[0] == 0 and a[-1] == n + 1
+            assert a[0] == 0
+            assert a[-1] == n + 1
             assert np.array_equal(a, [-(-k * (n + 1) // b) for k in range(b + 1)])
 
 
@@ -42,7 +43,8 @@ def test_umd_hand_computed():
     assert h.predict([0.0, 0.349, 0.35, 0.65, 1.0]).tolist() == pytest.approx(
         [2 / 3, 2 / 3, 0.5, 1.0, 1.0])
     proba = h.predict_proba([0.5])
-    assert proba.shape == (1, 2) and proba.sum() == pytest.approx(1)
+    assert proba.shape == (1, 2)
+    assert proba.sum() == pytest.approx(1)
 
 
 def test_zadrozny_elkan_hand_computed():
@@ -66,7 +68,8 @@ def test_ties_lexicographic_split_an_atom():
     labels = np.array([0, 1] * 5, dtype=float)
     h = UniformMassBinning(2, rng=0).fit(scores, labels)
     # Both bins live inside the atom: the edge is (0.5, U) with U strictly inside (0, 1).
-    assert h.bin_lower_[1, 0] == 0.5 and 0 < h.bin_lower_[1, 1] < 1
+    assert h.bin_lower_[1, 0] == 0.5
+    assert 0 < h.bin_lower_[1, 1] < 1
     rng = np.random.default_rng(1)
     bins = h.predict_bin(np.full(20000, 0.5), rng=rng)
     assert abs((bins == 0).mean() - h.bin_lower_[1, 1]) < 0.02  # fraction below = edge U
@@ -79,7 +82,8 @@ def test_sort_helpers_agree_on_sorted_scores():
     s = rng.choice([0.1, 0.4, 0.9], size=(5, 50))
     _, s1, u1 = sort_lexicographic(s, np.random.default_rng(1), tie_breaking="lexicographic")
     s2, u2 = sort_scores(s, np.random.default_rng(1), tie_breaking="lexicographic")
-    assert np.array_equal(s1, np.sort(s, axis=1)) and np.array_equal(s2, s1)
+    assert np.array_equal(s1, np.sort(s, axis=1))
+    assert np.array_equal(s2, s1)
     for u in (u1, u2):  # within each run of equal scores, U increases
         same = s1[:, 1:] == s1[:, :-1]
         assert np.all(u[:, 1:][same] >= u[:, :-1][same])
@@ -167,5 +171,6 @@ def test_zadrozny_elkan_shift_fact9():
 def test_registry_of_calibrators_roundtrip():
     for name, cls in CALIBRATORS.items():
         cal = calibrator_from_spec({"name": name}, 4)
-        assert isinstance(cal, cls) and cal.spec()["name"] == name
+        assert isinstance(cal, cls)
+        assert cal.spec()["name"] == name
         assert "n_bins" in cal.get_params()

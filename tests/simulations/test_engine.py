@@ -49,7 +49,8 @@ def test_block_is_deterministic_and_blocks_differ():
     c = simulate_block(CELLS[0], 7, 1)
     assert np.array_equal(a.error, b.error, equal_nan=True)
     assert not np.array_equal(a.error, c.error, equal_nan=True)
-    assert a.error.shape == (BLOCK_REPS, 10) and a.mass.sum(axis=1) == pytest.approx(1)
+    assert a.error.shape == (BLOCK_REPS, 10)
+    assert a.mass.sum(axis=1) == pytest.approx(1)
 
 
 def test_cell_key_depends_on_content_only():
@@ -158,7 +159,8 @@ def test_changed_code_stamp_reuses_nothing(reference, tmp_path, monkeypatch):
 
 def test_code_stamp_depends_on_the_experiment_module_and_generic_code():
     paths = BinningExperiment.code_paths()
-    assert "simulations/experiments/binning.py" in paths and "simulations/laws" in paths
+    assert "simulations/experiments/binning.py" in paths
+    assert "simulations/laws" in paths
     from simulations.experiments.gpr20 import StreamExperiment
 
     assert "bounds" in StreamExperiment.code_paths()  # it evaluates its bound inside

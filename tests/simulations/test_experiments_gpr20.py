@@ -6,12 +6,11 @@ import pytest
 from bounds import gpr20
 from simulations.engine import load_outcome, run_experiments
 from simulations.experiments.gpr20 import (
-    AdversaryScalingExperiment,
     BinBernoulliExperiment,
     BinningRadiusExperiment,
-    CIWidthExperiment,
     StreamExperiment,
 )
+from simulations.experiments.gpr20_adversary import AdversaryScalingExperiment, CIWidthExperiment
 from simulations.experiments.gpr20_shift import ShiftExperiment
 from simulations.laws import LAWS
 from simulations.laws.shift import SHIFT_LAWS, LinearShiftLaw

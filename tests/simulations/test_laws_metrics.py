@@ -78,7 +78,8 @@ def test_sampling_matches_exact_mean(name):
     s, y = law.sample(200_000, np.random.default_rng(0))
     mass, moment = law.interval_moments(0.0, 0.0, 1.0, 1.0)
     assert mass == pytest.approx(1.0)
-    assert np.all((s >= 0) & (s <= 1)) and np.all((y >= 0) & (y <= 1))
+    assert np.all((s >= 0) & (s <= 1))
+    assert np.all((y >= 0) & (y <= 1))
     # 200K draws of a [0, 1] variable: s.e. <= 0.0012; 5 s.e. tolerance.
     assert y.mean() == pytest.approx(moment, abs=0.006)
 
@@ -86,7 +87,8 @@ def test_sampling_matches_exact_mean(name):
 def test_law_spec_validation():
     law = law_from_spec({"scores": {"kind": "beta", "a": 2, "b": 5},
                          "eta": {"kind": "logistic", "slope": 2.0}}, "mine")
-    assert law.name == "mine" and law.scores.a == 2
+    assert law.name == "mine"
+    assert law.scores.a == 2
     atoms = law_from_spec({"scores": {"kind": "atoms", "atoms": [0.1, 0.9]}})
     assert atoms.scores.atom_probs == (0.5, 0.5)
     for bad, match in [
@@ -147,7 +149,8 @@ def test_figure_1a_validity_and_auc():
     v = marginal_validity(err, mass, [0.03, 0.04])[0]
     assert v == pytest.approx([0.8, 0.9])
     l1 = lp_ece(err, mass, 1)[0]
-    assert l1 == pytest.approx(0.02245) and round(l1, 3) in (0.022, 0.023)
+    assert l1 == pytest.approx(0.02245)
+    assert round(l1, 3) in (0.022, 0.023)
     grid = np.linspace(0, 1, 200_001)
     auc = np.trapezoid(validity_curve(err, mass, grid), grid)
     assert 1 - auc == pytest.approx(l1, abs=1e-5)  # AUC identity (catalog A6)

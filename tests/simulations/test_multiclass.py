@@ -63,7 +63,8 @@ def test_plugin_by_hand():
     rel = top_label_reliability(c, h, y, n_bins=10)
     assert rel["tl_gap"][0] == pytest.approx(e.tl_ece)  # one bin: Delta_b = TL-ECE
     assert plugin_reliability_mce(c, h, y) == pytest.approx(e.tl_ece)
-    assert rel["acc"][0] == pytest.approx(2 / 3) and rel["fraction"][0] == 1.0
+    assert rel["acc"][0] == pytest.approx(2 / 3)
+    assert rel["fraction"][0] == 1.0
     # CW-ECE: L = 2 classes, one bin each.
     probs = np.array([[0.8, 0.2], [0.8, 0.2], [0.3, 0.7]])
     labels = np.array([0, 1, 1])
@@ -93,9 +94,12 @@ def test_tlhb_rare_class_left_uncalibrated(caplog):
     s4 = np.hstack([scores * 0.9, np.full((300, 1), 0.1)])
     s4[0] = [0.05, 0.05, 0.05, 0.85]
     tl = TopLabelHistogramBinning(50, rng=0).fit(s4, labels)
-    assert tl.bins_per_class_[3] == 0 and tl.calibrators_[3] is None
+    assert tl.bins_per_class_[3] == 0
+    assert tl.calibrators_[3] is None
     c, h, g = tl.predict_groups(s4[:1])
-    assert c[0] == 3 and h[0] == pytest.approx(0.85) and g[0] == -1
+    assert c[0] == 3
+    assert h[0] == pytest.approx(0.85)
+    assert g[0] == -1
 
 
 def test_cwhb_and_nhb():

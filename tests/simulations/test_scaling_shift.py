@@ -32,7 +32,8 @@ def test_newton_fit_matches_scipy(cls):
     ref = optimize.minimize(nll, x0, method="BFGS", options={"gtol": 1e-10}).x
     np.testing.assert_allclose(model.coef_, ref, atol=1e-5)
     h = model.predict_proba(s)
-    assert h.shape == (s.size, 2) and np.allclose(h.sum(axis=1), 1)
+    assert h.shape == (s.size, 2)
+    assert np.allclose(h.sum(axis=1), 1)
     assert model.is_injective_
 
 
@@ -40,12 +41,14 @@ def test_beta_calibration_constraints():
     rng = np.random.default_rng(4)
     s, y = _scaling_data(rng)
     coef = BetaCalibration().fit(s, y).coef_
-    assert coef[0] >= 0 and coef[1] >= 0
+    assert coef[0] >= 0
+    assert coef[1] >= 0
     # Labels that decrease in s force a = 0 (and here b = 0 as well: a constant map).
     s2 = rng.random(3000)
     y2 = (rng.random(3000) < 1 - s2).astype(float)
     fitted = BetaCalibration().fit(s2, y2)
-    assert fitted.coef_[0] == 0 and fitted.coef_[1] >= 0
+    assert fitted.coef_[0] == 0
+    assert fitted.coef_[1] >= 0
     with pytest.raises(ValueError, match="scores"):
         BetaCalibration().fit(s2 + 1, y2)
     with pytest.raises(ValueError, match="not fitted"):

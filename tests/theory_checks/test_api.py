@@ -10,9 +10,13 @@ from theory_checks.testing import assert_guarantee_holds, assert_guarantee_viola
 def test_verify_returns_a_readable_result_with_a_plot():
     r = verify("gr21.thm3", LAWS["uniform_logistic"], n=[300, 1000], n_bins=10, reps=200,
                rng=0)
-    assert r.passed and r.verdict == "consistent" and len(r.cells) == 2
+    assert r.passed
+    assert r.verdict == "consistent"
+    assert len(r.cells) == 2
     text = repr(r)
-    assert "gr21.thm3" in text and "coverage" in text and "claimed" in text
+    assert "gr21.thm3" in text
+    assert "coverage" in text
+    assert "claimed" in text
     ax = r.plot()
     assert ax.get_title().startswith("study:gr21.thm3")
 

@@ -29,7 +29,8 @@ def test_bound_text_and_json(capsys):
     assert float(capsys.readouterr().out) == pytest.approx(0.0941279, abs=1e-7)
     out = _json_out(capsys, ["bound", "gr21.thm4.marginal", "--n", "1500", "--n-bins", "10",
                              "--alpha", "0.1", "--json"])
-    assert out["value"] == pytest.approx(0.10026, abs=1e-5) and out["informative"]
+    assert out["value"] == pytest.approx(0.10026, abs=1e-5)
+    assert out["informative"]
     assert out["arguments"] == {"n": 1500, "n_bins": 10, "alpha": 0.1, "delta": 0.0}
 
 
@@ -54,10 +55,12 @@ def test_run_subset_writes_results_and_report(tmp_path, capsys):
     ids = {c["id"] for c in data["checks"]}
     assert ids == {"gr21.thm3", "gr21.thm3.control.wrong_bound",
                    "gr21.thm3.control.no_tie_breaking"}
-    assert data["all_passed"] and data["meta"]["seed"] == 1
+    assert data["all_passed"]
+    assert data["meta"]["seed"] == 1
     cell = data["checks"][0]["cells"][0]
     assert {"coverage", "ci_low", "ci_high", "p_value", "tightness", "shortfall_90"} <= set(cell)
-    assert (out / "results.json").exists() and (out / "report.md").exists()
+    assert (out / "results.json").exists()
+    assert (out / "report.md").exists()
     assert "gr21.thm3" in (out / "report.md").read_text()
     # Resuming from the same store gives the same verdicts.
     again = _json_out(capsys, argv)
@@ -83,7 +86,8 @@ n_bins = [5]
     data = _json_out(capsys, ["run", "--study", str(study), "--out", str(tmp_path / "o"),
                               "--json"])
     (check,) = data["checks"]
-    assert check["id"] == "study:gr21.thm4.marginal" and check["verdict"] == "consistent"
+    assert check["id"] == "study:gr21.thm4.marginal"
+    assert check["verdict"] == "consistent"
     assert [(c["n"], c["n_bins"], c["law"]) for c in check["cells"]] == [
         (200, 5, "beta25_platt"), (500, 5, "beta25_platt")]
     bad = tmp_path / "bad.toml"
@@ -95,4 +99,5 @@ n_bins = [5]
 
 def test_bench_json(capsys):
     out = _json_out(capsys, ["bench", "--n", "2000", "--rounds", "2", "--json"])
-    assert out["seconds_per_replicate"] > 0 and out["ratio_to_argsort_baseline"] > 0
+    assert out["seconds_per_replicate"] > 0
+    assert out["ratio_to_argsort_baseline"] > 0

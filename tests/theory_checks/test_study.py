@@ -1,20 +1,121 @@
-"""Study files: every studiable guarantee on a user law, strict keys, refusals."""
+"""Study files: every studiable guarantee on a user law through `calcheck run --study`."""
 
+import json
 
 import pytest
 
-# ------------------------------------------------------------------ reference values
+from theory_checks.catalog import refused, studiable
+from theory_checks.cli import main
+from theory_checks.study import load_study
 
-def test_cor3_study_file_on_a_user_law(tmp_path):
-    from theory_checks.study import load_study
+# One user law per family (none of them is a law the suite ships).
+LAWS = {
+    "binary": """
+[law]
+name = "user_binary"
+scores = { kind = "mixture", a = 2.0, b = 3.0, atoms = [0.3, 0.9], atom_probs = [0.1, 0.1] }
+eta = { kind = "piecewise_linear", knots = [0.0, 0.5, 1.0], values = [0.1, 0.7, 0.4] }
+atom_eta = [0.95, 0.05]
+""",
+    "adversary": 'laws = ["adversary_q"]\n',
+    "linear_shift": """
+[law]
+name = "user_shift"
+family = "linear_shift"
+c0 = 0.3
+eta = { kind = "logistic", slope = 1.5 }
+""",
+    "top_label": """
+[law]
+name = "user_top_label"
+family = "top_label"
+class_probs = [0.5, 0.3, 0.2]
+[[law.classes]]
+scores = { kind = "beta", a = 2.0, b = 1.0 }
+eta = { kind = "piecewise_constant", knots = [0.5], values = [0.4, 0.8] }
+[[law.classes]]
+eta = { kind = "constant", value = 0.6 }
+[[law.classes]]
+scores = { kind = "atoms", atoms = [0.2, 0.6] }
+atom_eta = [0.3, 0.9]
+""",
+    "dirichlet_affine": """
+[law]
+name = "user_dirichlet"
+family = "dirichlet_affine"
+concentration = [3.0, 1.0, 0.5, 0.5]
+shrink = 0.8
+""",
+}
+GRIDS = {
+    ("n", "n_bins"): "[grid]\nn = [400]\nn_bins = [5]\n",
+    ("n1", "n2", "n_bins"): "[grid]\nn1 = [300]\nn2 = [1000]\nn_bins = [5]\n",
+    ("n_bins",): "[grid]\nn_bins = [6]\n",
+    ("n", "points_per_bin"): "[grid]\nn = [600]\npoints_per_bin = [20]\n",
+}
 
+
+@pytest.mark.parametrize("gid", sorted(studiable()))
+def test_every_studiable_guarantee_runs_on_a_user_law(gid, tmp_path, capsys):
+    adapter = studiable()[gid]
+    family = adapter.families[0]
+    path = tmp_path / "study.toml"
+    path.write_text(f'guarantee = "{gid}"\nid = "mine"\nreps = 100\nalphas = [0.1]\n'
+                    + LAWS[family] + GRIDS[adapter.grid_keys])
+    assert main(["run", "--study", str(path), "--out", str(tmp_path / "o"), "--json"]) == 0
+    (check,) = json.loads(capsys.readouterr().out)["checks"]
+    assert check["id"] == "study:mine"
+    assert check["guarantee"] == gid
+    assert check["verdict"] == "consistent"
+    assert check["cells"][0]["law"].startswith(("user_", "adversary_q"))
+
+
+def test_adversary_and_binary_laws_both_work_for_corollary_3(tmp_path):
     path = tmp_path / "s.toml"
-    path.write_text('guarantee = "gpr20.cor3.max_halfwidth"\nreps = 200\n'
-                    '[law]\nname = "beta22"\nscores = { kind = "beta", a = 2.0, b = 2.0 }\n'
-                    '[grid]\nn = [500]\nn_bins = [5]\n')
+    path.write_text('guarantee = "gpr20.cor3.max_halfwidth"\n' + LAWS["adversary"]
+                    + GRIDS[("n", "n_bins")])
     check, options = load_study(path)
-    assert options == {"reps": 200}
-    assert [e.law_name for e in check.experiments] == ["beta22"]
-    path.write_text('guarantee = "gpr20.thm6"\n[law]\nname = "x"\n[grid]\nn = [5]\n')
-    with pytest.raises(ValueError, match="guarantee must be one of"):
+    assert options == {}
+    assert [e.law_name for e in check.experiments] == ["adversary_q"]
+
+
+@pytest.mark.parametrize("gid", sorted(refused()))
+def test_refused_guarantees_say_why(gid, tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(f'guarantee = "{gid}"\n' + LAWS["binary"] + GRIDS[("n", "n_bins")])
+    with pytest.raises(ValueError, match=f"{gid}.*cannot be checked.*Studiable"):
+        load_study(path)
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ('reps = 0\n', "reps must be a positive integer"),
+    ('reps = 1.5\n', "reps must be a positive integer"),
+    ('reps = true\n', "reps must be a positive integer"),
+    ('false_alarm = 0\n', r"false_alarm must be a number in \(0, 1\)"),
+    ('alphas = []\n', "alphas must be a non-empty list"),
+    ('calibrator = { name = "umd" }\n', r"unknown keys .*\['calibrator'\]"),
+])
+def test_bad_top_level_values_are_refused(text, match, tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text('guarantee = "gr21.thm3"\n' + text + LAWS["binary"]
+                    + GRIDS[("n", "n_bins")])
+    with pytest.raises(ValueError, match=match):
+        load_study(path)
+
+
+@pytest.mark.parametrize(("grid", "match"), [
+    ("[grid]\nn = [500.7]\nn_bins = [5]\n", "grid n must be a positive integer"),
+    ("[grid]\nn = [500]\nnbins = [5]\n", r"unknown: \['nbins'\], missing: \['n_bins'\]"),
+])
+def test_bad_grids_are_refused(grid, match, tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text('guarantee = "gr21.thm3"\n' + LAWS["binary"] + grid)
+    with pytest.raises(ValueError, match=match):
+        load_study(path)
+
+
+def test_law_of_the_wrong_family_is_refused(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text('guarantee = "gr21.thm3"\n' + LAWS["linear_shift"] + GRIDS[("n", "n_bins")])
+    with pytest.raises(ValueError, match="family binary"):
         load_study(path)

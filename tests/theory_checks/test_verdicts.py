@@ -17,13 +17,15 @@ def test_verdict_matches_scipy_and_statsmodels_oracle():
     assert v.p_value == pytest.approx(stats.binomtest(1780, 2000, 0.9, alternative="less").pvalue)
     lo, hi = proportion_confint(1780, 2000, alpha=0.05, method="beta")  # Clopper-Pearson
     assert (v.ci_low, v.ci_high) == pytest.approx((lo, hi), rel=1e-9)
-    assert v.coverage == 0.89 and not v.violated
+    assert v.coverage == 0.89
+    assert not v.violated
 
 
 def test_clear_violation_and_boundaries():
     assert coverage_verdict(1500, 2000, 0.9).violated
     full = coverage_verdict(50, 50, 0.95)
-    assert not full.violated and full.ci_high == 1.0
+    assert not full.violated
+    assert full.ci_high == 1.0
     assert coverage_verdict(50, 50, 1.0).p_value == 1.0
     assert coverage_verdict(49, 50, 1.0).violated
     for args, match in [((5, 4, 0.9), "successes"), ((1, 2, 0.0), "claimed"),

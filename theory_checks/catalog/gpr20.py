@@ -14,13 +14,12 @@ import numpy as np
 
 from bounds import gpr20
 from simulations.experiments.gpr20 import (
-    AdversaryScalingExperiment,
     BinBernoulliExperiment,
     BinningRadiusExperiment,
-    CIWidthExperiment,
     StreamExperiment,
     UMSCountExperiment,
 )
+from simulations.experiments.gpr20_adversary import AdversaryScalingExperiment, CIWidthExperiment
 from simulations.experiments.gpr20_shift import Prop3Experiment, ShiftExperiment
 from simulations.laws import LAWS
 
