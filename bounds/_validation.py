@@ -18,7 +18,8 @@ def as_integer_array(value, name: str, *, minimum: int | None = None) -> np.ndar
     ):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if np.issubdtype(arr.dtype, np.floating) and (
-            not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
+        not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))
+    ):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     iarr = arr.astype(np.int64)
     if minimum is not None and np.any(iarr < minimum):
@@ -34,11 +35,32 @@ def as_open_unit(value, name: str) -> np.ndarray:
     return arr
 
 
+def as_unit(value, name: str) -> np.ndarray:
+    """Return ``value`` as a float array with every entry in the closed interval [0, 1]."""
+    arr = np.asarray(value, dtype=float)
+    if not np.all((arr >= 0) & (arr <= 1)):
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+    return arr
+
+
 def as_nonnegative(value, name: str) -> np.ndarray:
     """Return ``value`` as a float array with every entry finite and >= 0."""
     arr = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(arr) & (arr >= 0)):
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+    return arr
+
+
+def as_counts(value, name: str = "n_bin") -> np.ndarray:
+    """Return bin counts (integers >= 0) as a float array, ready for division."""
+    return as_integer_array(value, name, minimum=0).astype(float)
+
+
+def as_positive(value, name: str) -> np.ndarray:
+    """Return ``value`` as a float array with every entry finite and > 0."""
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr) & (arr > 0)):
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
     return arr
 
 

@@ -20,7 +20,15 @@ import math
 import numpy as np
 from scipy.special import zeta
 
-from ._validation import as_integer_array, as_nonnegative, as_open_unit, scalar_or_array
+from ._concentration import empirical_bernstein_halfwidth, per_count
+from ._validation import (
+    as_counts,
+    as_integer_array,
+    as_nonnegative,
+    as_open_unit,
+    as_positive,
+    scalar_or_array,
+)
 from .guarantee import Guarantee
 
 __all__ = [
@@ -45,53 +53,6 @@ __all__ = [
 #: Stitching parameters of the proof of Theorem 6 (App. C.4): eta = e, s = 1.4.
 THM6_ETA = math.e
 THM6_S = 1.4
-
-
-def _counts(n_bin, name="n_bin"):
-    return as_integer_array(n_bin, name, minimum=0).astype(float)
-
-
-def _per_count(numerator, counts):
-    """``numerator / counts`` with ``inf`` where a bin is empty (hypothesis N_b >= 1 fails)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(counts > 0, numerator / np.where(counts > 0, counts, 1.0), np.inf)
-
-
-def _positive(value, name):
-    arr = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(arr) & (arr > 0)):
-        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
-    return arr
-
-
-def empirical_bernstein_halfwidth(n_bin, variance, delta, scale=1.0):
-    r"""Empirical-Bernstein half-width of Audibert, Munos & Szepesvari (2007), Theorem 1.
-
-    .. math:: \sqrt{\frac{2 \hat V \log(3/\delta)}{N}} + \frac{3 s \log(3/\delta)}{N}
-
-    Parameters
-    ----------
-    n_bin : int or array_like
-        Sample size N >= 0 (``inf`` is returned for N = 0).
-    variance : float or array_like
-        Biased sample variance ``sum (X_i - Xbar)^2 / N`` (not N - 1).
-    delta : float or array_like
-        Failure probability in (0, 1).
-    scale : float, default 1
-        Range s of the variables, ``X_i in [0, s]``.
-
-    Notes
-    -----
-    Cited as Theorem 12 of gpr20 (App. F). Hypotheses: X_1..X_N iid in [0, s]. Quantifier:
-    with probability >= 1 - delta, ``|Xbar - mu| <= half-width``.
-    """
-    counts = _counts(n_bin)
-    v = as_nonnegative(variance, "variance")
-    d = as_open_unit(delta, "delta")
-    s = _positive(scale, "scale")
-    log_term = np.log(3.0 / d)
-    width = np.sqrt(_per_count(2.0 * v * log_term, counts)) + _per_count(3.0 * s * log_term, counts)
-    return scalar_or_array(width)
 
 
 def thm4_halfwidth(n_bin, variance, n_bins, alpha):
@@ -202,10 +163,10 @@ def hoeffding_bin_halfwidth(n_bin, n_bins, alpha):
     for all b. At V^_b = 1/4 it is tighter than Theorem 4; Theorem 4 wins only for small
     variances and large N_b.
     """
-    counts = _counts(n_bin)
+    counts = as_counts(n_bin)
     b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
     a = as_open_unit(alpha, "alpha")
-    return scalar_or_array(np.sqrt(_per_count(np.log(2.0 * b / a) / 2.0, counts)))
+    return scalar_or_array(np.sqrt(per_count(np.log(2.0 * b / a) / 2.0, counts)))
 
 
 def thm5_min_count(n_cal2, n_bins, alpha):
@@ -257,7 +218,7 @@ def thm5_cal1_size(n_bins, alpha, c=1.0):
     """
     b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
     a = as_open_unit(alpha, "alpha")
-    return scalar_or_array(_positive(c, "c") * b * np.log(2.0 * b / a))
+    return scalar_or_array(as_positive(c, "c") * b * np.log(2.0 * b / a))
 
 
 def thm6_constants() -> dict:
@@ -269,12 +230,17 @@ def thm6_constants() -> dict:
     z = float(zeta(THM6_S))
     k1 = (THM6_ETA**0.25 + THM6_ETA**-0.25) / math.sqrt(2.0)
     k2 = (math.sqrt(THM6_ETA) + 1.0) / math.sqrt(2.0)
-    return {"zeta_s": z, "two_zeta_s": 2.0 * z, "k1": k1, "k2": k2,
-            "k1_sqrt_s": k1 * math.sqrt(THM6_S)}
+    return {
+        "zeta_s": z,
+        "two_zeta_s": 2.0 * z,
+        "k1": k1,
+        "k2": k2,
+        "k1_sqrt_s": k1 * math.sqrt(THM6_S),
+    }
 
 
 def _thm6_args(n_bin, v_plus, n_bins, alpha):
-    counts = _counts(n_bin)
+    counts = as_counts(n_bin)
     v = np.maximum(as_nonnegative(v_plus, "v_plus"), 1.0)  # eq. (20): V^+ = 1 v sum(...)
     b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
     a = as_open_unit(alpha, "alpha")
@@ -310,7 +276,7 @@ def thm6_halfwidth(n_bin, v_plus, n_bins, alpha):
     intermediate one unless ``ln(6.3B/alpha) >~ 57``.
     """
     counts, v, log_b, loglog = _thm6_args(n_bin, v_plus, n_bins, alpha)
-    return scalar_or_array(_per_count(7.0 * np.sqrt(v * loglog) + 5.3 * log_b, counts))
+    return scalar_or_array(per_count(7.0 * np.sqrt(v * loglog) + 5.3 * log_b, counts))
 
 
 def thm6_halfwidth_intermediate(n_bin, v_plus, n_bins, alpha):
@@ -330,7 +296,7 @@ def thm6_halfwidth_intermediate(n_bin, v_plus, n_bins, alpha):
     """
     counts, v, log_b, loglog = _thm6_args(n_bin, v_plus, n_bins, alpha)
     num = 1.46 * np.sqrt(v * (1.4 * loglog + log_b)) + 5.27 * loglog + 3.76 * log_b
-    return scalar_or_array(_per_count(num, counts))
+    return scalar_or_array(per_count(num, counts))
 
 
 def _half_open_alpha(alpha):
@@ -382,47 +348,94 @@ _NB1 = "N_b >= 1 for every bin"
 #: The guarantees of this module, indexed by :mod:`bounds.registry`.
 GUARANTEES = (
     Guarantee(
-        "gpr20.thm4", thm4_halfwidth, "gpr20", "Theorem 4, eq. (17)",
+        "gpr20.thm4",
+        thm4_halfwidth,
+        "gpr20",
+        "Theorem 4, eq. (17)",
         "w.p. >= 1-alpha given memberships, |pi_b - pi^_b| <= EB half-width for all b",
-        (_FIXED, "calibration data iid", _NB1), "conditional"),
+        (_FIXED, "calibration data iid", _NB1),
+        "conditional",
+    ),
     Guarantee(
-        "gpr20.thm4.hoeffding", hoeffding_bin_halfwidth, "gpr20",
+        "gpr20.thm4.hoeffding",
+        hoeffding_bin_halfwidth,
+        "gpr20",
         "derived Hoeffding analogue of Theorem 4",
         "w.p. >= 1-alpha given memberships, |pi_b - pi^_b| <= sqrt(ln(2B/alpha)/(2N_b)) for all b",
-        (_FIXED, "calibration data iid", _NB1), "conditional", variant_of="gpr20.thm4"),
+        (_FIXED, "calibration data iid", _NB1),
+        "conditional",
+        variant_of="gpr20.thm4",
+    ),
     Guarantee(
-        "gpr20.cor3", cor3_eps_stated, "gpr20", "Corollary 3 (as printed: hw at argmin N_b)",
+        "gpr20.cor3",
+        cor3_eps_stated,
+        "gpr20",
+        "Corollary 3 (as printed: hw at argmin N_b)",
         "histogram binning: w.p. >= 1-alpha, |E[Y|h(X)] - h(X)| <= hw_{b*} a.s. (eq. 18)",
-        (_FIXED, "calibration data iid", _NB1), "conditional"),
+        (_FIXED, "calibration data iid", _NB1),
+        "conditional",
+    ),
     Guarantee(
-        "gpr20.cor3.max_halfwidth", cor3_eps_max_halfwidth, "gpr20",
+        "gpr20.cor3.max_halfwidth",
+        cor3_eps_max_halfwidth,
+        "gpr20",
         "Corollary 3 corrected: eps = max_b hw_b",
         "histogram binning: w.p. >= 1-alpha, |E[Y|h(X)=r] - r| <= max_b hw_b for all r",
-        (_FIXED, "calibration data iid", _NB1), "conditional", variant_of="gpr20.cor3"),
+        (_FIXED, "calibration data iid", _NB1),
+        "conditional",
+        variant_of="gpr20.cor3",
+    ),
     Guarantee(
-        "gpr20.thm5", thm5_min_count, "gpr20", "Theorem 5 (App. C.3, eqs. 38-39)",
+        "gpr20.thm5",
+        thm5_min_count,
+        "gpr20",
+        "Theorem 5 (App. C.3, eqs. 38-39)",
         "uniform-mass binning with a split: w.p. >= 1-alpha, "
         "N_{b*} >= n2/(2B) - sqrt(n2 ln(2B/a)/2)",
-        ("|D^1| >= c B ln(2B/alpha), c unspecified", "D^1 independent of D^2",
-         "g(X) without atoms (implicit)"), "conditional"),
+        (
+            "|D^1| >= c B ln(2B/alpha), c unspecified",
+            "D^1 independent of D^2",
+            "g(X) without atoms (implicit)",
+        ),
+        "conditional",
+    ),
     Guarantee(
-        "gpr20.thm6", thm6_halfwidth, "gpr20", "Theorem 6 (stated form)",
+        "gpr20.thm6",
+        thm6_halfwidth,
+        "gpr20",
+        "Theorem 6 (stated form)",
         "streaming binning: w.p. >= 1-alpha, |pi_b - pi^_b| <= [7 sqrt(V ln(1+ln V)) "
         "+ 5.3 ln(6.3B/alpha)]/N_b for all b and all n",
-        (_FIXED, "stream of iid points"), "time_uniform"),
+        (_FIXED, "stream of iid points"),
+        "time_uniform",
+    ),
     Guarantee(
-        "gpr20.thm6.intermediate", thm6_halfwidth_intermediate, "gpr20",
+        "gpr20.thm6.intermediate",
+        thm6_halfwidth_intermediate,
+        "gpr20",
         "Theorem 6, intermediate bound of the proof (App. C.4)",
         "streaming binning: the bound the stitching proof establishes, before the final step",
-        (_FIXED, "stream of iid points"), "time_uniform", variant_of="gpr20.thm6"),
+        (_FIXED, "stream of iid points"),
+        "time_uniform",
+        variant_of="gpr20.thm6",
+    ),
     Guarantee(
-        "gpr20.thm3", thm3_eps_lower_bound, "gpr20", "Theorem 3 (App. B.4)",
+        "gpr20.thm3",
+        thm3_eps_lower_bound,
+        "gpr20",
+        "Theorem 3 (App. B.4)",
         "injective post-hoc calibration: eps_n >= 0.25 - alpha/2 on some law, for every n",
-        ("m_n injective", "Range(f) contains an interval", "alpha in (0, 0.5)"), "lower_bound"),
+        ("m_n injective", "Range(f) contains an interval", "alpha in (0, 0.5)"),
+        "lower_bound",
+    ),
     Guarantee(
-        "gpr20.cor1", cor1_width_lower_bound, "gpr20", "Corollary 1 (App. B.3)",
+        "gpr20.cor1",
+        cor1_width_lower_bound,
+        "gpr20",
+        "Corollary 1 (App. B.3)",
         "distribution-free CI w.r.t. f: E|C_n| >= 0.5 - alpha (P(|C_n| >= 1/2) >= 1 - 2 alpha) "
         "when E[Y|X] = 1/2 and f(X) is nonatomic",
-        ("C_n valid for every law (atomic ones included)", "P_f non-empty",
-         "alpha in (0, 0.5)"), "lower_bound"),
+        ("C_n valid for every law (atomic ones included)", "P_f non-empty", "alpha in (0, 0.5)"),
+        "lower_bound",
+    ),
 )

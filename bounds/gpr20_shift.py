@@ -15,8 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array, as_nonnegative, as_open_unit, scalar_or_array
-from .gpr20 import _counts, _per_count, _positive, empirical_bernstein_halfwidth
+from ._concentration import empirical_bernstein_halfwidth, per_count
+from ._validation import (
+    as_counts,
+    as_integer_array,
+    as_nonnegative,
+    as_open_unit,
+    as_positive,
+    scalar_or_array,
+)
 from .guarantee import Guarantee
 
 __all__ = [
@@ -68,7 +75,7 @@ def thm7_halfwidth(n, n_bins, alpha, upper, lower, c=1.0):
     b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
     a = as_open_unit(alpha, "alpha")
     u, lo = _ratio_bounds(upper, lower)
-    cc = _positive(c, "c")
+    cc = as_positive(c, "c")
     return scalar_or_array(cc * (u / lo) ** 2 * np.sqrt(b * np.log(6.0 * b / a) / (2.0 * n_arr)))
 
 
@@ -77,7 +84,7 @@ def thm7_min_n(n_bins, alpha, upper, lower, c=1.0):
     b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
     a = as_open_unit(alpha, "alpha")
     u, lo = _ratio_bounds(upper, lower)
-    return scalar_or_array(_positive(c, "c") * (u / lo) ** 2 * b * np.log(6.0 * b / a) ** 2)
+    return scalar_or_array(as_positive(c, "c") * (u / lo) ** 2 * b * np.log(6.0 * b / a) ** 2)
 
 
 def thm7_explicit_halfwidth(n_bin, n_bins, alpha, upper, lower, m_b=None):
@@ -110,13 +117,13 @@ def thm7_explicit_halfwidth(n_bin, n_bins, alpha, upper, lower, m_b=None):
     Quantifier: with probability >= 1 - 2 alpha / 3, simultaneously for all b,
     ``|pi_check_b^(w) - E_target[Y | X in X_b]| <=`` the radius.
     """
-    counts = _counts(n_bin)
+    counts = as_counts(n_bin)
     b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
     a = as_open_unit(alpha, "alpha")
     u, lo = _ratio_bounds(upper, lower)
-    m = 1.0 / lo if m_b is None else _positive(m_b, "m_b")
+    m = 1.0 / lo if m_b is None else as_positive(m_b, "m_b")
     log_term = np.log(6.0 * b / a)
-    radius = (2.0 * u**2 * m**2 + u * m) * np.sqrt(_per_count(log_term / 2.0, counts))
+    radius = (2.0 * u**2 * m**2 + u * m) * np.sqrt(per_count(log_term / 2.0, counts))
     applies = counts > 2.0 * u**2 * m**2 * log_term
     return scalar_or_array(np.where(applies, radius, np.inf))
 
@@ -149,7 +156,7 @@ def thm10_halfwidth(n_bin, variance, m_b, upper, n_bins, alpha):
     """
     b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
     a = as_open_unit(alpha, "alpha")
-    scale = _positive(m_b, "m_b") * _positive(upper, "upper")
+    scale = as_positive(m_b, "m_b") * as_positive(upper, "upper")
     return empirical_bernstein_halfwidth(n_bin, variance, a / b, scale)
 
 
@@ -172,7 +179,7 @@ def prop3_target_bin_mean(source_mass, target_mass, source_weighted_mean):
     ``E_P[w(X) | X in X_b] = 1 / m_b``. Hypothesis: covariate shift. Exact (no probability).
     """
     p = as_nonnegative(source_mass, "source_mass")
-    q = _positive(target_mass, "target_mass")
+    q = as_positive(target_mass, "target_mass")
     return scalar_or_array(p / q * as_nonnegative(source_weighted_mean, "source_weighted_mean"))
 
 
@@ -185,24 +192,47 @@ _SHIFT = "covariate shift: target = P~_X x P_{Y|X}, w = dP~_X/dP_X known"
 #: The guarantees of this module, indexed by :mod:`bounds.registry`.
 GUARANTEES = (
     Guarantee(
-        "gpr20.thm7", thm7_halfwidth, "gpr20", "Theorem 7 (c unspecified; checked at c = 1)",
+        "gpr20.thm7",
+        thm7_halfwidth,
+        "gpr20",
+        "Theorem 7 (c unspecified; checked at c = 1)",
         "weighted binning: w.p. >= 1-alpha, |pi_check_b - E~[Y|X_b]| <= c (U/L)^2 "
         "sqrt(B ln(6B/alpha)/(2n)) for all b",
-        (_SHIFT, "0 < L <= w <= U", "uniform-mass bins on the source",
-         "n >= c (U/L)^2 B ln^2(6B/alpha)"), "conditional"),
+        (
+            _SHIFT,
+            "0 < L <= w <= U",
+            "uniform-mass bins on the source",
+            "n >= c (U/L)^2 B ln^2(6B/alpha)",
+        ),
+        "conditional",
+    ),
     Guarantee(
-        "gpr20.thm7.explicit", thm7_explicit_halfwidth, "gpr20",
+        "gpr20.thm7.explicit",
+        thm7_explicit_halfwidth,
+        "gpr20",
         "Theorem 7 with explicit constants derived from App. D.1",
         "weighted binning: w.p. >= 1-2alpha/3, |pi_check_b - E~[Y|X_b]| <= (2U^2 m_b^2 + U m_b) "
         "sqrt(ln(6B/alpha)/(2N_b)) for all b",
-        (_SHIFT, "0 < L <= w <= U", _FIXED, "N_b > 2 U^2 m_b^2 ln(6B/alpha)"), "conditional",
-        variant_of="gpr20.thm7"),
+        (_SHIFT, "0 < L <= w <= U", _FIXED, "N_b > 2 U^2 m_b^2 ln(6B/alpha)"),
+        "conditional",
+        variant_of="gpr20.thm7",
+    ),
     Guarantee(
-        "gpr20.thm10", thm10_halfwidth, "gpr20", "Theorem 10 (App. D.2), estimator (40)",
+        "gpr20.thm10",
+        thm10_halfwidth,
+        "gpr20",
+        "Theorem 10 (App. D.2), estimator (40)",
         "oracle m_b: w.p. >= 1-alpha, |pi^_b^(w) - E~[Y|X_b]| <= EB half-width with scale m_b U",
-        (_SHIFT, "w <= U", "m_b known", _FIXED, _NB1), "conditional"),
+        (_SHIFT, "w <= U", "m_b known", _FIXED, _NB1),
+        "conditional",
+    ),
     Guarantee(
-        "gpr20.prop3", prop3_target_bin_mean, "gpr20", "Proposition 3 (App. D.2)",
+        "gpr20.prop3",
+        prop3_target_bin_mean,
+        "gpr20",
+        "Proposition 3 (App. D.2)",
         "E~[Y | X in X_b] = m_b E[w(X) Y | X in X_b], m_b = P(X_b)/P~(X_b)",
-        (_SHIFT, "P~(X in X_b) > 0"), "identity"),
+        (_SHIFT, "P~(X in X_b) > 0"),
+        "identity",
+    ),
 )

@@ -19,10 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._concentration import hoeffding_radius
 from ._validation import (
     as_integer_array,
     as_nonnegative,
     as_open_unit,
+    as_positive,
     check_n_bins_vs_n,
     scalar_or_array,
 )
@@ -49,10 +51,6 @@ def _min_interior_points(n, n_bins):
     b_arr = as_integer_array(n_bins, "n_bins", minimum=1)
     check_n_bins_vs_n(n_arr, b_arr, n, n_bins)
     return (n_arr // b_arr - 1).astype(float), b_arr.astype(float)
-
-
-def _hoeffding_eps(m, log_term):
-    return np.sqrt(log_term / (2.0 * m))
 
 
 def thm3_conditional_eps(n, n_bins, alpha):
@@ -87,7 +85,7 @@ def thm3_conditional_eps(n, n_bins, alpha):
     """
     m, b = _min_interior_points(n, n_bins)
     a = as_open_unit(alpha, "alpha")
-    return scalar_or_array(_hoeffding_eps(m, np.log(2.0 * b / a)))
+    return scalar_or_array(hoeffding_radius(np.log(2.0 * b / a), m))
 
 
 def zadrozny_elkan_shift_bound(n, n_bins):
@@ -127,7 +125,7 @@ def cor1_conditional_eps(n, n_bins, alpha):
     """
     m, b = _min_interior_points(n, n_bins)
     a = as_open_unit(alpha, "alpha")
-    return scalar_or_array(_hoeffding_eps(m, np.log(2.0 * b / a)) + 1.0 / (m + 1.0))
+    return scalar_or_array(hoeffding_radius(np.log(2.0 * b / a), m) + 1.0 / (m + 1.0))
 
 
 def thm4_marginal_eps(n, n_bins, alpha, *, delta=0.0):
@@ -160,7 +158,7 @@ def thm4_marginal_eps(n, n_bins, alpha, *, delta=0.0):
     m, _ = _min_interior_points(n, n_bins)
     a = as_open_unit(alpha, "alpha")
     d = as_nonnegative(delta, "delta")
-    return scalar_or_array(_hoeffding_eps(m, np.log(2.0 / a)) + d)
+    return scalar_or_array(hoeffding_radius(np.log(2.0 / a), m) + d)
 
 
 def thm4_conditional_eps(n, n_bins, alpha, *, delta=0.0):
@@ -189,7 +187,7 @@ def thm4_conditional_eps(n, n_bins, alpha, *, delta=0.0):
     m, b = _min_interior_points(n, n_bins)
     a = as_open_unit(alpha, "alpha")
     d = as_nonnegative(delta, "delta")
-    return scalar_or_array(_hoeffding_eps(m, np.log(2.0 * b / a)) + d)
+    return scalar_or_array(hoeffding_radius(np.log(2.0 * b / a), m) + d)
 
 
 def thm4_ece_mean_bound(n, n_bins, *, delta=0.0):
@@ -271,7 +269,7 @@ def single_bin_hoeffding_eps(n, alpha):
     """
     n_arr = as_integer_array(n, "n", minimum=1)
     a = as_open_unit(alpha, "alpha")
-    return scalar_or_array(np.sqrt(np.log(2.0 / a) / (2.0 * n_arr)))
+    return scalar_or_array(hoeffding_radius(np.log(2.0 / a), n_arr))
 
 
 def thm4_validity_curve(eps, n, n_bins, *, delta=0.0, conditional=False):
@@ -351,8 +349,7 @@ def ums_required_n(eps, alpha, n_bins, *, c=100.0):
     e = float(as_open_unit(eps, "eps"))
     a = float(as_open_unit(alpha, "alpha"))
     b = int(as_integer_array(n_bins, "n_bins", minimum=1))
-    if not (np.isfinite(c) and c > 0):
-        raise ValueError(f"c must be finite and > 0, got {c!r}")
+    c = float(as_positive(c, "c"))
     min_count = int(np.ceil(np.log(2 * b / (a / 2)) / (2 * e**2)))
     n_quantile = int(np.ceil(c * b * np.log(10 * b / (a / 4))))
     # Smallest n' with n'/(2B) - sqrt(n' L / 2) >= min_count: a quadratic in sqrt(n').
@@ -360,6 +357,7 @@ def ums_required_n(eps, alpha, n_bins, *, c=100.0):
     coef = np.sqrt(log_term / 2)
     root = b * (coef + np.sqrt(coef**2 + 2 * min_count / b))
     n_count = int(np.ceil(root**2))
+
     def enough(n2):
         return n2 / (2 * b) - np.sqrt(n2 * log_term / 2) >= min_count
 
@@ -377,32 +375,67 @@ _CONT = "g(X) absolutely continuous (or ties broken on an independent uniform)"
 #: The guarantees of this module, indexed by :mod:`bounds.registry`.
 GUARANTEES = (
     Guarantee(
-        "gr21.thm3", thm3_conditional_eps, "gr21", "Theorem 3, eq. (8)",
+        "gr21.thm3",
+        thm3_conditional_eps,
+        "gr21",
+        "Theorem 3, eq. (8)",
         "UMD (Algorithm 1): w.p. >= 1-alpha, |E[Y|h(X)=r]-r| <= eps for all r in Range(h)",
-        (_IID, _CONT, _N2B), "conditional"),
+        (_IID, _CONT, _N2B),
+        "conditional",
+    ),
     Guarantee(
-        "gr21.cor1", cor1_conditional_eps, "gr21", "Corollary 1, eq. (10)",
+        "gr21.cor1",
+        cor1_conditional_eps,
+        "gr21",
+        "Corollary 1, eq. (10)",
         "original Zadrozny-Elkan UMD: w.p. >= 1-alpha, all bins within eps",
-        (_IID, _CONT, _N2B), "conditional"),
+        (_IID, _CONT, _N2B),
+        "conditional",
+    ),
     Guarantee(
-        "gr21.thm4.marginal", thm4_marginal_eps, "gr21", "Theorem 4, eq. (11) eps1",
+        "gr21.thm4.marginal",
+        thm4_marginal_eps,
+        "gr21",
+        "Theorem 4, eq. (11) eps1",
         "randomized UMD (Algorithm 2): Pr(|E[Y|h(X)]-h(X)| <= eps1) >= 1-alpha",
-        (_IID, _N2B, "bin values a.s. distinct (Algorithm 2 lines 14-15)"), "marginal"),
+        (_IID, _N2B, "bin values a.s. distinct (Algorithm 2 lines 14-15)"),
+        "marginal",
+    ),
     Guarantee(
-        "gr21.thm4.conditional", thm4_conditional_eps, "gr21", "Theorem 4, eq. (11) eps2",
+        "gr21.thm4.conditional",
+        thm4_conditional_eps,
+        "gr21",
+        "Theorem 4, eq. (11) eps2",
         "randomized UMD: w.p. >= 1-alpha, all bins within eps2",
-        (_IID, _N2B), "conditional"),
+        (_IID, _N2B),
+        "conditional",
+    ),
     Guarantee(
-        "gr21.thm4.ece_hp", thm4_conditional_eps, "gr21", "Theorem 4(a)",
+        "gr21.thm4.ece_hp",
+        thm4_conditional_eps,
+        "gr21",
+        "Theorem 4(a)",
         "randomized UMD: w.p. >= 1-alpha, lp-ECE(h) <= eps2 for all p >= 1",
-        (_IID, _N2B), "conditional"),
+        (_IID, _N2B),
+        "conditional",
+    ),
     Guarantee(
-        "gr21.thm4.ece_mean", thm4_ece_mean_bound, "gr21", "Theorem 4(b)",
+        "gr21.thm4.ece_mean",
+        thm4_ece_mean_bound,
+        "gr21",
+        "Theorem 4(b)",
         "randomized UMD: E[lp-ECE(h)] <= sqrt(B/2n) + delta for p in [1, 2]",
-        (_IID, _N2B), "expectation"),
+        (_IID, _N2B),
+        "expectation",
+    ),
     Guarantee(
-        "gr21.thm4.ece_mean.proof_valid", thm4_ece_mean_bound_proof_valid, "gr21",
+        "gr21.thm4.ece_mean.proof_valid",
+        thm4_ece_mean_bound_proof_valid,
+        "gr21",
         "Theorem 4(b), proof as corrected",
         "randomized UMD: E[lp-ECE(h)] <= 1/(2 sqrt(floor(n/B)-1)) + delta for p in [1, 2]",
-        (_IID, _N2B), "expectation", variant_of="gr21.thm4.ece_mean"),
+        (_IID, _N2B),
+        "expectation",
+        variant_of="gr21.thm4.ece_mean",
+    ),
 )

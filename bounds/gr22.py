@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array, as_nonnegative, as_open_unit, scalar_or_array
+from ._concentration import hoeffding_radius
+from ._validation import as_integer_array, as_nonnegative, as_open_unit, as_unit, scalar_or_array
 from .guarantee import Guarantee
 
 __all__ = [
@@ -37,10 +38,6 @@ __all__ = [
 
 def _k(points_per_bin, name="points_per_bin"):
     return as_integer_array(points_per_bin, name, minimum=2).astype(float)
-
-
-def _hoeffding(log_term, m):
-    return np.sqrt(log_term / (2.0 * m))
 
 
 def thm1_marginal_eps(points_per_bin, alpha, *, delta=0.0):
@@ -80,7 +77,7 @@ def thm1_marginal_eps(points_per_bin, alpha, *, delta=0.0):
     k = _k(points_per_bin)
     a = as_open_unit(alpha, "alpha")
     d = as_nonnegative(delta, "delta")
-    return scalar_or_array(_hoeffding(np.log(2.0 / a), k - 1.0) + d)
+    return scalar_or_array(hoeffding_radius(np.log(2.0 / a), k - 1.0) + d)
 
 
 def thm1_conditional_eps(n, points_per_bin, alpha, *, delta=0.0):
@@ -106,11 +103,12 @@ def thm1_conditional_eps(n, points_per_bin, alpha, *, delta=0.0):
     n_arr = as_integer_array(n, "n", minimum=1).astype(float)
     k = _k(points_per_bin)
     if np.any(n_arr < k):
-        raise ValueError(f"n must be >= points_per_bin, got n={n!r}, points_per_bin="
-                         f"{points_per_bin!r}")
+        raise ValueError(
+            f"n must be >= points_per_bin, got n={n!r}, points_per_bin={points_per_bin!r}"
+        )
     a = as_open_unit(alpha, "alpha")
     d = as_nonnegative(delta, "delta")
-    return scalar_or_array(_hoeffding(np.log(2.0 * n_arr / (k * a)), k - 1.0) + d)
+    return scalar_or_array(hoeffding_radius(np.log(2.0 * n_arr / (k * a)), k - 1.0) + d)
 
 
 def thm1_conditional_eps_data_dependent(class_counts, bins_per_class, alpha, *, delta=0.0):
@@ -146,18 +144,22 @@ def thm1_conditional_eps_data_dependent(class_counts, bins_per_class, alpha, *, 
     n_l = as_integer_array(class_counts, "class_counts", minimum=0)
     b_l = as_integer_array(bins_per_class, "bins_per_class", minimum=0)
     if n_l.shape != b_l.shape:
-        raise ValueError(f"class_counts and bins_per_class must have the same shape, got "
-                         f"{n_l.shape} and {b_l.shape}")
+        raise ValueError(
+            f"class_counts and bins_per_class must have the same shape, got "
+            f"{n_l.shape} and {b_l.shape}"
+        )
     if np.any(n_l < 2 * b_l):
-        raise ValueError(f"every class needs n_l >= 2 B_l, got class_counts={class_counts!r}, "
-                         f"bins_per_class={bins_per_class!r}")
+        raise ValueError(
+            f"every class needs n_l >= 2 B_l, got class_counts={class_counts!r}, "
+            f"bins_per_class={bins_per_class!r}"
+        )
     a = as_open_unit(alpha, "alpha")
     d = as_nonnegative(delta, "delta")
     total = b_l.sum(axis=-1).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         m = np.where(b_l > 0, n_l // np.maximum(b_l, 1) - 1, np.inf).astype(float)
     worst = np.min(m, axis=-1)
-    return scalar_or_array(_hoeffding(np.log(2.0 * total / a), worst) + d)
+    return scalar_or_array(hoeffding_radius(np.log(2.0 * total / a), worst) + d)
 
 
 def thm1_ece_mean_bound(points_per_bin, *, delta=0.0):
@@ -269,10 +271,7 @@ def alg2_calibrated_accuracy(base_accuracy):
     Exact, not a probability statement; the check runs the user-facing TL-HB and compares
     labels point by point.
     """
-    acc = np.asarray(base_accuracy, dtype=float)
-    if not np.all((acc >= 0) & (acc <= 1)):
-        raise ValueError(f"base_accuracy must lie in [0, 1], got {base_accuracy!r}")
-    return scalar_or_array(acc)
+    return scalar_or_array(as_unit(base_accuracy, "base_accuracy"))
 
 
 def discrete_top_label_errors(prob, predicted_class, confidence, p_correct):
@@ -305,17 +304,19 @@ def discrete_top_label_errors(prob, predicted_class, confidence, p_correct):
     c is a function of h); Example 1 (conf-ECE 0, TL-ECE 0.4) is the extreme case. Cost is
     O(M^2) per instance (pairwise level-set matching), meant for small supports.
     """
-    w = np.asarray(prob, dtype=float)
+    w, h, p = (
+        as_unit(prob, "prob"),
+        as_unit(confidence, "confidence"),
+        as_unit(p_correct, "p_correct"),
+    )
     c = np.asarray(predicted_class)
-    h = np.asarray(confidence, dtype=float)
-    p = np.asarray(p_correct, dtype=float)
     if not (w.shape == c.shape == h.shape == p.shape):
-        raise ValueError(f"prob, predicted_class, confidence and p_correct must have one shape, "
-                         f"got {w.shape}, {c.shape}, {h.shape}, {p.shape}")
-    if np.any(w < 0):
-        raise ValueError(f"prob must be >= 0, got {prob!r}")
-    if np.any((h < 0) | (h > 1)) or np.any((p < 0) | (p > 1)):
-        raise ValueError("confidence and p_correct must lie in [0, 1]")
+        raise ValueError(
+            "prob, predicted_class, confidence and p_correct must have one shape, got "
+            f"{w.shape}, {c.shape}, {h.shape}, {p.shape}"
+        )
+    if not np.allclose(w.sum(axis=-1), 1.0):
+        raise ValueError(f"prob must sum to 1 over its last axis, got sums {w.sum(axis=-1)!r}")
     same_h = h[..., :, None] == h[..., None, :]
     same_ch = same_h & (c[..., :, None] == c[..., None, :])
 
@@ -335,55 +336,123 @@ def discrete_top_label_errors(prob, predicted_class, confidence, p_correct):
 
 # ---------------------------------------------------------------------- registry
 _IID = "calibration data and test point iid"
-_TL = ("Algorithm 8 (TL-HB), k >= 2 points per bin, delta tie-breaking",
-       "n_l >= k for every predicted class l", _IID, "base model g fixed (independent of D)")
-_CW = ("Algorithm 9 (CW-HB), k_l >= 2 points per bin, delta tie-breaking",
-       "n >= k_l (printed n_l >= k_l)", _IID, "base model g fixed")
+_TL = (
+    "Algorithm 8 (TL-HB), k >= 2 points per bin, delta tie-breaking",
+    "n_l >= k for every predicted class l",
+    _IID,
+    "base model g fixed (independent of D)",
+)
+_CW = (
+    "Algorithm 9 (CW-HB), k_l >= 2 points per bin, delta tie-breaking",
+    "n >= k_l (printed n_l >= k_l)",
+    _IID,
+    "base model g fixed",
+)
 
 
 #: The guarantees of this module, indexed by :mod:`bounds.registry`.
 GUARANTEES = (
     Guarantee(
-        "gr22.thm1.marginal", thm1_marginal_eps, "gr22", "Theorem 1, eq. (8) eps_1",
+        "gr22.thm1.marginal",
+        thm1_marginal_eps,
+        "gr22",
+        "Theorem 1, eq. (8) eps_1",
         "TL-HB: Pr(|P(Y=c(X)|c(X),h(X)) - h(X)| <= sqrt(log(2/alpha)/(2(k-1))) + delta) >= 1-alpha",
-        _TL, "marginal"),
+        _TL,
+        "marginal",
+    ),
     Guarantee(
-        "gr22.thm1.conditional", thm1_conditional_eps, "gr22", "Theorem 1, eq. (9) eps_2",
+        "gr22.thm1.conditional",
+        thm1_conditional_eps,
+        "gr22",
+        "Theorem 1, eq. (9) eps_2",
         "TL-HB: w.p. >= 1-alpha, TL-MCE <= sqrt(log(2n/(k alpha))/(2(k-1))) + delta",
-        _TL, "conditional"),
+        _TL,
+        "conditional",
+    ),
     Guarantee(
-        "gr22.thm1.conditional.data_dependent", thm1_conditional_eps_data_dependent, "gr22",
+        "gr22.thm1.conditional.data_dependent",
+        thm1_conditional_eps_data_dependent,
+        "gr22",
         "Theorem 1 proof (App. H.2), realised bins",
         "TL-HB (also with a fixed B_l): w.p. >= 1-alpha, TL-MCE <= "
         "delta + max_l sqrt(log(2B/alpha)/(2(floor(n_l/B_l)-1))), B = sum_l B_l",
-        _TL, "conditional", variant_of="gr22.thm1.conditional"),
+        _TL,
+        "conditional",
+        variant_of="gr22.thm1.conditional",
+    ),
     Guarantee(
-        "gr22.thm1.ece_hp", thm1_conditional_eps, "gr22", "Theorem 1, TL-ECE bound",
-        "TL-HB: w.p. >= 1-alpha, TL-ECE <= eps_2", _TL, "conditional"),
+        "gr22.thm1.ece_hp",
+        thm1_conditional_eps,
+        "gr22",
+        "Theorem 1, TL-ECE bound",
+        "TL-HB: w.p. >= 1-alpha, TL-ECE <= eps_2",
+        _TL,
+        "conditional",
+    ),
     Guarantee(
-        "gr22.thm1.ece_mean", thm1_ece_mean_bound, "gr22", "Theorem 1, E[TL-ECE] bound",
-        "TL-HB: E_D[TL-ECE] <= sqrt(1/(2k)) + delta", _TL, "expectation"),
+        "gr22.thm1.ece_mean",
+        thm1_ece_mean_bound,
+        "gr22",
+        "Theorem 1, E[TL-ECE] bound",
+        "TL-HB: E_D[TL-ECE] <= sqrt(1/(2k)) + delta",
+        _TL,
+        "expectation",
+    ),
     Guarantee(
-        "gr22.thm2.marginal", thm2_marginal_eps, "gr22", "Theorem 2, eq. (11) eps^(1)",
+        "gr22.thm2.marginal",
+        thm2_marginal_eps,
+        "gr22",
+        "Theorem 2, eq. (11) eps^(1)",
         "CW-HB: per class l, Pr(|P(Y=l|h_l(X)) - h_l(X)| <= sqrt(log(2/alpha_l)/(2(k_l-1))) "
-        "+ delta) >= 1-alpha_l", _CW, "marginal"),
+        "+ delta) >= 1-alpha_l",
+        _CW,
+        "marginal",
+    ),
     Guarantee(
-        "gr22.thm2.conditional", thm2_conditional_eps, "gr22", "Theorem 2, eq. (12) eps^(2)",
+        "gr22.thm2.conditional",
+        thm2_conditional_eps,
+        "gr22",
+        "Theorem 2, eq. (12) eps^(2)",
         "CW-HB: per class l, w.p. >= 1-alpha_l, every output of h_l within "
-        "sqrt(log(2n/(k_l alpha_l))/(2(k_l-1))) + delta", _CW, "conditional"),
+        "sqrt(log(2n/(k_l alpha_l))/(2(k_l-1))) + delta",
+        _CW,
+        "conditional",
+    ),
     Guarantee(
-        "gr22.thm2.ece_hp", thm2_ece_hp_eps, "gr22", "Theorem 2(a)",
+        "gr22.thm2.ece_hp",
+        thm2_ece_hp_eps,
+        "gr22",
+        "Theorem 2(a)",
         "CW-HB: w.p. >= 1-alpha, CW-ECE <= max_l eps^(2)_l with alpha_l = alpha/L",
-        _CW, "conditional"),
+        _CW,
+        "conditional",
+    ),
     Guarantee(
-        "gr22.thm2.ece_mean", thm2_ece_mean_bound, "gr22", "Theorem 2(b)",
-        "CW-HB: E_D[CW-ECE] <= max_l sqrt(1/(2 k_l)) + delta", _CW, "expectation"),
+        "gr22.thm2.ece_mean",
+        thm2_ece_mean_bound,
+        "gr22",
+        "Theorem 2(b)",
+        "CW-HB: E_D[CW-ECE] <= max_l sqrt(1/(2 k_l)) + delta",
+        _CW,
+        "expectation",
+    ),
     Guarantee(
-        "gr22.prop4", discrete_top_label_errors, "gr22", "Proposition 4 (App. H.1), App. E.3",
+        "gr22.prop4",
+        discrete_top_label_errors,
+        "gr22",
+        "Proposition 4 (App. H.1), App. E.3",
         "for every predictor and law: conf-ECE <= TL-ECE and conf-MCE <= TL-MCE",
-        ("none",), "identity"),
+        ("none",),
+        "identity",
+    ),
     Guarantee(
-        "gr22.accuracy", alg2_calibrated_accuracy, "gr22", "Sec. 3.2 (Algorithm 2)",
+        "gr22.accuracy",
+        alg2_calibrated_accuracy,
+        "gr22",
+        "Sec. 3.2 (Algorithm 2)",
         "top-label calibrators (Algorithms 1, 2, 8) keep c, hence the base model's accuracy",
-        ("any binary calibrator",), "identity"),
+        ("any binary calibrator",),
+        "identity",
+    ),
 )

@@ -18,8 +18,7 @@ __all__ = ["QUANTIFIERS", "Guarantee"]
 #: time_uniform: conditional, simultaneously for every sample size of a stream;
 #: lower_bound: an impossibility (no method can do better on some law);
 #: identity: exact, no probability.
-QUANTIFIERS = ("conditional", "marginal", "expectation", "time_uniform", "lower_bound",
-               "identity")
+QUANTIFIERS = ("conditional", "marginal", "expectation", "time_uniform", "lower_bound", "identity")
 
 
 @dataclass(frozen=True)
@@ -72,8 +71,10 @@ class Guarantee:
         """
         unknown = sorted(set(kwargs) - set(self.parameters))
         if unknown:
-            raise ValueError(f"{self.id} takes no parameter(s) {unknown}; its parameters are "
-                             f"{list(self.parameters)}")
+            raise ValueError(
+                f"{self.id} takes no parameter(s) {unknown}; its parameters are "
+                f"{list(self.parameters)}"
+            )
         return self.function(**kwargs)
 
     def select(self, symbols) -> dict:
@@ -85,8 +86,11 @@ class Guarantee:
             Naming a required parameter (one without a default) missing from the pool.
         """
         sig = inspect.signature(self.function).parameters
-        missing = [p for p in self.parameters
-                   if p not in symbols and sig[p].default is inspect.Parameter.empty]
+        missing = [
+            p
+            for p in self.parameters
+            if p not in symbols and sig[p].default is inspect.Parameter.empty
+        ]
         if missing:
             raise ValueError(f"{self.id} needs {missing}; available: {sorted(symbols)}")
         return {k: symbols[k] for k in self.parameters if k in symbols}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array
+from ._validation import as_integer_array, as_positive
 
 __all__ = ["is_informative", "max_bins_for_eps", "min_n_for_eps"]
 
@@ -40,8 +40,7 @@ def min_n_for_eps(bound, eps, n_bins, alpha=None, *, n_max=10**9, **kwargs):
         None when no n <= n_max reaches eps (e.g. eps <= delta).
     """
     b = int(as_integer_array(n_bins, "n_bins", minimum=1))
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be finite and > 0, got {eps!r}")
+    eps = float(as_positive(eps, "eps"))
     args = () if alpha is None else (alpha,)
 
     def ok(n):
@@ -71,8 +70,7 @@ def max_bins_for_eps(bound, eps, n, alpha=None, **kwargs):
     "eyeball" from Figure 2 for a target eps.
     """
     n_int = int(as_integer_array(n, "n", minimum=2))
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps must be finite and > 0, got {eps!r}")
+    eps = float(as_positive(eps, "eps"))
     bins = np.arange(1, n_int // 2 + 1)
     args = () if alpha is None else (alpha,)
     values = np.asarray(bound(n_int, bins, *args, **kwargs))

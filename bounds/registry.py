@@ -11,8 +11,15 @@ from importlib import import_module
 
 from .guarantee import QUANTIFIERS, Guarantee
 
-__all__ = ["PAPERS", "QUANTIFIERS", "Guarantee", "all_guarantees", "get", "guarantees_of",
-           "register"]
+__all__ = [
+    "PAPERS",
+    "QUANTIFIERS",
+    "Guarantee",
+    "all_guarantees",
+    "get",
+    "guarantees_of",
+    "register",
+]
 
 #: Paper key -> the bounds modules of that paper.
 PAPERS = {

@@ -22,8 +22,7 @@ __all__ = ["cached", "figure_code_stamp"]
 
 logger = logging.getLogger(__name__)
 
-_GENERIC = ("figures/cache.py", "figures/data.py", "figures/plotting.py", "simulations",
-            "bounds")
+_GENERIC = ("figures/cache.py", "figures/data.py", "figures/plotting.py", "simulations", "bounds")
 
 
 def figure_code_stamp(name: str) -> str:
@@ -34,8 +33,7 @@ def figure_code_stamp(name: str) -> str:
     match = re.match(r"[a-z]+\d+", name)
     paper = match.group(0) if match else ""
     folder = f"figures/{paper}"
-    paths = (*_GENERIC, folder) if paper and (Path(__file__).parent / paper).is_dir() \
-        else _GENERIC
+    paths = (*_GENERIC, folder) if paper and (Path(__file__).parent / paper).is_dir() else _GENERIC
     return code_stamp(*paths)
 
 

@@ -13,8 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CIFAR_MODELS", "CifarLogits", "CreditSplit", "credit_base_model", "default_data_dir",
-           "load_cifar_logits", "load_credit"]
+__all__ = [
+    "CIFAR_MODELS",
+    "CifarLogits",
+    "CreditSplit",
+    "credit_base_model",
+    "default_data_dir",
+    "load_cifar_logits",
+    "load_credit",
+]
 
 _CREDIT_SOURCE = (
     "the UCI 'default of credit card clients' data set (Yeh & Lien 2009), as distributed with "
@@ -23,14 +30,20 @@ _CREDIT_SOURCE = (
 
 
 def default_data_dir() -> Path:
-    """``$CALCHECK_DATA``, else ``../shared/data`` next to the source tree, else ``./shared/data``
-    below the working directory's parent."""
+    """The data folder.
+
+    ``$CALCHECK_DATA``, else ``../shared/data`` next to the source tree, else
+    ``./shared/data`` below the working directory's parent.
+    """
     env = os.environ.get("CALCHECK_DATA")
     if env:
         return Path(env)
     here = Path(__file__).resolve().parents[1]
-    for candidate in (here.parent / "shared" / "data", Path.cwd().parent / "shared" / "data",
-                      Path.cwd() / "shared" / "data"):
+    for candidate in (
+        here.parent / "shared" / "data",
+        Path.cwd().parent / "shared" / "data",
+        Path.cwd() / "shared" / "data",
+    ):
         if candidate.is_dir():
             return candidate
     return here.parent / "shared" / "data"
@@ -111,8 +124,8 @@ def credit_base_model(x, y, *, sizes=(10_000, 5_000, 15_000), rng) -> CreditSpli
     std = x.std(axis=0)
     z = (x - x.mean(axis=0)) / np.where(std > 0, std, 1.0)
     perm = rng.permutation(n)
-    a, b = perm[: sizes[0]], perm[sizes[0]: sizes[0] + sizes[1]]
-    c = perm[sizes[0] + sizes[1]: sizes[0] + sizes[1] + sizes[2]]
+    a, b = perm[: sizes[0]], perm[sizes[0] : sizes[0] + sizes[1]]
+    c = perm[sizes[0] + sizes[1] : sizes[0] + sizes[1] + sizes[2]]
     ones = np.ones((n, 1))
     design = np.hstack([ones, z])
     lr = _logit_fit(design[a], y[a])
@@ -126,8 +139,10 @@ def credit_base_model(x, y, *, sizes=(10_000, 5_000, 15_000), rng) -> CreditSpli
 #: Directory names of the CIFAR logits (shared/data/README.md): (data set, architecture).
 CIFAR_MODELS = ("resnet50", "resnet110", "wide_resnet", "densenet121")
 _CIFAR_SETS = ("cifar10", "cifar100", "focal_cifar10")
-_CIFAR_SOURCE = ("the logits of the pretrained models of Mukhoti et al. (2020) distributed with "
-                 "the public code of Gupta & Ramdas (AIgen/df-posthoc-calibration, data/)")
+_CIFAR_SOURCE = (
+    "the logits of the pretrained models of Mukhoti et al. (2020) distributed with "
+    "the public code of Gupta & Ramdas (AIgen/df-posthoc-calibration, data/)"
+)
 
 
 @dataclass(frozen=True)
@@ -150,6 +165,7 @@ class CifarLogits:
 
     @property
     def n_classes(self) -> int:
+        """Number of classes L."""
         return self.val_logits.shape[1]
 
 
@@ -177,18 +193,23 @@ def load_cifar_logits(dataset: str, model: str, path=None) -> CifarLogits:
             raise FileNotFoundError(
                 f"CIFAR logits not found at {str(f)!r}: pass the folder holding "
                 f"{dataset}_{model}/, or put cifar_logits in ../shared/data (or set "
-                f"CALCHECK_DATA). They are {_CIFAR_SOURCE}.")
+                f"CALCHECK_DATA). They are {_CIFAR_SOURCE}."
+            )
         arrays[part] = np.load(f, allow_pickle=False)
     n_cls = 100 if dataset == "cifar100" else 10
     for part in ("val", "test"):
         lg, lb = arrays[f"{part}_logits"], arrays[f"{part}_labels"]
         if lg.ndim != 2 or lg.shape[1] != n_cls or lb.shape != (lg.shape[0],):
-            raise ValueError(f"{str(folder)!r}: {part} logits {lg.shape} / labels {lb.shape} "
-                             f"are not (n, {n_cls}) / (n,)")
+            raise ValueError(
+                f"{str(folder)!r}: {part} logits {lg.shape} / labels {lb.shape} "
+                f"are not (n, {n_cls}) / (n,)"
+            )
         if lb.min() < 0 or lb.max() >= n_cls:
             raise ValueError(f"{str(folder)!r}: {part} labels must be 0-based class indices")
-    return CifarLogits(f"{dataset}_{model}",
-                       arrays["val_logits"].astype(np.float64),
-                       arrays["val_labels"].astype(np.int64),
-                       arrays["test_logits"].astype(np.float64),
-                       arrays["test_labels"].astype(np.int64))
+    return CifarLogits(
+        f"{dataset}_{model}",
+        arrays["val_logits"].astype(np.float64),
+        arrays["val_labels"].astype(np.int64),
+        arrays["test_logits"].astype(np.float64),
+        arrays["test_labels"].astype(np.int64),
+    )

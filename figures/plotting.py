@@ -20,7 +20,6 @@ __all__ = [
 ]
 
 
-
 def new_figure(ncols=1, nrows=1, *, width=4.6, height=3.6):
     """A figure and its axes array, without pyplot (safe headless and in threads)."""
     fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
@@ -28,8 +27,9 @@ def new_figure(ncols=1, nrows=1, *, width=4.6, height=3.6):
     return fig, axes
 
 
-def validity_plot(ax, eps, curves, *, sem=None, label=None, color=None, linestyle="-",
-                  conditional=False):
+def validity_plot(
+    ax, eps, curves, *, sem=None, label=None, color=None, linestyle="-", conditional=False
+):
     """Draw a validity curve ``V(eps)`` (a step function), optionally with a ±sem band.
 
     Parameters
@@ -57,15 +57,18 @@ def validity_plot(ax, eps, curves, *, sem=None, label=None, color=None, linestyl
         v = v.mean(axis=0)
     if v.shape != eps.shape:
         raise ValueError(f"curves must have the shape of eps {eps.shape}, got {v.shape}")
-    (line,) = ax.step(eps, v, where="post", label=label, color=color, linestyle=linestyle,
-                      linewidth=1.4)
+    (line,) = ax.step(
+        eps, v, where="post", label=label, color=color, linestyle=linestyle, linewidth=1.4
+    )
     if sem is not None:
         sem = np.asarray(sem, dtype=float)
-        ax.fill_between(eps, v - sem, v + sem, step="post", color=line.get_color(), alpha=0.25,
-                        linewidth=0)
+        ax.fill_between(
+            eps, v - sem, v + sem, step="post", color=line.get_color(), alpha=0.25, linewidth=0
+        )
     ax.set_xlabel(r"$\varepsilon$")
-    ax.set_ylabel(r"conditional validity $V(\varepsilon)$" if conditional
-                  else r"validity $V(\varepsilon)$")
+    ax.set_ylabel(
+        r"conditional validity $V(\varepsilon)$" if conditional else r"validity $V(\varepsilon)$"
+    )
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     return ax
@@ -102,9 +105,8 @@ def reliability_diagram(ax, predictions, labels, *, n_bins=None, label=None, col
     return ax
 
 
-def eps_vs_bins(ax, n_values, bins, *, bound, alpha=0.1, highlight=(),
-                ylabel=r"$\varepsilon$"):
-    """eps of a bound ``bound(n, B, alpha)`` against B for several n.
+def eps_vs_bins(ax, n_values, bins, *, bound, alpha=0.1, highlight=(), ylabel=r"$\varepsilon$"):
+    """Eps of a bound ``bound(n, B, alpha)`` against B for several n.
 
     ``highlight`` holds (n, B) pairs to mark with their value.
     """

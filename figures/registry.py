@@ -19,8 +19,9 @@ logger = logging.getLogger(__name__)
 #: Paper key -> package of its figures (each defines ``FIGURES``: id -> module).
 PAPERS = ("gr21", "gpr20", "gr22")
 
-FIGURE_MODULES = {fid: mod for paper in PAPERS
-                  for fid, mod in import_module(f"figures.{paper}").FIGURES.items()}
+FIGURE_MODULES = {
+    fid: mod for paper in PAPERS for fid, mod in import_module(f"figures.{paper}").FIGURES.items()
+}
 
 
 def get_figure(fig_id: str):
@@ -34,15 +35,22 @@ def select_figures(patterns) -> list[str]:
     """Figure ids matching ids or prefixes (``gr21`` selects every gr21 figure)."""
     if not patterns:
         return list(FIGURE_MODULES)
-    chosen = [f for f in FIGURE_MODULES
-              if any(f == p or f.startswith(p + ".") for p in patterns)]
+    chosen = [f for f in FIGURE_MODULES if any(f == p or f.startswith(p + ".") for p in patterns)]
     if not chosen:
         raise ValueError(f"{patterns!r} matches no figure; known: {sorted(FIGURE_MODULES)}")
     return chosen
 
 
-def regenerate(fig_ids, out_dir, *, reps=100, seed=2021, data_path=None, formats=("png", "pdf"),
-               command="calcheck figures") -> list[dict]:
+def regenerate(
+    fig_ids,
+    out_dir,
+    *,
+    reps=100,
+    seed=2021,
+    data_path=None,
+    formats=("png", "pdf"),
+    command="calcheck figures",
+) -> list[dict]:
     """Compute (or read from the cache), draw and save figures; write ``index.json``.
 
     Returns
@@ -66,18 +74,31 @@ def regenerate(fig_ids, out_dir, *, reps=100, seed=2021, data_path=None, formats
             fig.savefig(path, dpi=130)
             files.append(path.name)
         found = mod.findings(data) if hasattr(mod, "findings") else []
-        entries.append({"id": fig_id, "module": mod.__name__, "caption": mod.CAPTION,
-                        "files": files, "findings": found,
-                        "seconds": round(time.perf_counter() - t0, 2),
-                        "command": f"{command} {fig_id}", "reps": reps, "seed": seed,
-                        "code": figure_code_stamp(fig_id)})
+        entries.append(
+            {
+                "id": fig_id,
+                "module": mod.__name__,
+                "caption": mod.CAPTION,
+                "files": files,
+                "findings": found,
+                "seconds": round(time.perf_counter() - t0, 2),
+                "command": f"{command} {fig_id}",
+                "reps": reps,
+                "seed": seed,
+                "code": figure_code_stamp(fig_id),
+            }
+        )
         logger.info("%s done in %.1f s", fig_id, entries[-1]["seconds"])
     index = out / "index.json"
     previous = json.loads(index.read_text())["figures"] if index.is_file() else []
     merged = {e["id"]: e for e in previous} | {e["id"]: e for e in entries}
-    index.write_text(json.dumps({"version": package_version(),
-                                 "figures": [merged[k] for k in sorted(merged)]},
-                                indent=1, default=_json_default))
+    index.write_text(
+        json.dumps(
+            {"version": package_version(), "figures": [merged[k] for k in sorted(merged)]},
+            indent=1,
+            default=_json_default,
+        )
+    )
     return entries
 
 

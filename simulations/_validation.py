@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_generator", "check_alphas", "check_n_bins", "check_positive_int",
-           "check_scores_labels"]
+__all__ = [
+    "as_generator",
+    "check_alphas",
+    "check_n_bins",
+    "check_positive_int",
+    "check_scores_labels",
+]
 
 
 def check_scores_labels(scores, labels, *, allow_fractional: bool):
@@ -52,12 +57,10 @@ def as_generator(rng) -> np.random.Generator:
     raise ValueError(f"rng must be None, an int, a SeedSequence or a numpy Generator, got {rng!r}")
 
 
-
 def check_positive_int(value, name, minimum=1):
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
-
 
 
 def check_alphas(alphas, upper=1.0):

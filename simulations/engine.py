@@ -31,8 +31,14 @@ from .experiments.base import BLOCK_REPS
 from .provenance import check_root_seed, generator
 from .store import ResultStore
 
-__all__ = ["BLOCK_REPS", "RunStats", "load_outcome", "n_blocks_for", "run_experiments",
-           "simulate_block"]
+__all__ = [
+    "BLOCK_REPS",
+    "RunStats",
+    "load_outcome",
+    "n_blocks_for",
+    "run_experiments",
+    "simulate_block",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -61,13 +67,11 @@ def simulate_block(experiment, root_seed: int, block: int):
     The block's generator is :func:`simulations.provenance.generator` at
     ``(root_seed, experiment.seed_key, block)``.
     """
-    return experiment.simulate(generator(root_seed, experiment.seed_key, int(block)),
-                               BLOCK_REPS)
+    return experiment.simulate(generator(root_seed, experiment.seed_key, int(block)), BLOCK_REPS)
 
 
 def _simulate_chunk(experiment, root_seed: int, blocks: list[int]):
-    return experiment.key, [(b, simulate_block(experiment, root_seed, b).arrays())
-                            for b in blocks]
+    return experiment.key, [(b, simulate_block(experiment, root_seed, b).arrays()) for b in blocks]
 
 
 def n_blocks_for(reps: int) -> int:
@@ -137,10 +141,15 @@ def run_experiments(
         reused += n_blocks - len(missing)
         stale += len(store.stale_blocks(root_seed, key, stamps[key]) & set(missing))
         per = blocks_per_task or max(1, _POINTS_PER_TASK // (BLOCK_REPS * exp.cost))
-        tasks += [(exp, missing[i:i + per]) for i in range(0, len(missing), per)]
+        tasks += [(exp, missing[i : i + per]) for i in range(0, len(missing), per)]
     total = sum(len(b) for _, b in tasks)
-    logger.info("%d experiments: %d blocks to compute, %d reused, %d stale (other code)",
-                len(unique), total, reused, stale)
+    logger.info(
+        "%d experiments: %d blocks to compute, %d reused, %d stale (other code)",
+        len(unique),
+        total,
+        reused,
+        stale,
+    )
     store.set_meta("root_seed", root_seed)
     stats = RunStats(total, reused, stale, len(unique))
     if not tasks:
@@ -149,8 +158,9 @@ def run_experiments(
     from tqdm.auto import tqdm
 
     with ExitStack() as stack:
-        bar = stack.enter_context(tqdm(total=total, disable=not progress, unit="block",
-                                       desc="calcheck", leave=False))
+        bar = stack.enter_context(
+            tqdm(total=total, disable=not progress, unit="block", desc="calcheck", leave=False)
+        )
         if backend == "sequential" or (n_jobs == 1 and backend == "loky"):
             results = (_simulate_chunk(exp, root_seed, blocks) for exp, blocks in tasks)
         else:
@@ -178,20 +188,24 @@ def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):
             get_client()
         except ValueError:
             workers = n_jobs if n_jobs > 0 else None
-            cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1,
-                                                       dashboard_address=None, processes=True))
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers, threads_per_worker=1, dashboard_address=None, processes=True
+                )
+            )
             stack.enter_context(Client(cluster))
         stack.enter_context(joblib.parallel_config(backend="dask"))
         parallel = joblib.Parallel(return_as="generator_unordered")
     else:
-        parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend,
-                                   return_as="generator_unordered")
-    return parallel(joblib.delayed(_simulate_chunk)(exp, root_seed, blocks)
-                    for exp, blocks in tasks)
+        parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
+    return parallel(
+        joblib.delayed(_simulate_chunk)(exp, root_seed, blocks) for exp, blocks in tasks
+    )
 
 
 def load_outcome(store: ResultStore, experiment, reps: int, root_seed: int):
     """All stored replicates of an experiment (whole blocks, block order), as its outcome."""
-    arrays = store.load(check_root_seed(root_seed), experiment.key, experiment.code_stamp,
-                        range(n_blocks_for(reps)))
+    arrays = store.load(
+        check_root_seed(root_seed), experiment.key, experiment.code_stamp, range(n_blocks_for(reps))
+    )
     return experiment.outcome_type.from_arrays(arrays)

@@ -117,6 +117,7 @@ def generator(root_seed: int, *path) -> np.random.Generator:
     -------
     numpy.random.Generator
     """
-    seq = np.random.SeedSequence(check_root_seed(root_seed),
-                                 spawn_key=tuple(_path_entry(x) for x in path))
+    seq = np.random.SeedSequence(
+        check_root_seed(root_seed), spawn_key=tuple(_path_entry(x) for x in path)
+    )
     return np.random.default_rng(seq)

@@ -69,8 +69,10 @@ class ResultStore:
         columns = {r[1] for r in self._con.execute("PRAGMA table_info(blocks)")}
         if columns and "code" not in columns:
             self._con.close()
-            raise ValueError(f"the store {self.path!r} was written by a calcheck without code "
-                             "stamps; move it aside or choose another output folder")
+            raise ValueError(
+                f"the store {self.path!r} was written by a calcheck without code "
+                "stamps; move it aside or choose another output folder"
+            )
         self._con.executescript(_SCHEMA)
         self._con.commit()
 
@@ -134,8 +136,10 @@ class ResultStore:
     def set_meta(self, key: str, value):
         """Record a JSON-able value under ``key``."""
         with self._con:
-            self._con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                              (key, json.dumps(value, sort_keys=True)))
+            self._con.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (key, json.dumps(value, sort_keys=True)),
+            )
 
     def get_meta(self, key: str, default=None):
         """The value recorded under ``key`` (``default`` if none)."""

@@ -41,8 +41,10 @@ def _selected_seeds() -> list[int]:
         seeds = [int(x) for x in text.split(",")]
     outside = [s for s in seeds if s not in SEED_RANGE]
     if outside:
-        raise pytest.UsageError(f"CALCHECK_SEEDS {outside} outside the stated range "
-                                f"{SEED_RANGE.start}-{SEED_RANGE.stop - 1}")
+        raise pytest.UsageError(
+            f"CALCHECK_SEEDS {outside} outside the stated range "
+            f"{SEED_RANGE.start}-{SEED_RANGE.stop - 1}"
+        )
     return seeds
 
 

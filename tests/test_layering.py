@@ -59,8 +59,9 @@ def _imports(name: str, path: Path) -> set[str]:
             else:
                 mod = node.module or ""
             # ``from pkg import x`` imports the module pkg.x when there is one, else pkg
-            targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in MODULES else mod
-                       for a in node.names]
+            targets = [
+                f"{mod}.{a.name}" if f"{mod}.{a.name}" in MODULES else mod for a in node.names
+            ]
         else:
             continue
         for t in targets:
@@ -103,7 +104,7 @@ def test_no_import_cycle():
         stack.append(m)
         for d in sorted(GRAPH.get(m, ())):
             if d in MODULES and state.get(d) == 1:
-                cycle = [*stack[stack.index(d):], d]
+                cycle = [*stack[stack.index(d) :], d]
                 raise AssertionError(f"import cycle: {' -> '.join(cycle)}")
             if d in MODULES and d not in state:
                 visit(d)

@@ -37,9 +37,20 @@ def _root_seed(rng) -> int:
     return check_root_seed(rng)
 
 
-def verify(guarantee_id: str, law, *, n=None, n_bins=None, alphas=(0.1,), reps=2000,
-           rng=None, n_jobs=1, false_alarm=DEFAULT_FALSE_ALARM, store=None,
-           **grid) -> CheckResult:
+def verify(
+    guarantee_id: str,
+    law,
+    *,
+    n=None,
+    n_bins=None,
+    alphas=(0.1,),
+    reps=2000,
+    rng=None,
+    n_jobs=1,
+    false_alarm=DEFAULT_FALSE_ALARM,
+    store=None,
+    **grid,
+) -> CheckResult:
     """Check a registered guarantee on ``law`` by exact Monte Carlo.
 
     Parameters
@@ -81,15 +92,17 @@ def verify(guarantee_id: str, law, *, n=None, n_bins=None, alphas=(0.1,), reps=2
     """
     n_blocks_for(reps)  # validates reps before anything is simulated
     points = {k: v for k, v in (("n", n), ("n_bins", n_bins)) if v is not None} | grid
-    points = {k: list(v) if isinstance(v, list | tuple | np.ndarray) else [v]
-              for k, v in points.items()}
+    points = {
+        k: list(v) if isinstance(v, list | tuple | np.ndarray) else [v] for k, v in points.items()
+    }
     check = for_law(guarantee_id, law, grid=points, alphas=tuple(alphas))
     seed = _root_seed(rng)
     own = store is None
     store = ResultStore(":memory:") if own else store
     try:
-        run = run_checks([check], store, reps=reps, root_seed=seed, false_alarm=false_alarm,
-                         n_jobs=n_jobs)
+        run = run_checks(
+            [check], store, reps=reps, root_seed=seed, false_alarm=false_alarm, n_jobs=n_jobs
+        )
     finally:
         if own:
             store.close()

@@ -48,8 +48,9 @@ def _draw_and_sort(law, n, rng):
     return labels, np.sort(scores, axis=1)
 
 
-def benchmark_cell(n=10_000, n_bins=10, *, calibrator="umd", law="uniform_half", rounds=15,
-                   seed=0) -> BenchResult:
+def benchmark_cell(
+    n=10_000, n_bins=10, *, calibrator="umd", law="uniform_half", rounds=15, seed=0
+) -> BenchResult:
     """Time one coverage block (BLOCK_REPS replicates) against draw + sort of the same data."""
     if law not in LAWS:
         raise ValueError(f"law must be one of {sorted(LAWS)}, got {law!r}")
@@ -61,9 +62,11 @@ def benchmark_cell(n=10_000, n_bins=10, *, calibrator="umd", law="uniform_half",
     _draw_and_argsort(cell.law, cell.n, rng)
     times = {"full": [], "argsort": [], "sort": []}
     for k in range(rounds):
-        for name, work in (("full", lambda k=k: simulate_block(cell, seed, k)),
-                           ("argsort", lambda: _draw_and_argsort(cell.law, cell.n, rng)),
-                           ("sort", lambda: _draw_and_sort(cell.law, cell.n, rng))):
+        for name, work in (
+            ("full", lambda k=k: simulate_block(cell, seed, k)),
+            ("argsort", lambda: _draw_and_argsort(cell.law, cell.n, rng)),
+            ("sort", lambda: _draw_and_sort(cell.law, cell.n, rng)),
+        ):
             t0 = time.perf_counter()
             work()
             times[name].append(time.perf_counter() - t0)

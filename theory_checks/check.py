@@ -82,8 +82,10 @@ class Check:
             for e in self.experiments:
                 missing = set(self.alphas) - set(e.alphas)
                 if missing:
-                    raise ValueError(f"check {self.id!r}: {e.label()} was simulated for "
-                                     f"alphas {e.alphas}, not {sorted(missing)}")
+                    raise ValueError(
+                        f"check {self.id!r}: {e.label()} was simulated for "
+                        f"alphas {e.alphas}, not {sorted(missing)}"
+                    )
 
     @property
     def is_control(self) -> bool:
@@ -116,8 +118,9 @@ class Check:
         """Cells tested (experiments x alphas): the Bonferroni divisor."""
         return len(self.experiments) * len(self.effective_alphas())
 
-    def evaluate(self, store, reps: int, root_seed: int,
-                 false_alarm: float = DEFAULT_FALSE_ALARM) -> CheckResult:
+    def evaluate(
+        self, store, reps: int, root_seed: int, false_alarm: float = DEFAULT_FALSE_ALARM
+    ) -> CheckResult:
         """Verdicts of every cell from outcomes already in ``store``."""
         level = false_alarm / self.n_cells()
         claim = CLAIMS[self.claim]
@@ -126,8 +129,11 @@ class Check:
             outcome = load_outcome(store, exp, reps, root_seed)
             symbols = exp.symbols(outcome)
             for alpha in self.effective_alphas():
-                radius = (self.bound.radius(self.guarantee, symbols, alpha)
-                          if self.event.uses_bound else None)
+                radius = (
+                    self.bound.radius(self.guarantee, symbols, alpha)
+                    if self.event.uses_bound
+                    else None
+                )
                 values = self.event.evaluate(exp, outcome, radius, alpha)
                 cells.append(_cell_result(self, exp, outcome, alpha, values, claim, level))
         return CheckResult(self, tuple(cells), n_blocks_for(reps) * BLOCK_REPS, false_alarm)
@@ -146,9 +152,19 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
         q = float(np.quantile(r, claimed, method="inverted_cdf"))
     tightness = 1.0 / q if q > 0 else float("inf")
     n_empty = getattr(outcome, "n_empty", None)
-    return CellResult(exp.law_name, exp.n_total, exp.bins, alpha, values.bound, verdict,
-                      values.estimate, q, tightness,
-                      0 if n_empty is None else int(np.sum(n_empty)), exp.label())
+    return CellResult(
+        exp.law_name,
+        exp.n_total,
+        exp.bins,
+        alpha,
+        values.bound,
+        verdict,
+        values.estimate,
+        q,
+        tightness,
+        0 if n_empty is None else int(np.sum(n_empty)),
+        exp.label(),
+    )
 
 
 @dataclass(frozen=True)
@@ -191,8 +207,9 @@ class CheckResult:
 
     def worst_cell(self) -> CellResult:
         """The cell with the smallest p-value (ties: the largest shortfall)."""
-        return min(self.cells, key=lambda c: (c.verdict.p_value,
-                                              c.verdict.coverage - c.verdict.claimed))
+        return min(
+            self.cells, key=lambda c: (c.verdict.p_value, c.verdict.coverage - c.verdict.claimed)
+        )
 
     def tightness_range(self) -> tuple[float, float] | None:
         """Smallest and largest finite tightness over the cells (None if none is finite)."""
@@ -205,11 +222,13 @@ class CheckResult:
         alpha = "" if w.alpha is None else f", alpha={w.alpha:g}"
         kind = "negative control" if self.check.is_control else "check"
         status = "as expected" if self.passed else "NOT as expected"
-        return (f"<CheckResult {self.check.id} ({kind} of {self.check.guarantee}): "
-                f"{self.verdict}, {status}; {len(self.cells)} cell(s), {self.reps} replicates, "
-                f"false-alarm rate {self.false_alarm:g}; worst cell {w.law} n={w.n} "
-                f"B={w.n_bins}{alpha}: coverage {v.coverage:.4f} [{v.ci_low:.4f}, "
-                f"{v.ci_high:.4f}] vs claimed {v.claimed:.4f}, p={v.p_value:.3g}>")
+        return (
+            f"<CheckResult {self.check.id} ({kind} of {self.check.guarantee}): "
+            f"{self.verdict}, {status}; {len(self.cells)} cell(s), {self.reps} replicates, "
+            f"false-alarm rate {self.false_alarm:g}; worst cell {w.law} n={w.n} "
+            f"B={w.n_bins}{alpha}: coverage {v.coverage:.4f} [{v.ci_low:.4f}, "
+            f"{v.ci_high:.4f}] vs claimed {v.claimed:.4f}, p={v.p_value:.3g}>"
+        )
 
     def plot(self, ax=None):
         """Coverage of every cell with its Clopper-Pearson interval against the claim.
@@ -227,23 +246,34 @@ class CheckResult:
         if own:
             from matplotlib.figure import Figure
 
-            ax = Figure(figsize=(6.4, 0.35 * len(self.cells) + 1.8),
-                        layout="constrained").subplots()
+            ax = Figure(
+                figsize=(6.4, 0.35 * len(self.cells) + 1.8), layout="constrained"
+            ).subplots()
         y = np.arange(len(self.cells))
         cov = np.array([c.verdict.coverage for c in self.cells])
         lo = np.array([c.verdict.ci_low for c in self.cells])
         hi = np.array([c.verdict.ci_high for c in self.cells])
         claimed = np.array([c.verdict.claimed for c in self.cells])
         bad = np.array([c.verdict.violated for c in self.cells])
-        ax.errorbar(cov, y, xerr=[cov - lo, hi - cov], fmt="o", color="tab:blue", ms=4,
-                    label="coverage (95% CP)")
+        ax.errorbar(
+            cov,
+            y,
+            xerr=[cov - lo, hi - cov],
+            fmt="o",
+            color="tab:blue",
+            ms=4,
+            label="coverage (95% CP)",
+        )
         ax.scatter(claimed, y, marker="|", s=200, color="black", label="claimed")
         if bad.any():
             ax.scatter(cov[bad], y[bad], color="tab:red", zorder=3, label="violated")
         ax.set_yticks(y, [_cell_label(c) for c in self.cells], fontsize=7)
         ax.set_xlabel("probability of the guaranteed event")
-        ax.set_title(f"{self.check.id}: {self.verdict} "
-                     f"({'as expected' if self.passed else 'NOT as expected'})", fontsize=9)
+        ax.set_title(
+            f"{self.check.id}: {self.verdict} "
+            f"({'as expected' if self.passed else 'NOT as expected'})",
+            fontsize=9,
+        )
         if own:  # a figure of our own: the legend goes below the axes, outside the data
             ax.figure.legend(fontsize=7, loc="outside lower center", ncol=3, frameon=False)
         else:
@@ -264,15 +294,32 @@ class RunResult:
     stats: RunStats
 
 
-def run_checks(checks, store, *, reps: int, root_seed: int,
-               false_alarm: float = DEFAULT_FALSE_ALARM, n_jobs: int = 1,
-               backend: str = "loky", progress: bool = False, on_block=None) -> RunResult:
+def run_checks(
+    checks,
+    store,
+    *,
+    reps: int,
+    root_seed: int,
+    false_alarm: float = DEFAULT_FALSE_ALARM,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    progress: bool = False,
+    on_block=None,
+) -> RunResult:
     """Simulate every experiment the checks need (resuming from ``store``), then evaluate."""
     if isinstance(false_alarm, bool) or not (0 < false_alarm < 1):
         raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
     experiments = [e for check in checks for e in check.simulations()]
-    stats = run_experiments(experiments, reps, root_seed, store, n_jobs=n_jobs,
-                            backend=backend, progress=progress, on_block=on_block)
+    stats = run_experiments(
+        experiments,
+        reps,
+        root_seed,
+        store,
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=progress,
+        on_block=on_block,
+    )
     return RunResult([c.evaluate(store, reps, root_seed, false_alarm) for c in checks], stats)
 
 
@@ -312,17 +359,31 @@ class StudyAdapter:
         unknown = set(grid) - set(self.grid_keys)
         missing = set(self.grid_keys) - set(grid)
         if unknown or missing:
-            raise ValueError(f"{self.guarantee} takes grid parameters {list(self.grid_keys)}; "
-                             f"unknown: {sorted(unknown)}, missing: {sorted(missing)}")
+            raise ValueError(
+                f"{self.guarantee} takes grid parameters {list(self.grid_keys)}; "
+                f"unknown: {sorted(unknown)}, missing: {sorted(missing)}"
+            )
         for law in laws:
             if getattr(law, "family", None) not in self.families:
-                raise ValueError(f"{self.guarantee} is checked on laws of family "
-                                 f"{' or '.join(self.families)}, got "
-                                 f"{getattr(law, 'family', type(law).__name__)!r} "
-                                 f"({getattr(law, 'name', law)!r})")
-        points = [dict(zip(self.grid_keys, values, strict=True))
-                  for values in itertools.product(*(grid[k] for k in self.grid_keys))]
+                raise ValueError(
+                    f"{self.guarantee} is checked on laws of family "
+                    f"{' or '.join(self.families)}, got "
+                    f"{getattr(law, 'family', type(law).__name__)!r} "
+                    f"({getattr(law, 'name', law)!r})"
+                )
+        points = [
+            dict(zip(self.grid_keys, values, strict=True))
+            for values in itertools.product(*(grid[k] for k in self.grid_keys))
+        ]
         experiments = tuple(self.build(law, **p) for law in laws for p in points)
-        return Check(check_id or f"study:{self.guarantee}", self.guarantee, experiments,
-                     self.event, tuple(alphas), self.claim, "consistent", self.bound,
-                     self.description)
+        return Check(
+            check_id or f"study:{self.guarantee}",
+            self.guarantee,
+            experiments,
+            self.event,
+            tuple(alphas),
+            self.claim,
+            "consistent",
+            self.bound,
+            self.description,
+        )

@@ -33,16 +33,31 @@ def _cmd_list(args) -> int:
     if args.json:
         out = {
             "guarantees": [
-                {"id": g.id, "paper": g.paper, "label": g.label, "quantifier": g.quantifier,
-                 "statement": g.statement, "hypotheses": list(g.hypotheses),
-                 "parameters": list(g.parameters), "variant_of": g.variant_of,
-                 "checks": covered.get(g.id, [])}
+                {
+                    "id": g.id,
+                    "paper": g.paper,
+                    "label": g.label,
+                    "quantifier": g.quantifier,
+                    "statement": g.statement,
+                    "hypotheses": list(g.hypotheses),
+                    "parameters": list(g.parameters),
+                    "variant_of": g.variant_of,
+                    "checks": covered.get(g.id, []),
+                }
                 for g in registry.all_guarantees()
             ],
-            "checks": [{"id": c.id, "guarantee": c.guarantee, "expect": c.expect,
-                        "event": c.metric, "bound": c.bound_mode,
-                        "experiments": sorted(c.law_specs()),
-                        "description": c.description} for c in checks],
+            "checks": [
+                {
+                    "id": c.id,
+                    "guarantee": c.guarantee,
+                    "expect": c.expect,
+                    "event": c.metric,
+                    "bound": c.bound_mode,
+                    "experiments": sorted(c.law_specs()),
+                    "description": c.description,
+                }
+                for c in checks
+            ],
             "studiable": sorted(studiable()),
             "refused": refused(),
         }
@@ -82,32 +97,61 @@ def _cmd_bound(args) -> int:
     import numpy as np
 
     g = registry.get(args.id)
+    flags = {"n": "--n", "n_bins": "--n-bins", "alpha": "--alpha", "delta": "--delta"}
     kwargs = {"n": args.n, "n_bins": args.n_bins, "alpha": args.alpha, "delta": args.delta}
+    unused = [flags[k] for k, v in kwargs.items() if v is not None and k not in g.parameters]
+    if unused:
+        raise ValueError(
+            f"{g.id} does not take {', '.join(unused)}; its parameters are {list(g.parameters)}"
+        )
     for item in args.params:
         name, sep, text = item.partition("=")
         if not sep or name not in g.parameters:
-            raise ValueError(f"parameter {item!r} is not NAME=VALUE with NAME one of "
-                             f"{list(g.parameters)} ({g.id})")
+            raise ValueError(
+                f"parameter {item!r} is not NAME=VALUE with NAME one of "
+                f"{list(g.parameters)} ({g.id})"
+            )
+        if kwargs.get(name) is not None:
+            given = flags.get(name, name + "=")
+            raise ValueError(f"{name} is given twice ({given} and {item!r}); give it once")
         try:
             kwargs[name] = _parse_value(text)
         except ValueError:
-            raise ValueError(f"parameter {name} needs a number or a comma list, got "
-                             f"{text!r}") from None
+            raise ValueError(
+                f"parameter {name} needs a number or a comma list, got {text!r}"
+            ) from None
     sig = inspect.signature(g.function).parameters
-    missing = [p for p in g.parameters
-               if kwargs.get(p) is None and sig[p].default is inspect.Parameter.empty]
+    missing = [
+        p
+        for p in g.parameters
+        if kwargs.get(p) is None and sig[p].default is inspect.Parameter.empty
+    ]
     if missing:
-        flag = {"n": "--n", "n_bins": "--n-bins", "alpha": "--alpha"}
         m = missing[0]
-        raise ValueError(f"{g.id} needs {flag.get(m, m + '=VALUE')}")
+        raise ValueError(f"{g.id} needs {flags.get(m, m + '=VALUE')}")
     value = g(**{k: v for k, v in kwargs.items() if v is not None})
-    used = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
-            for k, v in kwargs.items() if k in g.parameters and v is not None}
+    # Say what the value was computed on, defaults included.
+    given = {k: v for k, v in kwargs.items() if k in g.parameters and v is not None}
+    used = {
+        p: (v.tolist() if isinstance(v, np.ndarray) else v)
+        for p in g.parameters
+        for v in [given.get(p, sig[p].default)]
+    }
     out = value.tolist() if isinstance(value, np.ndarray) else value
     if args.json:
         informative = bool(np.all(np.asarray(value) < 1))
-        print(json.dumps({"id": g.id, "label": g.label, "quantifier": g.quantifier,
-                          "arguments": used, "value": out, "informative": informative}))
+        print(
+            json.dumps(
+                {
+                    "id": g.id,
+                    "label": g.label,
+                    "quantifier": g.quantifier,
+                    "arguments": used,
+                    "value": out,
+                    "informative": informative,
+                }
+            )
+        )
     else:
         print(" ".join(f"{v:.6g}" for v in np.ravel(value)))
     return 0
@@ -144,34 +188,59 @@ def _cmd_run(args) -> int:
     else:
         checks = _select(all_checks(args.budget), args.checks)
     reps = args.reps if args.reps is not None else options.get("reps", BUDGETS[args.budget].reps)
-    false_alarm = (args.false_alarm if args.false_alarm is not None
-                   else options.get("false_alarm", DEFAULT_FALSE_ALARM))
+    false_alarm = (
+        args.false_alarm
+        if args.false_alarm is not None
+        else options.get("false_alarm", DEFAULT_FALSE_ALARM)
+    )
     out = Path(args.out)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     with ResultStore(out / "store.sqlite") as store:
-        run = run_checks(checks, store, reps=reps, root_seed=args.seed,
-                         false_alarm=false_alarm, n_jobs=args.jobs,
-                         backend=args.backend, progress=progress)
+        run = run_checks(
+            checks,
+            store,
+            reps=reps,
+            root_seed=args.seed,
+            false_alarm=false_alarm,
+            n_jobs=args.jobs,
+            backend=args.backend,
+            progress=progress,
+        )
     results, stats = run.results, run.stats
-    meta = {"seed": args.seed, "reps": results[0].reps, "false_alarm": float(false_alarm),
-            "budget": args.budget, "version": package_version(), "backend": args.backend,
-            "jobs": args.jobs, "command": "calcheck " + shlex.join(args.argv),
-            "blocks": {"computed": stats.computed, "reused": stats.reused,
-                       "stale_recomputed": stats.stale}}
+    meta = {
+        "seed": args.seed,
+        "reps": results[0].reps,
+        "false_alarm": float(false_alarm),
+        "budget": args.budget,
+        "version": package_version(),
+        "backend": args.backend,
+        "jobs": args.jobs,
+        "command": "calcheck " + shlex.join(args.argv),
+        "blocks": {
+            "computed": stats.computed,
+            "reused": stats.reused,
+            "stale_recomputed": stats.stale,
+        },
+    }
     paths = write_report(results, out, meta)
     from .html import write_html
 
-    page = write_html(out / "report.html", results_json=paths["json"],
-                      figures_index=out / "figures" / "index.json")
+    page = write_html(
+        out / "report.html",
+        results_json=paths["json"],
+        figures_index=out / "figures" / "index.json",
+    )
     if args.json:
         print(json.dumps(results_to_dict(results, meta), indent=1, default=str))
     else:
         print(format_table(results))
         n_ok = sum(r.passed for r in results)
-        print(f"\n{n_ok} of {len(results)} checks as expected. Blocks of {BLOCK_REPS} "
-              f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
-              + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
-              + f". Results: {paths['json']}; report: {paths['markdown']}, {page}")
+        print(
+            f"\n{n_ok} of {len(results)} checks as expected. Blocks of {BLOCK_REPS} "
+            f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
+            + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
+            + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
+        )
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -187,11 +256,15 @@ def _cmd_figures(args) -> int:
         return 0
     ids = select_figures(args.ids)
     out = Path(args.out)
-    entries = regenerate(ids, out, reps=args.reps, seed=args.seed, data_path=args.data,
-                         command="calcheck figures")
+    entries = regenerate(
+        ids, out, reps=args.reps, seed=args.seed, data_path=args.data, command="calcheck figures"
+    )
     results = out.parent / "results.json"
-    page = write_html(out.parent / "report.html" if results.is_file() else out / "index.html",
-                      results_json=results, figures_index=out / "index.json")
+    page = write_html(
+        out.parent / "report.html" if results.is_file() else out / "index.html",
+        results_json=results,
+        figures_index=out / "index.json",
+    )
     for e in entries:
         found = e["findings"]
         judged = [f for f in found if f["holds"] is not None]  # None: a reported number
@@ -199,8 +272,7 @@ def _cmd_figures(args) -> int:
         extra = f", findings {held}/{len(judged)} hold" if judged else ""
         print(f"{e['id']:12s} {e['seconds']:7.1f} s  {', '.join(e['files'])}{extra}")
         for f in found:
-            tag = ("reported" if f["holds"] is None else
-                   "holds" if f["holds"] else "DOES NOT HOLD")
+            tag = "reported" if f["holds"] is None else "holds" if f["holds"] else "DOES NOT HOLD"
             why = f" ({f['explanation']})" if f.get("explanation") else ""
             print(f"    [{tag}] {f['claim']}: {json.dumps(f['value'])}{why}")
     print(f"figures in {out}; report: {page}")
@@ -210,21 +282,35 @@ def _cmd_figures(args) -> int:
 def _cmd_bench(args) -> int:
     from .bench import benchmark_cell
 
-    res = benchmark_cell(args.n, args.n_bins, calibrator=args.calibrator, law=args.law,
-                         rounds=args.rounds, seed=args.seed)
+    res = benchmark_cell(
+        args.n,
+        args.n_bins,
+        calibrator=args.calibrator,
+        law=args.law,
+        rounds=args.rounds,
+        seed=args.seed,
+    )
     if args.json:
         print(json.dumps(dataclasses.asdict(res)))
         return 0
-    print(f"coverage cell: {res.calibrator} on {res.law}, n={res.n}, B={res.n_bins}, "
-          f"{res.rounds} rounds of 100 replicates (medians)")
-    print(f"  full replicate (draw, sort, fit, exact ground truth): "
-          f"{res.seconds_per_replicate * 1e6:9.1f} us")
-    print(f"  draw + argsort (order the pairs):                      "
-          f"{res.argsort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
-          f"ratio {res.ratio_to_argsort_baseline:.2f}")
-    print(f"  draw + np.sort (scores only):                          "
-          f"{res.sort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
-          f"ratio {res.ratio_to_sort_baseline:.2f}")
+    print(
+        f"coverage cell: {res.calibrator} on {res.law}, n={res.n}, B={res.n_bins}, "
+        f"{res.rounds} rounds of 100 replicates (medians)"
+    )
+    print(
+        f"  full replicate (draw, sort, fit, exact ground truth): "
+        f"{res.seconds_per_replicate * 1e6:9.1f} us"
+    )
+    print(
+        f"  draw + argsort (order the pairs):                      "
+        f"{res.argsort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
+        f"ratio {res.ratio_to_argsort_baseline:.2f}"
+    )
+    print(
+        f"  draw + np.sort (scores only):                          "
+        f"{res.sort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
+        f"ratio {res.ratio_to_sort_baseline:.2f}"
+    )
     return 0
 
 
@@ -238,7 +324,8 @@ def _positive_int(text):
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="calcheck",
-        description="Verify distribution-free calibration guarantees by exact Monte Carlo.")
+        description="Verify distribution-free calibration guarantees by exact Monte Carlo.",
+    )
     p.add_argument("--version", action="version", version=f"calcheck {package_version()}")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", required=True)
@@ -249,31 +336,44 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bound", help="evaluate a registered bound")
     s.add_argument("id", help="guarantee id, e.g. gr21.thm3 (see `calcheck list`)")
-    s.add_argument("params", nargs="*", metavar="NAME=VALUE",
-                   help="other parameters of the bound, e.g. n_bin=100 variance=0.25 "
-                        "(comma lists for per-bin arguments: counts=10,20,30)")
+    s.add_argument(
+        "params",
+        nargs="*",
+        metavar="NAME=VALUE",
+        help="other parameters of the bound, e.g. n_bin=100 variance=0.25 "
+        "(comma lists for per-bin arguments: counts=10,20,30)",
+    )
     s.add_argument("--n", type=int, help="calibration points")
     s.add_argument("--n-bins", type=int, help="number of bins B")
     s.add_argument("--alpha", type=float, help="miscoverage in (0, 1)")
-    s.add_argument("--delta", type=float, default=0.0, help="randomisation parameter (default 0)")
+    s.add_argument(
+        "--delta", type=float, default=None, help="randomisation parameter (the bound's default: 0)"
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_bound)
 
     s = sub.add_parser("run", help="run theory checks and write a report")
-    s.add_argument("--checks", nargs="+", metavar="ID",
-                   help="check ids, prefixes or glob patterns (default: all)")
+    s.add_argument(
+        "--checks",
+        nargs="+",
+        metavar="ID",
+        help="check ids, prefixes or glob patterns (default: all)",
+    )
     s.add_argument("--budget", choices=("quick", "full"), default="quick")
     s.add_argument("--reps", type=int, help="replicates per cell (default: by budget)")
     s.add_argument("--jobs", type=_positive_int, default=1, help="parallel workers (-1: all)")
-    s.add_argument("--backend", choices=("loky", "dask", "threading", "sequential"),
-                   default="loky")
+    s.add_argument("--backend", choices=("loky", "dask", "threading", "sequential"), default="loky")
     s.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed (recorded)")
     s.add_argument("--out", default="calcheck-results", help="output folder")
     s.add_argument("--study", help="TOML study file: a guarantee on laws of your own")
     s.add_argument("--false-alarm", type=float, help="false-alarm rate per check (1e-3)")
     s.add_argument("--json", action="store_true", help="print every verdict as JSON")
-    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: when standard error is a terminal)")
+    s.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: when standard error is a terminal)",
+    )
     s.set_defaults(func=_cmd_run)
 
     s = sub.add_parser("figures", help="regenerate paper figures (PNG, PDF) and an HTML page")
@@ -307,8 +407,10 @@ def main(argv=None) -> int:
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = argv
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     try:
         return args.func(args)
     except (ValueError, FileNotFoundError) as exc:

@@ -191,8 +191,9 @@ class AtLeast(Event):
         stat = self._stat(experiment, outcome, alpha)
         radius = np.broadcast_to(radius, stat.shape)
         success = stat > radius if self.strict else stat >= radius
-        return EventValues(success, ratio(radius, stat), float(success.mean()),
-                           _median_bound(radius))
+        return EventValues(
+            success, ratio(radius, stat), float(success.mean()), _median_bound(radius)
+        )
 
 
 @dataclass(frozen=True)
@@ -225,8 +226,7 @@ class MeanAtMost(Event):
         stat = self._stat(experiment, outcome, alpha)
         radius = np.broadcast_to(radius, stat.shape)
         success = outcome.test_u[:, 1] >= stat
-        return EventValues(success, ratio(stat, radius), float(stat.mean()),
-                           _median_bound(radius))
+        return EventValues(success, ratio(stat, radius), float(stat.mean()), _median_bound(radius))
 
 
 @dataclass(frozen=True)
@@ -261,7 +261,7 @@ class Ordered(Event):
         """Successes iff every pair is ordered; the ratio is ``a / b`` of the first pair."""
         success = np.ones(outcome.reps, dtype=bool)
         for a, b in self.pairs:
-            success &= (getattr(outcome, a) <= getattr(outcome, b) + self.tol)
+            success &= getattr(outcome, a) <= getattr(outcome, b) + self.tol
         first_a, first_b = self.pairs[0]
         r = ratio(getattr(outcome, first_a), getattr(outcome, first_b))
         return EventValues(success, r, float(success.mean()), float("nan"))
@@ -285,5 +285,6 @@ class PathWithin(Event):
         """Successes iff the path's worst ratio at this alpha is <= 1."""
         j = experiment.alphas.index(alpha)
         r = outcome.ratio[:, j]
-        return EventValues(r <= 1.0, r, float((r <= 1.0).mean()),
-                           _median_bound(outcome.radius[:, j]))
+        return EventValues(
+            r <= 1.0, r, float((r <= 1.0).mean()), _median_bound(outcome.radius[:, j])
+        )

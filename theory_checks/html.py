@@ -44,7 +44,10 @@ def _verdict_table(results: dict) -> str:
         f"seed {meta.get('seed')}, {meta.get('reps')} replicates per cell, false-alarm rate "
         f"{meta.get('false_alarm')} per check (Bonferroni over its cells). Regenerate: "
         f"<code>{html.escape(str(meta.get('command', 'calcheck run')))}</code></p>"
-        "<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows)
+        "<table><tr>"
+        + "".join(f"<th>{h}</th>" for h in head)
+        + "</tr>"
+        + "".join(rows)
         + "</table><p class='small'>Worst cell = smallest p-value, then smallest margin over "
         "the claim. Coverage is the fraction of replicates in which the guaranteed event "
         "held; claimed is 1 - alpha (1 - bound for expectation guarantees); tightness is how "
@@ -57,14 +60,22 @@ def _findings(found) -> str:
         return ""
     items = []
     for f in found:
-        mark = ("<span class='small'>reported</span>" if f["holds"] is None
-                else "<span class='ok'>holds</span>" if f["holds"]
-                else "<span class='fail'>does not hold</span>")
+        mark = (
+            "<span class='small'>reported</span>"
+            if f["holds"] is None
+            else "<span class='ok'>holds</span>"
+            if f["holds"]
+            else "<span class='fail'>does not hold</span>"
+        )
         value = html.escape(json.dumps(f["value"]))
-        why = (f" <span class='small'>explanation: {html.escape(f['explanation'])}</span>"
-               if f.get("explanation") else "")
-        items.append(f"<li>{html.escape(f['claim'])}: {mark} "
-                     f"<span class='small'>({value})</span>{why}</li>")
+        why = (
+            f" <span class='small'>explanation: {html.escape(f['explanation'])}</span>"
+            if f.get("explanation")
+            else ""
+        )
+        items.append(
+            f"<li>{html.escape(f['claim'])}: {mark} <span class='small'>({value})</span>{why}</li>"
+        )
     return "<ul>" + "".join(items) + "</ul>"
 
 
@@ -78,7 +89,8 @@ def _figures(index: dict, rel: str) -> str:
             f"<figcaption>{html.escape(f['caption'])}<br><span class='small'>module "
             f"<code>{html.escape(f['module'])}</code>, {f.get('reps')} repetitions, seed "
             f"{f.get('seed')}; regenerate: <code>{html.escape(f['command'])}</code></span>"
-            f"</figcaption>{_findings(f.get('findings'))}</figure>")
+            f"</figcaption>{_findings(f.get('findings'))}</figure>"
+        )
     return "".join(parts)
 
 
@@ -111,5 +123,7 @@ def write_html(page, *, results_json=None, figures_index=None) -> Path | None:
     page.write_text(
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>calcheck report"
         f"</title><style>{_STYLE}</style></head><body><h1>calcheck report</h1>"
-        + "".join(body) + "</body></html>")
+        + "".join(body)
+        + "</body></html>"
+    )
     return page

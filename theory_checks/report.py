@@ -13,8 +13,7 @@ from pathlib import Path
 
 from .check import CheckResult
 
-__all__ = ["SUMMARY_HEADERS", "format_table", "results_to_dict", "summary_row",
-           "write_report"]
+__all__ = ["SUMMARY_HEADERS", "format_table", "results_to_dict", "summary_row", "write_report"]
 
 
 def _clean(x):
@@ -26,12 +25,18 @@ def _clean(x):
 def _cell_dict(c) -> dict:
     v = dataclasses.asdict(c.verdict)
     return {
-        "experiment": c.experiment, "law": c.law, "n": c.n, "n_bins": c.n_bins,
-        "alpha": c.alpha, "bound": _clean(c.bound),
+        "experiment": c.experiment,
+        "law": c.law,
+        "n": c.n,
+        "n_bins": c.n_bins,
+        "alpha": c.alpha,
+        "bound": _clean(c.bound),
         "verdict": "violated" if c.verdict.violated else "consistent",
         **{k: _clean(val) for k, val in v.items()},
-        "estimate": c.estimate, "ratio_quantile": _clean(c.ratio_quantile),
-        "tightness": _clean(c.tightness), "empty_bins": c.empty_bins,
+        "estimate": c.estimate,
+        "ratio_quantile": _clean(c.ratio_quantile),
+        "tightness": _clean(c.tightness),
+        "empty_bins": c.empty_bins,
     }
 
 
@@ -40,21 +45,39 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
     checks = []
     for r in results:
         ch = r.check
-        checks.append({
-            "id": ch.id, "guarantee": ch.guarantee, "description": ch.description,
-            "event": ch.metric, "claim": ch.claim, "bound_mode": ch.bound_mode,
-            "expect": ch.expect, "verdict": r.verdict, "passed": r.passed,
-            "reps": r.reps, "false_alarm": r.false_alarm,
-            "per_cell_level": r.cells[0].verdict.level if r.cells else None,
-            "experiments": ch.law_specs(),
-            "cells": [_cell_dict(c) for c in r.cells],
-        })
+        checks.append(
+            {
+                "id": ch.id,
+                "guarantee": ch.guarantee,
+                "description": ch.description,
+                "event": ch.metric,
+                "claim": ch.claim,
+                "bound_mode": ch.bound_mode,
+                "expect": ch.expect,
+                "verdict": r.verdict,
+                "passed": r.passed,
+                "reps": r.reps,
+                "false_alarm": r.false_alarm,
+                "per_cell_level": r.cells[0].verdict.level if r.cells else None,
+                "experiments": ch.law_specs(),
+                "cells": [_cell_dict(c) for c in r.cells],
+            }
+        )
     return {"meta": meta, "all_passed": all(r.passed for r in results), "checks": checks}
 
 
 #: Columns of the one-row-per-check summary (markdown, terminal and HTML).
-SUMMARY_HEADERS = ("check", "kind", "verdict", "cells", "worst cell", "coverage [95% CP]",
-                   "claimed", "p-value", "tightness")
+SUMMARY_HEADERS = (
+    "check",
+    "kind",
+    "verdict",
+    "cells",
+    "worst cell",
+    "coverage [95% CP]",
+    "claimed",
+    "p-value",
+    "tightness",
+)
 
 
 def _worst(cells: list[dict]) -> dict:
@@ -68,12 +91,17 @@ def summary_row(check: dict) -> tuple[str, ...]:
     tight = [x["tightness"] for x in check["cells"] if isinstance(x["tightness"], float)]
     alpha = "-" if worst["alpha"] is None else f"{worst['alpha']:g}"
     status = "as expected" if check["passed"] else "NOT as expected"
-    return (check["id"], "control" if check["expect"] == "violated" else "check",
-            f"{check['verdict']} ({status})", str(len(check["cells"])),
-            f"{worst['law']} n={worst['n']} B={worst['n_bins']} a={alpha}",
-            f"{worst['coverage']:.4f} [{worst['ci_low']:.4f}, {worst['ci_high']:.4f}]",
-            f"{worst['claimed']:.4f}", f"{worst['p_value']:.3g}",
-            f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-")
+    return (
+        check["id"],
+        "control" if check["expect"] == "violated" else "check",
+        f"{check['verdict']} ({status})",
+        str(len(check["cells"])),
+        f"{worst['law']} n={worst['n']} B={worst['n_bins']} a={alpha}",
+        f"{worst['coverage']:.4f} [{worst['ci_low']:.4f}, {worst['ci_high']:.4f}]",
+        f"{worst['claimed']:.4f}",
+        f"{worst['p_value']:.3g}",
+        f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-",
+    )
 
 
 def format_table(results: list[CheckResult], *, markdown: bool = False) -> str:
@@ -85,8 +113,10 @@ def format_table(results: list[CheckResult], *, markdown: bool = False) -> str:
         return "\n".join(lines)
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(SUMMARY_HEADERS)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([fmt.format(*SUMMARY_HEADERS), fmt.format(*("-" * w for w in widths))]
-                     + [fmt.format(*row) for row in rows])
+    return "\n".join(
+        [fmt.format(*SUMMARY_HEADERS), fmt.format(*("-" * w for w in widths))]
+        + [fmt.format(*row) for row in rows]
+    )
 
 
 def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
@@ -98,18 +128,24 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
     json_path.write_text(json.dumps(data, indent=1, sort_keys=False, default=_clean))
     n_fail = sum(not r.passed for r in results)
     md = [
-        "# calcheck run report", "",
+        "# calcheck run report",
+        "",
         f"Root seed {meta.get('seed')}, {meta.get('reps')} replicates per cell, false-alarm rate "
         f"{meta.get('false_alarm')} per check (Bonferroni over its cells), calcheck "
-        f"{meta.get('version')}.", "",
+        f"{meta.get('version')}.",
+        "",
         f"**{len(results) - n_fail} of {len(results)} checks as expected** "
-        "(guarantees consistent, negative controls violated).", "",
+        "(guarantees consistent, negative controls violated).",
+        "",
         "Coverage is the fraction of replicates in which the guaranteed event held; *claimed* is "
         "1 - alpha (1 - bound for expectation guarantees); tightness is how many times larger "
         "the bound is than the claimed-level quantile of the error (than the mean, for "
-        "expectations).", "",
-        format_table(results, markdown=True), "",
-        f"Regenerate: `{meta.get('command', 'calcheck run')}`", "",
+        "expectations).",
+        "",
+        format_table(results, markdown=True),
+        "",
+        f"Regenerate: `{meta.get('command', 'calcheck run')}`",
+        "",
     ]
     md_path = out / "report.md"
     md_path.write_text("\n".join(md))

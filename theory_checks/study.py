@@ -67,8 +67,9 @@ def load_study(path) -> tuple:
         raise ValueError(f"study file {str(path)!r} is not valid TOML: {exc}") from None
     unknown = sorted(set(data) - set(_KEYS))
     if unknown:
-        raise ValueError(f"unknown keys in study file {str(path)!r}: {unknown}; allowed: "
-                         f"{list(_KEYS)}")
+        raise ValueError(
+            f"unknown keys in study file {str(path)!r}: {unknown}; allowed: {list(_KEYS)}"
+        )
     gid = data.get("guarantee")
     adapters = studiable()
     if gid not in adapters:
@@ -108,6 +109,7 @@ def load_study(path) -> tuple:
     sid = data.get("id", gid)
     if not isinstance(sid, str) or not sid:
         raise ValueError(f"id must be a non-empty string, got {sid!r}")
-    check = for_law(gid, laws, grid=clean, alphas=options.get("alphas", (0.1, 0.05)),
-                    check_id=f"study:{sid}")
+    check = for_law(
+        gid, laws, grid=clean, alphas=options.get("alphas", (0.1, 0.05)), check_id=f"study:{sid}"
+    )
     return check, options

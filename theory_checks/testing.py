@@ -31,11 +31,13 @@ def _message(result: CheckResult, wanted: str) -> str:
     w = result.worst_cell()
     v = w.verdict
     alpha = "" if w.alpha is None else f", alpha={w.alpha:g}"
-    return (f"{result.check.guarantee} was expected {wanted} but is {result.verdict} at "
-            f"false-alarm rate {result.false_alarm:g} ({result.reps} replicates per cell, "
-            f"{len(result.cells)} cells). Worst cell {w.law} n={w.n} B={w.n_bins}{alpha}: "
-            f"coverage {v.coverage:.4f} [95% CP {v.ci_low:.4f}, {v.ci_high:.4f}] vs claimed "
-            f"{v.claimed:.4f}, one-sided p = {v.p_value:.3g} (level {v.level:.3g} per cell).")
+    return (
+        f"{result.check.guarantee} was expected {wanted} but is {result.verdict} at "
+        f"false-alarm rate {result.false_alarm:g} ({result.reps} replicates per cell, "
+        f"{len(result.cells)} cells). Worst cell {w.law} n={w.n} B={w.n_bins}{alpha}: "
+        f"coverage {v.coverage:.4f} [95% CP {v.ci_low:.4f}, {v.ci_high:.4f}] vs claimed "
+        f"{v.claimed:.4f}, one-sided p = {v.p_value:.3g} (level {v.level:.3g} per cell)."
+    )
 
 
 def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:

@@ -118,9 +118,19 @@ def coverage_verdict(successes, trials, claimed, *, level=1e-3, ci_level=0.95) -
         p_value = float(stats.binomtest(k, r, claimed, alternative="less").pvalue)
     ci = stats.binomtest(k, r, 0.5).proportion_ci(confidence_level=ci_level, method="exact")
     shortfall = detectable_shortfall(r, claimed, level) if claimed < 1 else 0.0
-    return CoverageVerdict(k, r, k / r, float(claimed), p_value, float(level),
-                           bool(p_value < level), float(ci.low), float(ci.high),
-                           float(ci_level), shortfall)
+    return CoverageVerdict(
+        k,
+        r,
+        k / r,
+        float(claimed),
+        p_value,
+        float(level),
+        bool(p_value < level),
+        float(ci.low),
+        float(ci.high),
+        float(ci_level),
+        shortfall,
+    )
 
 
 def weighted_upper_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:

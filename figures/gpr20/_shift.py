@@ -1,6 +1,6 @@
 """The covariate-shift experiment of gpr20 App. D.4 (Figs. 2(a), 2(b), 3), with repetitions.
 
-Setup (catalog gpr20 §7.1): d = 3; source X ~ U[0,1]^3, target coordinates iid Beta(2, 1), so
+Setup (App. D.4): d = 3; source X ~ U[0,1]^3, target coordinates iid Beta(2, 1), so
 ``w(x) = 8 x1 x2 x3``; ``P(Y = 1 | X = x) = (1 + sin(20 |x|^2)) / 2`` in both domains. A
 random forest (scikit-learn, 100 trees, the ``repro`` extra) is trained on 14700 source
 points; uLSIF weights from 2000 source + 2000 target unlabeled points; uniform-mass binning
@@ -10,7 +10,7 @@ points; uLSIF weights from 2000 source + 2000 target unlabeled points; uniform-m
 
 The paper reports one run. Here every repetition redraws all data and refits the forest and
 uLSIF; means and standard errors are reported. Note that w has no positive lower bound
-(L = 0), so Theorem 7 does not apply to this setup (catalog §9 A10); this is a
+(L = 0), so Theorem 7 does not apply to this setup; this is a
 demonstration, not a check. Random-forest scores are nearly atomic (multiples of 1/100),
 so quantile edges can tie: a bin whose edges coincide is empty and predicts its midpoint.
 """
@@ -29,8 +29,15 @@ from ..cache import cached
 
 logger = logging.getLogger(__name__)
 
-SIZES = {"train": 14700, "ratio": 2000, "edges": 1940, "estimates": 7840, "test": 28000,
-         "alt_source": 8500, "alt_target": 8000}
+SIZES = {
+    "train": 14700,
+    "ratio": 2000,
+    "edges": 1940,
+    "estimates": 7840,
+    "test": 28000,
+    "alt_source": 8500,
+    "alt_target": 8000,
+}
 OMEGA = 20.0
 N_BINS = 10
 METHODS = ("uncalibrated", "unweighted", "weighted_ulsif", "alternative_mb", "weighted_true_w")
@@ -42,8 +49,12 @@ LABELS = {
     "weighted_true_w": "weighted binning, true w (22)",
 }
 #: ECEs the paper states (single run).
-PAPER_ECE = {"uncalibrated": 0.023, "unweighted": 0.047, "weighted_ulsif": 0.017,
-             "alternative_mb": 0.05}
+PAPER_ECE = {
+    "uncalibrated": 0.023,
+    "unweighted": 0.047,
+    "weighted_ulsif": 0.017,
+    "alternative_mb": 0.05,
+}
 
 
 def _eta(x):
@@ -66,8 +77,9 @@ def _forest(seed, n_trees):
     try:
         from sklearn.ensemble import RandomForestClassifier
     except ImportError as exc:
-        raise ValueError("the gpr20 covariate-shift figures need scikit-learn: "
-                         "pip install 'calcheck[repro]'") from exc
+        raise ValueError(
+            "the gpr20 covariate-shift figures need scikit-learn: pip install 'calcheck[repro]'"
+        ) from exc
     return RandomForestClassifier(n_estimators=n_trees, random_state=seed, n_jobs=-1)
 
 
@@ -87,22 +99,29 @@ def one_repetition(rng: np.random.Generator, sizes=SIZES, n_trees=100) -> dict:
     split = sizes["edges"] / n_cal
 
     def binning(weights=None):
-        return WeightedHistogramBinning(N_BINS, split=split).fit(s_cal, y_cal,
-                                                                 sample_weight=weights)
+        return WeightedHistogramBinning(N_BINS, split=split).fit(
+            s_cal, y_cal, sample_weight=weights
+        )
 
     unweighted = binning()
     weighted = binning(ratio.predict(x_cal))
     oracle = binning(8.0 * np.prod(x_cal, axis=1))
     # Alternative (47): m_b from bin frequencies of extra unlabeled source / target points.
-    freq_s = np.bincount(weighted._bins(score(_source(rng, sizes["alt_source"]))),
-                         minlength=N_BINS) / sizes["alt_source"]
-    freq_t = np.bincount(weighted._bins(score(_target(rng, sizes["alt_target"]))),
-                         minlength=N_BINS) / sizes["alt_target"]
+    freq_s = (
+        np.bincount(weighted._bins(score(_source(rng, sizes["alt_source"]))), minlength=N_BINS)
+        / sizes["alt_source"]
+    )
+    freq_t = (
+        np.bincount(weighted._bins(score(_target(rng, sizes["alt_target"]))), minlength=N_BINS)
+        / sizes["alt_target"]
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         m_hat = np.where(freq_t > 0, freq_s / freq_t, 0.0)
-        alt_values = np.where(weighted.counts_ > 0,
-                              m_hat * weighted.values_ * weighted.weight_sums_
-                              / np.maximum(weighted.counts_, 1), weighted.values_)
+        alt_values = np.where(
+            weighted.counts_ > 0,
+            m_hat * weighted.values_ * weighted.weight_sums_ / np.maximum(weighted.counts_, 1),
+            weighted.values_,
+        )
     x_te = _target(rng, sizes["test"])
     y_te = _labels(rng, x_te)
     s_te = score(x_te)
@@ -113,12 +132,14 @@ def one_repetition(rng: np.random.Generator, sizes=SIZES, n_trees=100) -> dict:
         "alternative_mb": np.clip(alt_values[weighted._bins(s_te)], 0.0, 1.0),
         "weighted_true_w": oracle.predict(s_te),
     }
-    out = {"sigma": ratio.sigma_, "lambda": ratio.lambda_,
-           "empty_bins": int((unweighted.counts_ == 0).sum())}
+    out = {
+        "sigma": ratio.sigma_,
+        "lambda": ratio.lambda_,
+        "empty_bins": int((unweighted.counts_ == 0).sum()),
+    }
     for m, p in preds.items():
         mass, mp, fp = fixed_width_reliability(p, y_te, N_BINS)
-        out[m] = {"ece": plugin_ece_fixed_width(p, y_te, N_BINS), "mass": mass, "mp": mp,
-                  "fp": fp}
+        out[m] = {"ece": plugin_ece_fixed_width(p, y_te, N_BINS), "mass": mass, "mp": mp, "fp": fp}
     return out
 
 
@@ -131,9 +152,11 @@ def compute_shift(cache_dir, *, reps=20, seed=2020, sizes=SIZES, n_trees=100, **
         runs = []
         for r in tqdm(range(reps), desc="gpr20 D.4", unit="rep", leave=False):
             runs.append(one_repetition(generator(seed, "gpr20.d4", r), sizes, n_trees))
-        data = {"sigma": np.array([r["sigma"] for r in runs]),
-                "lambda": np.array([r["lambda"] for r in runs]),
-                "empty_bins": np.array([r["empty_bins"] for r in runs])}
+        data = {
+            "sigma": np.array([r["sigma"] for r in runs]),
+            "lambda": np.array([r["lambda"] for r in runs]),
+            "empty_bins": np.array([r["empty_bins"] for r in runs]),
+        }
         for m in METHODS:
             for key in ("ece", "mass", "mp", "fp"):
                 data[f"{m}/{key}"] = np.array([r[m][key] for r in runs])
@@ -168,11 +191,14 @@ def _ordering(data, better, worse, paper):
     s = ece_summary(data)
     resolved = bool(mean > 2 * se)
     verdict = "holds" if resolved else ("not resolved" if mean > -2 * se else "reversed")
-    return {"claim": f"{LABELS[better]} ECE < {LABELS[worse]} ECE ({paper}); over "
-                     f"{data[f'{better}/ece'].size} repetitions {s[better][0]:.4f} +- "
-                     f"{s[better][1]:.4f} vs {s[worse][0]:.4f} +- {s[worse][1]:.4f}, paired "
-                     f"difference {mean:+.4f} +- {se:.4f}: {verdict} (2 SE)",
-            "value": [s[better][0], s[worse][0]], "holds": resolved}
+    return {
+        "claim": f"{LABELS[better]} ECE < {LABELS[worse]} ECE ({paper}); over "
+        f"{data[f'{better}/ece'].size} repetitions {s[better][0]:.4f} +- "
+        f"{s[better][1]:.4f} vs {s[worse][0]:.4f} +- {s[worse][1]:.4f}, paired "
+        f"difference {mean:+.4f} +- {se:.4f}: {verdict} (2 SE)",
+        "value": [s[better][0], s[worse][0]],
+        "holds": resolved,
+    }
 
 
 def shift_findings(data) -> list[dict]:
@@ -181,17 +207,30 @@ def shift_findings(data) -> list[dict]:
         _ordering(data, "weighted_ulsif", "uncalibrated", "paper 0.017 < 0.023, one run"),
         _ordering(data, "uncalibrated", "unweighted", "paper 0.023 < 0.047, one run"),
         _ordering(data, "weighted_ulsif", "alternative_mb", "paper 0.017 < about 0.05"),
-        _ordering(data, "weighted_true_w", "unweighted",
-                  "shift correction with the true w; not in the paper"),
+        _ordering(
+            data,
+            "weighted_true_w",
+            "unweighted",
+            "shift correction with the true w; not in the paper",
+        ),
     ]
 
 
 MAX_RUNS = 20  # each repetition refits a 100-tree forest (about 5 s on 2 cores)
-SHORT = {"uncalibrated": "uncalibrated", "unweighted": "unweighted",
-         "weighted_ulsif": "weighted (uLSIF)", "alternative_mb": "alt. m_b (47)",
-         "weighted_true_w": "weighted (true w)"}
-COLORS = {"uncalibrated": "tab:grey", "unweighted": "tab:red", "weighted_ulsif": "tab:blue",
-          "alternative_mb": "tab:purple", "weighted_true_w": "tab:green"}
+SHORT = {
+    "uncalibrated": "uncalibrated",
+    "unweighted": "unweighted",
+    "weighted_ulsif": "weighted (uLSIF)",
+    "alternative_mb": "alt. m_b (47)",
+    "weighted_true_w": "weighted (true w)",
+}
+COLORS = {
+    "uncalibrated": "tab:grey",
+    "unweighted": "tab:red",
+    "weighted_ulsif": "tab:blue",
+    "alternative_mb": "tab:purple",
+    "weighted_true_w": "tab:green",
+}
 
 
 def compute(cache_dir=None, *, reps=MAX_RUNS, seed=2020, **_):
@@ -214,13 +253,24 @@ def draw_panels(data, methods):
         keep = n_ok > 0  # bins non-empty in at least one repetition
         x = np.where(ok, mp, 0.0).sum(axis=0)[keep] / n_ok[keep]
         y = np.where(ok, fp, 0.0).sum(axis=0)[keep] / n_ok[keep]
-        dev = np.where(ok, fp - np.where(keep, np.where(ok, fp, 0.0).sum(axis=0)
-                                         / np.maximum(n_ok, 1), 0.0), 0.0)
+        dev = np.where(
+            ok,
+            fp - np.where(keep, np.where(ok, fp, 0.0).sum(axis=0) / np.maximum(n_ok, 1), 0.0),
+            0.0,
+        )
         var = (dev**2).sum(axis=0)[keep] / np.maximum(n_ok[keep] - 1, 1)
         se = np.where(n_ok[keep] > 1, np.sqrt(var / n_ok[keep]), 0.0)
-        ax.errorbar(x, y, yerr=se, marker="o", markersize=3,
-                    linestyle="--" if m == "weighted_true_w" else "-",
-                    capsize=2, color=COLORS[m], label=LABELS[m])
+        ax.errorbar(
+            x,
+            y,
+            yerr=se,
+            marker="o",
+            markersize=3,
+            linestyle="--" if m == "weighted_true_w" else "-",
+            capsize=2,
+            color=COLORS[m],
+            label=LABELS[m],
+        )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("mean predicted probability (MP), target, B' = 10")
@@ -231,12 +281,18 @@ def draw_panels(data, methods):
         jitter = np.linspace(-0.12, 0.12, e.size) if e.size > 1 else np.zeros(1)
         bx.scatter(i + jitter, e, s=8, color=COLORS[m], alpha=0.6)
         se = e.std(ddof=1) / np.sqrt(e.size) if e.size > 1 else 0.0
-        bx.errorbar(i + 0.25, e.mean(), yerr=se, fmt="s", color="black", capsize=3,
-                    markersize=4)
+        bx.errorbar(i + 0.25, e.mean(), yerr=se, fmt="s", color="black", capsize=3, markersize=4)
         if m in PAPER_ECE:
-            bx.plot(i + 0.25, PAPER_ECE[m], marker="*", color="gold", markersize=11,
-                    markeredgecolor="black", linestyle="none",
-                    label="paper (one run)" if i == 0 else None)
+            bx.plot(
+                i + 0.25,
+                PAPER_ECE[m],
+                marker="*",
+                color="gold",
+                markersize=11,
+                markeredgecolor="black",
+                linestyle="none",
+                label="paper (one run)" if i == 0 else None,
+            )
     bx.set_xticks(range(len(methods)), [SHORT[m] for m in methods], fontsize=7)
     bx.set_ylabel("plug-in ECE on target (B' = 10)")
     bx.set_title(f"{reps} repetitions: dots, mean +- SE (squares)", fontsize=8)

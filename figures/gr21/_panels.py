@@ -14,6 +14,8 @@ N_ALL = (500, 1000, 2000, 3000, 4000, 5000, 7000)
 def compute_credit(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
     """The CREDIT experiment at every n of Figs. 1(b), 3, 4 and 5 (one cached computation)."""
     return credit_experiment(N_ALL, reps=reps, seed=seed, path=data_path, cache_dir=cache_dir)
+
+
 AUC_RANGE = 0.1  # findings compare areas under the mean curves on eps in [0, 0.1]
 
 
@@ -26,8 +28,14 @@ def panels(data, n_values, methods, kinds, *, theory=True, n_bins=10, xmax=0.15,
             ax = axes[i, j]
             for m in methods:
                 style = METHOD_STYLES[m]
-                validity_plot(ax, eps, data[f"{kind}/{m}/{n}"], color=style["color"],
-                              label=style["label"], conditional=kind == "conditional")
+                validity_plot(
+                    ax,
+                    eps,
+                    data[f"{kind}/{m}/{n}"],
+                    color=style["color"],
+                    label=style["label"],
+                    conditional=kind == "conditional",
+                )
             if theory:
                 theorem4_curve(ax, eps, n, n_bins, conditional=kind == "conditional")
             ax.set_xlim(0, xmax)
@@ -51,27 +59,58 @@ def value_at(data, kind, method, n, e):
 def credit_findings(data, n_values=N_ALL):
     """The qualitative CREDIT findings of gr21 §4, each with its numbers (holds or not)."""
     out = []
-    rows = [(n, auc(data, "marginal", "randomized_umd", n), auc(data, "marginal", "ums", n))
-            for n in n_values]
-    out.append({"claim": "UMD above UMS at every n (mean marginal validity, area on [0, 0.1])",
-                "value": {str(n): {"randomized_umd": round(a, 4), "ums": round(b, 4)} for n, a, b in rows},
-                "holds": all(a > b for _, a, b in rows)})
+    rows = [
+        (n, auc(data, "marginal", "randomized_umd", n), auc(data, "marginal", "ums", n))
+        for n in n_values
+    ]
+    out.append(
+        {
+            "claim": "UMD above UMS at every n (mean marginal validity, area on [0, 0.1])",
+            "value": {
+                str(n): {"randomized_umd": round(a, 4), "ums": round(b, 4)} for n, a, b in rows
+            },
+            "holds": all(a > b for _, a, b in rows),
+        }
+    )
     for m in ("isotonic", "fixed_width"):
         per_n = {}
         ok = True
         for n in (1000, 3000, 5000, 7000):
             mm, mu = auc(data, "marginal", m, n), auc(data, "marginal", "randomized_umd", n)
             cm, cu = auc(data, "conditional", m, n), auc(data, "conditional", "randomized_umd", n)
-            per_n[str(n)] = {"marginal": round(mm, 4), "marginal_umd": round(mu, 4),
-                             "conditional": round(cm, 4), "conditional_umd": round(cu, 4)}
+            per_n[str(n)] = {
+                "marginal": round(mm, 4),
+                "marginal_umd": round(mu, 4),
+                "conditional": round(cm, 4),
+                "conditional_umd": round(cu, 4),
+            }
             ok &= (mm >= mu - 0.01) and (cm < cu)
-        out.append({"claim": f"{m} good marginally (area within 0.01 of UMD or above) but worse "
-                             "conditionally (area below UMD's)", "value": per_n, "holds": ok})
-    sb = {str(n): {"scaling_binning_double_dipped": round(value_at(data, "marginal", "scaling_binning_double_dipped", n, e), 4),
-                   "randomized_umd": round(value_at(data, "marginal", "randomized_umd", n, e), 4), "eps": e}
-          for n, e in ((3000, 0.07), (7000, 0.05))}
-    out.append({"claim": "scaling-binning competitive with UMD at n = 3K for eps > 0.05; UMD "
-                         "better at n = 7K (marginal V)", "value": sb,
-                "holds": abs(sb["3000"]["scaling_binning_double_dipped"] - sb["3000"]["randomized_umd"]) <= 0.05
-                and sb["7000"]["randomized_umd"] >= sb["7000"]["scaling_binning_double_dipped"]})
+        out.append(
+            {
+                "claim": f"{m} good marginally (area within 0.01 of UMD or above) but worse "
+                "conditionally (area below UMD's)",
+                "value": per_n,
+                "holds": ok,
+            }
+        )
+    sb = {
+        str(n): {
+            "scaling_binning_double_dipped": round(
+                value_at(data, "marginal", "scaling_binning_double_dipped", n, e), 4
+            ),
+            "randomized_umd": round(value_at(data, "marginal", "randomized_umd", n, e), 4),
+            "eps": e,
+        }
+        for n, e in ((3000, 0.07), (7000, 0.05))
+    }
+    out.append(
+        {
+            "claim": "scaling-binning competitive with UMD at n = 3K for eps > 0.05; UMD "
+            "better at n = 7K (marginal V)",
+            "value": sb,
+            "holds": abs(sb["3000"]["scaling_binning_double_dipped"] - sb["3000"]["randomized_umd"])
+            <= 0.05
+            and sb["7000"]["randomized_umd"] >= sb["7000"]["scaling_binning_double_dipped"],
+        }
+    )
     return out

@@ -16,7 +16,10 @@ METHOD_STYLES = {
     "ums": {"color": "tab:orange", "label": "UMS (50:50 split)"},
     "fixed_width": {"color": "tab:green", "label": "fixed-width binning"},
     "isotonic": {"color": "tab:purple", "label": "isotonic regression"},
-    "scaling_binning_double_dipped": {"color": "tab:brown", "label": "scaling-binning (double-dipped)"},
+    "scaling_binning_double_dipped": {
+        "color": "tab:brown",
+        "label": "scaling-binning (double-dipped)",
+    },
     "exact": {"color": "black", "label": "exact V (known law)"},
     "plugin": {"color": "tab:red", "label": "plug-in V (test sample)"},
 }
@@ -25,7 +28,12 @@ METHOD_STYLES = {
 def theorem4_curve(ax, eps, n, n_bins, *, conditional=False, delta=0.0, **style):
     """Draw the Theorem 4 theory curve (reconstructed: eq. (11) solved for alpha)."""
     v = gr21.thm4_validity_curve(eps, n, n_bins, delta=delta, conditional=conditional)
-    style = {"color": "black", "linestyle": "--", "linewidth": 1.2,
-             "label": "Theorem 4 (reconstructed)", **style}
+    style = {
+        "color": "black",
+        "linestyle": "--",
+        "linewidth": 1.2,
+        "label": "Theorem 4 (reconstructed)",
+        **style,
+    }
     ax.plot(eps, v, **style)
     return ax

@@ -1,10 +1,10 @@
 """The CREDIT experiment of gr21 §2.2 and §4, shared by Figures 1(b), 3, 4, 5 and 6.
 
-Protocol (catalog §6, Fig. 1(b)): standardise the features; one fixed random split into
-A / B / C of 10K / 5K / 15K; logistic regression on A and Platt scaling on B give g; for
-each of ``reps`` repetitions draw ``n`` calibration points and a ``n_test`` test set
-without replacement from C, fit every method with B = 10 and compute the plug-in validity
-and conditional-validity curves (gr21 eq. (6), §4) on the test set.
+Protocol (Sec. 2.2 and Fig. 1(b) of the paper): standardise the features; one fixed random split
+into A / B / C of 10K / 5K / 15K; logistic regression on A and Platt scaling on B give g; for
+each of ``reps`` repetitions draw ``n`` calibration points and a ``n_test`` test set without
+replacement from C, fit every method with B = 10 and compute the plug-in validity and
+conditional-validity curves (gr21 eq. (6), §4) on the test set.
 
 Randomness (the one seed protocol, :func:`simulations.provenance.generator`): the split uses
 ``generator(seed, "gr21.credit.split")``; repetition ``r`` at calibration size ``n`` uses
@@ -60,7 +60,8 @@ def _run(n_values, methods, reps, n_test, n_bins, sizes, seed, path):
     for n in n_values:
         if n + n_test > pool_s.size:
             raise ValueError(
-                f"n + n_test must be at most {pool_s.size}, got n={n}, n_test={n_test}")
+                f"n + n_test must be at most {pool_s.size}, got n={n}, n_test={n_test}"
+            )
         marg = np.empty((len(methods), reps, EPS_GRID.size))
         cond = np.empty_like(marg)
         for r in range(reps):
@@ -78,8 +79,18 @@ def _run(n_values, methods, reps, n_test, n_bins, sizes, seed, path):
     return out
 
 
-def credit_experiment(n_values, *, methods=METHODS, reps=100, n_test=5000, n_bins=10,
-                      sizes=(10_000, 5_000, 15_000), seed=2021, path=None, cache_dir):
+def credit_experiment(
+    n_values,
+    *,
+    methods=METHODS,
+    reps=100,
+    n_test=5000,
+    n_bins=10,
+    sizes=(10_000, 5_000, 15_000),
+    seed=2021,
+    path=None,
+    cache_dir,
+):
     """Plug-in validity curves of every method on CREDIT (cached).
 
     Returns
@@ -88,9 +99,19 @@ def credit_experiment(n_values, *, methods=METHODS, reps=100, n_test=5000, n_bin
         ``eps``; ``marginal/<method>/<n>`` and ``conditional/<method>/<n>`` of shape
         (reps, len(eps)).
     """
-    params = {"n_values": [int(n) for n in n_values], "methods": list(methods), "reps": reps,
-              "n_test": n_test, "n_bins": n_bins, "sizes": list(sizes), "seed": seed,
-              "data": str(path) if path else "default"}
-    return cached("gr21-credit", params,
-                  lambda: _run(n_values, methods, reps, n_test, n_bins, sizes, seed, path),
-                  cache_dir)
+    params = {
+        "n_values": [int(n) for n in n_values],
+        "methods": list(methods),
+        "reps": reps,
+        "n_test": n_test,
+        "n_bins": n_bins,
+        "sizes": list(sizes),
+        "seed": seed,
+        "data": str(path) if path else "default",
+    }
+    return cached(
+        "gr21-credit",
+        params,
+        lambda: _run(n_values, methods, reps, n_test, n_bins, sizes, seed, path),
+        cache_dir,
+    )

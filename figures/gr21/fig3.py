@@ -18,8 +18,10 @@ KINDS = ("marginal", "conditional")
 
 
 def draw(data):
+    """Draw the figure from computed data; returns a matplotlib Figure."""
     return panels(data, N_VALUES, METHODS, KINDS)
 
 
 def findings(data):
+    """The paper's stated findings with the numbers found and whether they hold."""
     return credit_findings(data)

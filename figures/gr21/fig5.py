@@ -16,4 +16,5 @@ KINDS = ("conditional",)
 
 
 def draw(data):
+    """Draw the figure from computed data; returns a matplotlib Figure."""
     return panels(data, N_VALUES, METHODS, KINDS)

@@ -8,16 +8,24 @@ from ..data import CIFAR_MODELS
 from ..plotting import new_figure
 from ._cifar import ARCH_LABELS, BINS, METHOD_LABELS, compute_models
 
-COLORS = {"base": "tab:grey", "ts": "tab:orange", "vs": "tab:green", "ds": "tab:purple",
-          "nhb": "tab:brown", "tlhb": "tab:blue", "cwhb": "tab:red"}
-METRIC_LABELS = {"tl_ece": "TL-ECE", "tl_mce": "TL-MCE", "cw_ece": "CW-ECE",
-                 "conf_ece": "conf-ECE"}
+COLORS = {
+    "base": "tab:grey",
+    "ts": "tab:orange",
+    "vs": "tab:green",
+    "ds": "tab:purple",
+    "nhb": "tab:brown",
+    "tlhb": "tab:blue",
+    "cwhb": "tab:red",
+}
+METRIC_LABELS = {"tl_ece": "TL-ECE", "tl_mce": "TL-MCE", "cw_ece": "CW-ECE", "conf_ece": "conf-ECE"}
 
 
 def compute_for(datasets):
     def compute(cache_dir=None, *, seed=2022, data_path=None, **_):
-        return compute_models(datasets, bins=BINS, seed=seed, cache_dir=cache_dir,
-                              data_path=data_path)
+        return compute_models(
+            datasets, bins=BINS, seed=seed, cache_dir=cache_dir, data_path=data_path
+        )
+
     return compute
 
 
@@ -30,9 +38,14 @@ def draw_grid(data, panels, methods, *, styles=None):
             bins = data[f"{ds}/{arch}/bins"]
             for method in methods:
                 for m, ls in (styles or {metric: "-"}).items():
-                    ax.plot(bins, data[f"{ds}/{arch}/{method}/{m}"], ls,
-                            color=COLORS[method], linewidth=1.2,
-                            label=f"{METHOD_LABELS[method]} {METRIC_LABELS[m]}")
+                    ax.plot(
+                        bins,
+                        data[f"{ds}/{arch}/{method}/{m}"],
+                        ls,
+                        color=COLORS[method],
+                        linewidth=1.2,
+                        label=f"{METHOD_LABELS[method]} {METRIC_LABELS[m]}",
+                    )
             ax.set_title(f"{ds} {ARCH_LABELS[arch]}", fontsize=8)
             ax.set_xlabel("number of bins B")
             ax.set_ylabel(METRIC_LABELS[metric] if styles is None else "estimated ECE")
@@ -52,18 +65,25 @@ def best_fraction(data, ds, metric, method, rivals, *, slack=0.0):
 
 
 def make(datasets, metrics, hb):
-    """compute / draw / findings of one ablation figure (Figs. 5-8): every method vs B."""
+    """Compute / draw / findings of one ablation figure (Figs. 5-8): every method vs B."""
     methods = ("base", "ts", "vs", "ds", "nhb", hb)
 
     def draw(data):
         return draw_grid(data, [(ds, m) for ds in datasets for m in metrics], methods)
 
     def findings(data):
-        return [{"claim": f"{ds} {m}: fraction of (architecture, B) where {hb} is best / "
-                          f"within 0.002 of the best",
-                 "value": [best_fraction(data, ds, m, hb, methods),
-                           best_fraction(data, ds, m, hb, methods, slack=0.002)],
-                 "holds": None}
-                for ds in datasets for m in metrics]
+        return [
+            {
+                "claim": f"{ds} {m}: fraction of (architecture, B) where {hb} is best / "
+                f"within 0.002 of the best",
+                "value": [
+                    best_fraction(data, ds, m, hb, methods),
+                    best_fraction(data, ds, m, hb, methods, slack=0.002),
+                ],
+                "holds": None,
+            }
+            for ds in datasets
+            for m in metrics
+        ]
 
     return compute_for(tuple(datasets)), draw, findings

@@ -1,12 +1,12 @@
 """gr22 Tables 2-5 and Figures 2, 5-8 on the CIFAR logits (shared/data/cifar_logits).
 
-Protocol (App. E.2, catalog §6): every calibrator is fitted on ``val_*`` (n = 5000) and
+Protocol (App. E.2): every calibrator is fitted on ``val_*`` (n = 5000) and
 evaluated on ``test_*`` (n = 10000); B = 15 both for the HB calibrators and for the
 equal-width estimation bins of continuous outputs; HB outputs are evaluated unbinned.
 
 Reconstructed conventions, each checked against the paper's numbers:
 
-* **Estimators.** TL-ECE, CW-ECE: catalog §2.5. The paper's **TL-MCE** is the largest gap of
+* **Estimators.** TL-ECE, CW-ECE: Sec. 2 of the paper. The paper's **TL-MCE** is the largest gap of
   the top-label reliability diagram, ``max_b Delta^_b`` with ``Delta^_b = sum_l
   P^(c = l | bin b) |acc_{b,l} - conf_{b,l}|`` -- *not* the plug-in of eq. (17), which takes
   the max over (class, bin): this reproduces all 12 Base TL-MCE cells of Tables 2 and 4 to
@@ -48,16 +48,28 @@ from ..data import CIFAR_MODELS, load_cifar_logits
 
 logger = logging.getLogger(__name__)
 
-ARCH_LABELS = {"resnet50": "ResNet-50", "resnet110": "ResNet-110",
-               "wide_resnet": "WRN-26-10", "densenet121": "DenseNet-121"}
+ARCH_LABELS = {
+    "resnet50": "ResNet-50",
+    "resnet110": "ResNet-110",
+    "wide_resnet": "WRN-26-10",
+    "densenet121": "DenseNet-121",
+}
 SCALERS = ("base", "ts", "vs", "ds")
-METHOD_LABELS = {"base": "Base", "ts": "TS", "vs": "VS", "ds": "DS", "nhb": "N-HB",
-                 "tlhb": "TL-HB", "cwhb": "CW-HB", "tlhb_analysed": "TL-HB (analysed)",
-                 "cwhb_analysed": "CW-HB (analysed)"}
+METHOD_LABELS = {
+    "base": "Base",
+    "ts": "TS",
+    "vs": "VS",
+    "ds": "DS",
+    "nhb": "N-HB",
+    "tlhb": "TL-HB",
+    "cwhb": "CW-HB",
+    "tlhb_analysed": "TL-HB (analysed)",
+    "cwhb_analysed": "CW-HB (analysed)",
+}
 METRICS = ("tl_ece", "tl_mce", "tl_mce_eq17", "conf_ece", "cw_ece")
 BINS = tuple(range(5, 26))
 
-# Paper values (catalog §6), keyed (dataset, arch) -> {method: value}.
+# Paper values (Tables 2-5), keyed (dataset, arch) -> {method: value}.
 _COLS = ("base", "ts", "vs", "ds", "nhb", "tlhb")
 _CW_COLS = ("base", "ts", "vs", "ds", "nhb", "cwhb")
 
@@ -71,7 +83,8 @@ def _rows(text, cols):
 
 
 PAPER = {
-    ("table2", "tl_ece"): _rows("""
+    ("table2", "tl_ece"): _rows(
+        """
         cifar10 resnet50 .025 .022 .020 .019 .018 .020
         cifar10 resnet110 .029 .022 .021 .021 .020 .021
         cifar10 wide_resnet .023 .023 .019 .021 .012 .018
@@ -79,8 +92,11 @@ PAPER = {
         cifar100 resnet50 .118 .114 .113 .322 .081 .143
         cifar100 resnet110 .127 .121 .115 .353 .093 .145
         cifar100 wide_resnet .103 .103 .100 .304 .070 .129
-        cifar100 densenet121 .110 .110 .109 .322 .086 .139""", _COLS),
-    ("table2", "tl_mce"): _rows("""
+        cifar100 densenet121 .110 .110 .109 .322 .086 .139""",
+        _COLS,
+    ),
+    ("table2", "tl_mce"): _rows(
+        """
         cifar10 resnet50 .315 .305 .773 .282 .411 .107
         cifar10 resnet110 .275 .227 .264 .392 .195 .077
         cifar10 wide_resnet .771 .771 .498 .325 .140 .071
@@ -88,8 +104,11 @@ PAPER = {
         cifar100 resnet50 .436 .300 .251 .619 .397 .291
         cifar100 resnet110 .313 .255 .277 .557 .266 .257
         cifar100 wide_resnet .273 .255 .256 .625 .287 .280
-        cifar100 densenet121 .279 .231 .235 .600 .320 .289""", _COLS),
-    ("table3", "cw_ece"): _rows("""
+        cifar100 densenet121 .279 .231 .235 .600 .320 .289""",
+        _COLS,
+    ),
+    ("table3", "cw_ece"): _rows(
+        """
         cifar10 resnet50 0.46 0.42 0.35 0.35 0.50 0.28
         cifar10 resnet110 0.59 0.50 0.42 0.38 0.53 0.27
         cifar10 wide_resnet 0.44 0.44 0.35 0.39 0.39 0.28
@@ -97,22 +116,33 @@ PAPER = {
         cifar100 resnet50 0.22 0.20 0.20 0.66 0.23 0.16
         cifar100 resnet110 0.24 0.23 0.21 0.72 0.24 0.16
         cifar100 wide_resnet 0.19 0.19 0.18 0.61 0.20 0.14
-        cifar100 densenet121 0.20 0.21 0.19 0.66 0.24 0.16""", _CW_COLS),
-    ("table4", "tl_ece"): _rows("""
+        cifar100 densenet121 0.20 0.21 0.19 0.66 0.24 0.16""",
+        _CW_COLS,
+    ),
+    ("table4", "tl_ece"): _rows(
+        """
         focal_cifar10 resnet50 .022 .023 .018 .019 .023 .019
         focal_cifar10 resnet110 .025 .024 .022 .021 .020 .020
         focal_cifar10 wide_resnet .024 .019 .016 .017 .019 .018
-        focal_cifar10 densenet121 .023 .023 .021 .021 .025 .021""", _COLS),
-    ("table4", "tl_mce"): _rows("""
+        focal_cifar10 densenet121 .023 .023 .021 .021 .025 .021""",
+        _COLS,
+    ),
+    ("table4", "tl_mce"): _rows(
+        """
         focal_cifar10 resnet50 .298 .443 .368 .472 .325 .082
         focal_cifar10 resnet110 .378 .293 .750 .736 .535 .089
         focal_cifar10 wide_resnet .741 .582 .311 .363 .344 .075
-        focal_cifar10 densenet121 .411 .411 .243 .391 .301 .099""", _COLS),
-    ("table5", "cw_ece"): _rows("""
+        focal_cifar10 densenet121 .411 .411 .243 .391 .301 .099""",
+        _COLS,
+    ),
+    ("table5", "cw_ece"): _rows(
+        """
         focal_cifar10 resnet50 0.42 0.42 0.35 0.37 0.52 0.35
         focal_cifar10 resnet110 0.48 0.44 0.36 0.35 0.51 0.29
         focal_cifar10 wide_resnet 0.41 0.31 0.31 0.35 0.49 0.27
-        focal_cifar10 densenet121 0.41 0.41 0.40 0.39 0.63 0.30""", _CW_COLS),
+        focal_cifar10 densenet121 0.41 0.41 0.40 0.39 0.63 0.30""",
+        _CW_COLS,
+    ),
 }
 #: Tolerances of the issue: |ours - paper| beyond these must be explained.
 TOLERANCE = {"tl_ece": 0.005, "tl_mce": 0.005, "cw_ece": 0.0005}
@@ -120,56 +150,77 @@ TOLERANCE = {"tl_ece": 0.005, "tl_mce": 0.005, "cw_ece": 0.0005}
 
 def _scaled(dataset, arch, cache_dir, data_path):
     """Test probabilities of Base, TS, VS and DS (cached; DS on CIFAR-100 takes minutes)."""
+
     def compute():
         d = load_cifar_logits(dataset, arch, data_path)
         pv, pt = softmax(d.val_logits), softmax(d.test_logits)
         out = {"base": pt.astype(np.float32), "test_labels": d.test_labels}
-        for name, cal in (("ts", MulticlassTemperatureScaling(objective="ece_grid")),
-                          ("vs", VectorScaling()), ("ds", DirichletScaling())):
+        for name, cal in (
+            ("ts", MulticlassTemperatureScaling(objective="ece_grid")),
+            ("vs", VectorScaling()),
+            ("ds", DirichletScaling()),
+        ):
             logger.info("fitting %s on %s_%s", name, dataset, arch)
             cal.fit(pv, d.val_labels)
             out[name] = cal.predict_proba(pt).astype(np.float32)
         return out
 
-    return cached(f"gr22-scaled-{dataset}-{arch}", {"dataset": dataset, "arch": arch},
-                  compute, cache_dir)
+    return cached(
+        f"gr22-scaled-{dataset}-{arch}", {"dataset": dataset, "arch": arch}, compute, cache_dir
+    )
 
 
 def _continuous_metrics(probs, labels, n_bins):
     c, h = top_label(probs)
     e = plugin_top_label_errors(c, h, labels, n_bins=n_bins)
-    return {"tl_ece": e.tl_ece, "tl_mce": plugin_reliability_mce(c, h, labels, n_bins=n_bins),
-            "tl_mce_eq17": e.tl_mce, "conf_ece": e.conf_ece,
-            "cw_ece": plugin_classwise_ece(probs, labels, n_bins=n_bins)}
+    return {
+        "tl_ece": e.tl_ece,
+        "tl_mce": plugin_reliability_mce(c, h, labels, n_bins=n_bins),
+        "tl_mce_eq17": e.tl_mce,
+        "conf_ece": e.conf_ece,
+        "cw_ece": plugin_classwise_ece(probs, labels, n_bins=n_bins),
+    }
 
 
 def _hb_metrics(d, pv, pt, n_bins, seed, model):
     y = d.test_labels
     out = {}
     for suffix, variant in (("", "code"), ("_analysed", "analysed")):
-        tl = TopLabelHistogramBinning(n_bins=n_bins, variant=variant,
-                                      rng=generator(seed, "gr22.tlhb", model, variant, n_bins))
+        tl = TopLabelHistogramBinning(
+            n_bins=n_bins, variant=variant, rng=generator(seed, "gr22.tlhb", model, variant, n_bins)
+        )
         c, h, g = tl.fit(pv, d.val_labels).predict_groups(pt)
         e = plugin_top_label_errors(c, h, y, n_bins=n_bins, groups=g)
-        cw = ClassWiseHistogramBinning(n_bins=n_bins, variant=variant,
-                                       rng=generator(seed, "gr22.cwhb", model, variant, n_bins))
+        cw = ClassWiseHistogramBinning(
+            n_bins=n_bins, variant=variant, rng=generator(seed, "gr22.cwhb", model, variant, n_bins)
+        )
         hq, gq = cw.fit(pv, d.val_labels).predict_groups(pt)
         ch, hh = top_label(hq)
         cw_tl = plugin_top_label_errors(ch, hh, y, n_bins=n_bins)
         out[f"tlhb{suffix}"] = {
-            "tl_ece": e.tl_ece, "tl_mce": plugin_reliability_mce(c, h, y, groups=g),
-            "tl_mce_eq17": e.tl_mce, "conf_ece": e.conf_ece, "cw_ece": np.nan,
-            "accuracy": float(np.mean(c == y))}
+            "tl_ece": e.tl_ece,
+            "tl_mce": plugin_reliability_mce(c, h, y, groups=g),
+            "tl_mce_eq17": e.tl_mce,
+            "conf_ece": e.conf_ece,
+            "cw_ece": np.nan,
+            "accuracy": float(np.mean(c == y)),
+        }
         out[f"cwhb{suffix}"] = {
-            "tl_ece": cw_tl.tl_ece, "tl_mce": plugin_reliability_mce(ch, hh, y, n_bins=n_bins),
-            "tl_mce_eq17": cw_tl.tl_mce, "conf_ece": cw_tl.conf_ece,
+            "tl_ece": cw_tl.tl_ece,
+            "tl_mce": plugin_reliability_mce(ch, hh, y, n_bins=n_bins),
+            "tl_mce_eq17": cw_tl.tl_mce,
+            "conf_ece": cw_tl.conf_ece,
             "cw_ece": plugin_classwise_ece(hq, y, groups=gq),
-            "accuracy": float(np.mean(ch == y))}
-    nhb = NormalizedHistogramBinning(n_bins=n_bins, variant="code",
-                                     rng=generator(seed, "gr22.nhb", model, n_bins))
+            "accuracy": float(np.mean(ch == y)),
+        }
+    nhb = NormalizedHistogramBinning(
+        n_bins=n_bins, variant="code", rng=generator(seed, "gr22.nhb", model, n_bins)
+    )
     q = nhb.fit(pv, d.val_labels).predict_proba(pt)
-    out["nhb"] = {**_continuous_metrics(q, y, n_bins),
-                  "accuracy": float(np.mean(np.argmax(q, axis=1) == y))}
+    out["nhb"] = {
+        **_continuous_metrics(q, y, n_bins),
+        "accuracy": float(np.mean(np.argmax(q, axis=1) == y)),
+    }
     return out
 
 
@@ -188,9 +239,13 @@ def evaluate_model(dataset, arch, *, bins=(15,), seed=2022, cache_dir=None, data
     pv, pt = softmax(d.val_logits), softmax(d.test_logits)
     rows: dict[str, list] = {}
     for b in bins:
-        per = {name: {**_continuous_metrics(scaled[name].astype(np.float64), y, b),
-                      "accuracy": float(np.mean(np.argmax(scaled[name], axis=1) == y))}
-               for name in SCALERS}
+        per = {
+            name: {
+                **_continuous_metrics(scaled[name].astype(np.float64), y, b),
+                "accuracy": float(np.mean(np.argmax(scaled[name], axis=1) == y)),
+            }
+            for name in SCALERS
+        }
         per |= _hb_metrics(d, pv, pt, b, seed, f"{dataset}/{arch}")
         for method, vals in per.items():
             for metric, v in vals.items():
@@ -203,10 +258,14 @@ def compute_models(datasets, *, bins=(15,), seed=2022, cache_dir=None, data_path
     out = {}
     for ds in datasets:
         for arch in CIFAR_MODELS:
-            res = cached(f"gr22-eval-{ds}-{arch}", {"bins": list(bins), "seed": seed},
-                         lambda ds=ds, arch=arch: evaluate_model(
-                             ds, arch, bins=bins, seed=seed, cache_dir=cache_dir,
-                             data_path=data_path), cache_dir)
+            res = cached(
+                f"gr22-eval-{ds}-{arch}",
+                {"bins": list(bins), "seed": seed},
+                lambda ds=ds, arch=arch: evaluate_model(
+                    ds, arch, bins=bins, seed=seed, cache_dir=cache_dir, data_path=data_path
+                ),
+                cache_dir,
+            )
             for k, v in res.items():
                 out[f"{ds}/{arch}/{k}"] = v
     return out

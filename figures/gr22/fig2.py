@@ -8,35 +8,57 @@ from ..data import CIFAR_MODELS
 from ._ablation import best_fraction, compute_for, draw_grid
 
 ID = "gr22.fig2"
-CAPTION = ("Figure 2: CIFAR-10 Brier models; estimated TL-ECE (solid) and conf-ECE (dashed) "
-           "of Base, TS and TL-HB against B (equal-width estimation bins for Base and TS, B "
-           "HB bins per class, unbinned, for TL-HB).")
+CAPTION = (
+    "Figure 2: CIFAR-10 Brier models; estimated TL-ECE (solid) and conf-ECE (dashed) "
+    "of Base, TS and TL-HB against B (equal-width estimation bins for Base and TS, B "
+    "HB bins per class, unbinned, for TL-HB)."
+)
 compute = compute_for(("cifar10",))
 __all__ = ["CAPTION", "ID", "compute", "draw", "findings"]
 
 
 def draw(data):
-    return draw_grid(data, [("cifar10", "tl_ece")], ("base", "ts", "tlhb"),
-                     styles={"tl_ece": "-", "conf_ece": "--"})
+    """Draw the figure from computed data; returns a matplotlib Figure."""
+    return draw_grid(
+        data,
+        [("cifar10", "tl_ece")],
+        ("base", "ts", "tlhb"),
+        styles={"tl_ece": "-", "conf_ece": "--"},
+    )
 
 
 def findings(data):
-    ratios = np.concatenate([data[f"cifar10/{a}/base/tl_ece"] / data[f"cifar10/{a}/base/conf_ece"]
-                             for a in CIFAR_MODELS])
+    """The paper's stated findings with the numbers found and whether they hold."""
+    ratios = np.concatenate(
+        [
+            data[f"cifar10/{a}/base/tl_ece"] / data[f"cifar10/{a}/base/conf_ece"]
+            for a in CIFAR_MODELS
+        ]
+    )
     frac = best_fraction(data, "cifar10", "tl_ece", "tlhb", ("ts", "tlhb"))
-    conf_frac = {a: float(np.mean(data[f"cifar10/{a}/tlhb/conf_ece"]
-                                  <= data[f"cifar10/{a}/ts/conf_ece"])) for a in CIFAR_MODELS}
+    conf_frac = {
+        a: float(np.mean(data[f"cifar10/{a}/tlhb/conf_ece"] <= data[f"cifar10/{a}/ts/conf_ece"]))
+        for a in CIFAR_MODELS
+    }
     return [
-        {"claim": "Base TL-ECE is often 2-3 times the conf-ECE (ratio min, median, max over "
-                  "B and architectures)",
-         "value": [float(ratios.min()), float(np.median(ratios)), float(ratios.max())],
-         "holds": bool(np.median(ratios) >= 1.5)},
-        {"claim": "TL-HB has smaller TL-ECE than TS for most B and architectures",
-         "value": frac, "holds": frac > 0.5},
-        {"claim": "except for ResNet-50, TL-HB's conf-ECE is also below TS's "
-                  "(fraction of B per architecture)", "value": conf_frac,
-         "holds": all(v > 0.5 for a, v in conf_frac.items() if a != "resnet50"),
-         "explanation": "evaluated unbinned, TL-HB's outputs are distinct across classes, so "
-                        "its conf-ECE equals its TL-ECE; the paper's statement needs a binned "
-                        "conf-ECE for HB, which it does not describe"},
+        {
+            "claim": "Base TL-ECE is often 2-3 times the conf-ECE (ratio min, median, max over "
+            "B and architectures)",
+            "value": [float(ratios.min()), float(np.median(ratios)), float(ratios.max())],
+            "holds": bool(np.median(ratios) >= 1.5),
+        },
+        {
+            "claim": "TL-HB has smaller TL-ECE than TS for most B and architectures",
+            "value": frac,
+            "holds": frac > 0.5,
+        },
+        {
+            "claim": "except for ResNet-50, TL-HB's conf-ECE is also below TS's "
+            "(fraction of B per architecture)",
+            "value": conf_frac,
+            "holds": all(v > 0.5 for a, v in conf_frac.items() if a != "resnet50"),
+            "explanation": "evaluated unbinned, TL-HB's outputs are distinct across classes, so "
+            "its conf-ECE equals its TL-ECE; the paper's statement needs a binned "
+            "conf-ECE for HB, which it does not describe",
+        },
     ]

@@ -8,7 +8,16 @@ from __future__ import annotations
 from ._ablation import make
 
 ID = "gr22.fig7"
-CAPTION = ("Figure 7: Brier models, CW-ECE (ablation of Table 3); every method against B = 5..25 "
-           "(estimation bins for continuous methods, HB bins per class for HB, unbinned).")
-compute, draw, findings = make(("cifar10", "cifar100",), ("cw_ece",), "cwhb")
+CAPTION = (
+    "Figure 7: Brier models, CW-ECE (ablation of Table 3); every method against B = 5..25 "
+    "(estimation bins for continuous methods, HB bins per class for HB, unbinned)."
+)
+compute, draw, findings = make(
+    (
+        "cifar10",
+        "cifar100",
+    ),
+    ("cw_ece",),
+    "cwhb",
+)
 __all__ = ["CAPTION", "ID", "compute", "draw", "findings"]

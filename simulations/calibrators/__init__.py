@@ -8,15 +8,15 @@ and uLSIF (:mod:`.weighted`), multiclass binning and scaling (:mod:`.multiclass_
 from .binning import (
     CALIBRATORS,
     BinningBatch,
-    FixedWidthBinning,
-    IsotonicBinning,
-    RandomizedUniformMassBinning,
     DoubleDippedScalingBinning,
+    FixedWidthBinning,
+    RandomizedUniformMassBinning,
     UniformMassBinning,
     UniformMassSampleSplitting,
     ZadroznyElkanBinning,
     calibrator_from_spec,
 )
+from .isotonic import IsotonicBinning
 from .multiclass_binning import (
     ClassWiseHistogramBinning,
     NormalizedHistogramBinning,
@@ -37,13 +37,13 @@ __all__ = [
     "BinningBatch",
     "ClassWiseHistogramBinning",
     "DirichletScaling",
+    "DoubleDippedScalingBinning",
     "FixedWidthBinning",
     "IsotonicBinning",
     "MulticlassTemperatureScaling",
     "NormalizedHistogramBinning",
     "PlattScaling",
     "RandomizedUniformMassBinning",
-    "DoubleDippedScalingBinning",
     "TemperatureScaling",
     "TopLabelHistogramBinning",
     "UniformMassBinning",

@@ -6,11 +6,10 @@ independent calibration sets at once (arrays of shape ``(R, n)``) and returns a
 classes (``fit`` / ``predict_proba``, fitted attributes ending in ``_``) wrap the same core
 with R = 1, so the code a user runs is the code the checks verify.
 
-Bins are lexicographic intervals on ``(score, U)`` (shared/spec README, items 4-5):
+Bins are lexicographic intervals on ``(score, U)`` (Gupta & Ramdas 2021, Algorithms 1-2):
 ``[(lower_s, lower_u), (upper_s, upper_u))``, the outer edges being ``(0, 0)`` and
 ``(1, 1)`` so that the last bin is closed at 1.
 """
-
 
 from __future__ import annotations
 
@@ -30,10 +29,9 @@ from .edges import (
 __all__ = [
     "CALIBRATORS",
     "BinningBatch",
-    "FixedWidthBinning",
-    "IsotonicBinning",
-    "RandomizedUniformMassBinning",
     "DoubleDippedScalingBinning",
+    "FixedWidthBinning",
+    "RandomizedUniformMassBinning",
     "UniformMassBinning",
     "UniformMassSampleSplitting",
     "ZadroznyElkanBinning",
@@ -52,9 +50,9 @@ class BinningBatch:
     values : ndarray
         Output of each bin (its prediction).
     output_keys : ndarray
-        Bins with equal keys are one output of h, merged in ``E[Y | h(X) = r]``
-        (conventions, item 6). Equal to ``values`` except for randomized UMD, whose bin
-        values are a.s. distinct (Algorithm 2 lines 14-15): there the key is the bin index.
+        Bins with equal keys are one output of h, merged in ``E[Y | h(X) = r]``. Equal to
+        ``values`` except for randomized UMD, whose bin values are a.s. distinct (Algorithm 2
+        lines 14-15): there the key is the bin index.
     counts : ndarray
         Calibration points averaged into each bin (0: empty bin, predicts its midpoint).
     """
@@ -69,6 +67,7 @@ class BinningBatch:
 
     @property
     def n_bins(self) -> int:
+        """Number of bins B."""
         return self.values.shape[1]
 
 
@@ -91,7 +90,7 @@ def _uniform_mass_fit_sorted(s_sorted, u_sorted, y_sorted, n_bins, *, include_up
 
 
 def _bin_means(bins, labels, n_bins, lower_s, upper_s):
-    """Per-row bin means; an empty bin predicts its midpoint (conventions, item 8)."""
+    """Per-row bin means; an empty bin predicts its midpoint."""
     r = bins.shape[0]
     flat = (bins + n_bins * np.arange(r)[:, None]).ravel()
     counts = np.bincount(flat, minlength=r * n_bins).reshape(r, n_bins).astype(float)
@@ -195,7 +194,7 @@ class UniformMassBinning(_BinningCalibrator):
         the delta -> 0 limit of Algorithm 2 line 4 and the App. C.1 trick that makes
         Theorem 3 hold without continuity. "none" is Algorithm 1 verbatim: on atomic
         scores a learned bin may split an atom by rank while the test rule sends the whole
-        atom to one bin, which breaks Theorem 3 (catalog §4 T3 stress (i)).
+        atom to one bin, which breaks Theorem 3.
     rng : None, int, SeedSequence or Generator
         Source of the tie-breaking uniforms.
     """
@@ -219,13 +218,15 @@ class UniformMassBinning(_BinningCalibrator):
 
     def fit_sorted_batch(self, s_sorted, u_sorted, y_sorted, n_bins, rng):
         """Fit R rows already sorted on (score, U)."""
-        return _uniform_mass_fit_sorted(s_sorted, u_sorted, y_sorted, n_bins,
-                                        include_upper=self.include_upper)
+        return _uniform_mass_fit_sorted(
+            s_sorted, u_sorted, y_sorted, n_bins, include_upper=self.include_upper
+        )
 
     def fit_batch(self, scores, labels, n_bins, rng):
         """Fit R calibration sets, arrays of shape (R, n)."""
-        order, s_sorted, u_sorted = sort_lexicographic(scores, rng,
-                                                       tie_breaking=self._tie_breaking())
+        order, s_sorted, u_sorted = sort_lexicographic(
+            scores, rng, tie_breaking=self._tie_breaking()
+        )
         y_sorted = np.take_along_axis(labels, order, axis=1)
         return self.fit_sorted_batch(s_sorted, u_sorted, y_sorted, n_bins, rng)
 
@@ -246,7 +247,7 @@ class RandomizedUniformMassBinning(UniformMassBinning):
     """Randomized UMD, gr21 Algorithm 2.
 
     Scores are always tie-broken lexicographically on ``(score, U)`` (the delta -> 0 limit
-    of line 4; conventions item 5), test points with a fresh U. Bin values follow lines
+    of line 4), test points with a fresh U. Bin values follow lines
     14-15: with ``delta > 0`` they are ``(hatPi_b + delta V_b) / (1 + delta)``; with
     ``delta = 0`` (the limit) the values are left as they are but the bins count as
     distinct outputs of h, which is what the a.s. distinct jittered values give as
@@ -271,6 +272,7 @@ class RandomizedUniformMassBinning(UniformMassBinning):
         return {"n_bins": self.n_bins, "delta": self.delta}
 
     def fit_sorted_batch(self, s_sorted, u_sorted, y_sorted, n_bins, rng):
+        """Fit R calibration sets given sorted scores, tie-breaking uniforms and labels."""
         if not (np.isfinite(self.delta) and self.delta >= 0):
             raise ValueError(f"delta must be finite and >= 0, got {self.delta!r}")
         batch = super().fit_sorted_batch(s_sorted, u_sorted, y_sorted, n_bins, rng)
@@ -281,8 +283,9 @@ class RandomizedUniformMassBinning(UniformMassBinning):
         else:
             values = batch.values
             keys = np.broadcast_to(np.arange(n_bins, dtype=float), values.shape)
-        return BinningBatch(batch.lower_s, batch.lower_u, batch.upper_s, batch.upper_u,
-                            values, keys, batch.counts)
+        return BinningBatch(
+            batch.lower_s, batch.lower_u, batch.upper_s, batch.upper_u, values, keys, batch.counts
+        )
 
 
 class UniformMassSampleSplitting(_BinningCalibrator):
@@ -326,11 +329,13 @@ class UniformMassSampleSplitting(_BinningCalibrator):
             )
 
     def fit_batch(self, scores, labels, n_bins, rng):
+        """Fit R calibration sets at once (rows of ``scores`` and ``labels``)."""
         _r, n = scores.shape
         self._check_size(n, n_bins)
         n1 = self._n_edge(n)
-        _, s1, u1 = sort_lexicographic(scores[:, :n1], rng,
-                                       tie_breaking=UniformMassBinning._tie_breaking(self))
+        _, s1, u1 = sort_lexicographic(
+            scores[:, :n1], rng, tie_breaking=UniformMassBinning._tie_breaking(self)
+        )
         ranks = uniform_mass_edge_ranks(n1, n_bins)
         edges = outer_edges(s1, u1, ranks)
         s2 = scores[:, n1:]
@@ -343,7 +348,7 @@ class UniformMassSampleSplitting(_BinningCalibrator):
 class FixedWidthBinning(_BinningCalibrator):
     """Fixed-width binning: bins ``[0, 1/B), ..., [1 - 1/B, 1]``, value = mean label in bin.
 
-    An empty bin predicts its midpoint (conventions, item 8) and is counted in
+    An empty bin predicts its midpoint and is counted in
     ``n_empty_bins_``.
     """
 
@@ -354,6 +359,7 @@ class FixedWidthBinning(_BinningCalibrator):
             raise ValueError(f"need at least one calibration point, got {n}")
 
     def fit_batch(self, scores, labels, n_bins, rng):
+        """Fit R calibration sets at once (rows of ``scores`` and ``labels``)."""
         r = scores.shape[0]
         inner = np.arange(1, n_bins) / n_bins
         lower_s = np.broadcast_to(np.concatenate([[0.0], inner]), (r, n_bins)).copy()
@@ -381,61 +387,19 @@ class DoubleDippedScalingBinning(UniformMassBinning):
     name = "scaling_binning_double_dipped"
 
     def fit_batch(self, scores, labels, n_bins, rng):
+        """Fit R calibration sets at once (rows of ``scores`` and ``labels``)."""
         return super().fit_batch(scores, scores, n_bins, rng)
-
-
-class IsotonicBinning(_BinningCalibrator):
-    """Isotonic regression (pool-adjacent-violators) as a binning map.
-
-    Fitted with ``scipy.optimize.isotonic_regression`` on the distinct calibration scores
-    (tied scores pooled with their counts as weights). Each pooled block is a bin
-    ``[first score of block, first score of next block)``, the first bin starting at 0 and
-    the last closed at 1, so the map is a step function with finitely many outputs (unlike
-    scikit-learn's linear interpolation), as a binning method must be for validity plots.
-    Bin values are the block means; the number of bins is data-dependent (``n_bins`` is
-    ignored).
-    """
-
-    name = "isotonic"
-
-    def __init__(self, n_bins=None, *, rng=None):
-        super().__init__(n_bins, rng=rng)
-
-    def _params(self):
-        return {"n_bins": self.n_bins}
-
-    def _validated_n_bins(self):
-        return None  # the number of bins is data-dependent
-
-    def _check_size(self, n, n_bins):
-        if n < 1:
-            raise ValueError(f"need at least one calibration point, got {n}")
-
-    def fit_batch(self, scores, labels, n_bins, rng):
-        from scipy.optimize import isotonic_regression
-
-        if scores.shape[0] != 1:
-            raise ValueError("isotonic regression fits one calibration set at a time")
-        uniq, inverse, counts = np.unique(scores[0], return_inverse=True, return_counts=True)
-        means = np.bincount(inverse, weights=labels[0]) / counts
-        fitted = isotonic_regression(means, weights=counts.astype(float)).x
-        starts = np.flatnonzero(np.r_[True, fitted[1:] != fitted[:-1]])
-        values = fitted[starts]
-        block_counts = np.add.reduceat(counts, starts).astype(float)
-        inner = uniq[starts[1:]]
-        k = values.size
-        lower_s = np.concatenate([[0.0], inner])[None]
-        upper_s = np.concatenate([inner, [1.0]])[None]
-        upper_u = np.zeros((1, k))
-        upper_u[0, -1] = 1.0
-        return BinningBatch(lower_s, np.zeros((1, k)), upper_s, upper_u, values[None],
-                            values[None], block_counts[None])
 
 
 CALIBRATORS = {
     cls.name: cls
-    for cls in (UniformMassBinning, ZadroznyElkanBinning, RandomizedUniformMassBinning,
-                UniformMassSampleSplitting, FixedWidthBinning)
+    for cls in (
+        UniformMassBinning,
+        ZadroznyElkanBinning,
+        RandomizedUniformMassBinning,
+        UniformMassSampleSplitting,
+        FixedWidthBinning,
+    )
 }
 
 

@@ -86,8 +86,12 @@ def outer_edges(s_sorted, u_sorted, ranks):
     inner_s = s_sorted[:, ranks[1:-1] - 1]
     inner_u = u_sorted[:, ranks[1:-1] - 1]
     zeros, ones = np.zeros((r, 1)), np.ones((r, 1))
-    return (np.hstack([zeros, inner_s]), np.hstack([zeros, inner_u]),
-            np.hstack([inner_s, ones]), np.hstack([inner_u, ones]))
+    return (
+        np.hstack([zeros, inner_s]),
+        np.hstack([zeros, inner_u]),
+        np.hstack([inner_s, ones]),
+        np.hstack([inner_u, ones]),
+    )
 
 
 def assign_lexicographic_bins(lower_s, lower_u, scores, u):

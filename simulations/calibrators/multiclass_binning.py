@@ -59,11 +59,14 @@ def check_probability_matrix(scores, labels=None, *, name="scores"):
     """Validate an ``(n, L)`` probability matrix (and 0-based labels); return float arrays."""
     p = np.asarray(scores, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] < 2:
-        raise ValueError(f"{name} must be a 2-d array (n, L) with L >= 2 columns, got shape "
-                         f"{p.shape}")
+        raise ValueError(
+            f"{name} must be a 2-d array (n, L) with L >= 2 columns, got shape {p.shape}"
+        )
     if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError(f"{name} must hold probabilities in [0, 1] (pass softmax(logits) for "
-                         f"logits), got values in [{np.nanmin(p)!r}, {np.nanmax(p)!r}]")
+        raise ValueError(
+            f"{name} must hold probabilities in [0, 1] (pass softmax(logits) for "
+            f"logits), got values in [{np.nanmin(p)!r}, {np.nanmax(p)!r}]"
+        )
     if labels is None:
         return p
     y = np.asarray(labels)
@@ -74,8 +77,10 @@ def check_probability_matrix(scores, labels=None, *, name="scores"):
             raise ValueError(f"labels must be integers 0..L-1, got e.g. {y[:3]!r}")
         y = y.astype(np.int64)
     if np.any((y < 0) | (y >= p.shape[1])):
-        raise ValueError(f"labels must lie in 0..{p.shape[1] - 1} (0-based), got values in "
-                         f"[{y.min()}, {y.max()}]")
+        raise ValueError(
+            f"labels must lie in 0..{p.shape[1] - 1} (0-based), got values in "
+            f"[{y.min()}, {y.max()}]"
+        )
     return p, y.astype(np.int64)
 
 
@@ -144,8 +149,12 @@ class _HistogramBinningBase:
         self.rng = rng
 
     def get_params(self) -> dict:
-        return {"points_per_bin": self.points_per_bin, "n_bins": self.n_bins,
-                "variant": self.variant, "rng": self.rng}
+        return {
+            "points_per_bin": self.points_per_bin,
+            "n_bins": self.n_bins,
+            "variant": self.variant,
+            "rng": self.rng,
+        }
 
     def _bins_for(self, m):
         """Bins for a group of m points: floor(m/k), or the fixed B (at most what m allows)."""
@@ -155,8 +164,9 @@ class _HistogramBinningBase:
             b = check_positive_int(self.n_bins, "n_bins")
         limit = m // 2 if self.variant == "analysed" else m  # Algorithm 2 needs m >= 2B
         if b > limit:
-            logger.warning("%s: %d points allow only %d bins, not %d", type(self).__name__,
-                           m, limit, b)
+            logger.warning(
+                "%s: %d points allow only %d bins, not %d", type(self).__name__, m, limit, b
+            )
             b = limit
         return b
 
@@ -217,8 +227,11 @@ class TopLabelHistogramBinning(_HistogramBinningBase):
             b = self._bins_for(int(mask.sum()))
             if b < 1:
                 if mask.any():
-                    logger.warning("TL-HB: class %d predicted %d times: left uncalibrated",
-                                   lab, int(mask.sum()))
+                    logger.warning(
+                        "TL-HB: class %d predicted %d times: left uncalibrated",
+                        lab,
+                        int(mask.sum()),
+                    )
                 self.calibrators_.append(None)
                 continue
             cal = _binary_binning(self.variant, b, self.rng_)
@@ -281,8 +294,9 @@ class ClassWiseHistogramBinning(_HistogramBinningBase):
         self.n_classes_ = n_cls
         b = self._bins_for(n)
         if b < 1:
-            raise ValueError(f"need at least 2 points per bin: n={n}, points_per_bin="
-                             f"{self.points_per_bin!r}")
+            raise ValueError(
+                f"need at least 2 points per bin: n={n}, points_per_bin={self.points_per_bin!r}"
+            )
         self.bins_per_class_ = np.full(n_cls, b, dtype=np.int64)
         self.calibrators_ = [
             _binary_binning(self.variant, b, self.rng_).fit(p[:, lab], (y == lab).astype(float))
@@ -335,5 +349,3 @@ class NormalizedHistogramBinning(ClassWiseHistogramBinning):
     """
 
     normalize = True
-
-

@@ -62,8 +62,13 @@ class _LogProbabilityScaling:
             reg, reg_grad = self._penalty(theta, n_cls)
             return loss + reg, self._backprop(x, dz, theta) + reg_grad
 
-        res = optimize.minimize(objective, self._init(n_cls), jac=True, method="L-BFGS-B",
-                                options={"maxiter": self.max_iter})
+        res = optimize.minimize(
+            objective,
+            self._init(n_cls),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": self.max_iter},
+        )
         if not res.success:
             logger.warning("%s: L-BFGS-B stopped: %s", type(self).__name__, res.message)
         self.n_classes_ = n_cls
@@ -193,7 +198,7 @@ class DirichletScaling(_LogProbabilityScaling):
         return np.concatenate([np.eye(n_cls).ravel(), np.zeros(n_cls)])
 
     def _split(self, theta, n_cls):
-        return theta[: n_cls * n_cls].reshape(n_cls, n_cls), theta[n_cls * n_cls:]
+        return theta[: n_cls * n_cls].reshape(n_cls, n_cls), theta[n_cls * n_cls :]
 
     def _logits(self, x, theta):
         w, b = self._split(theta, x.shape[1])
@@ -214,5 +219,3 @@ class DirichletScaling(_LogProbabilityScaling):
         value = lam * (off**2).sum() + mu * (b**2).sum()
         grad = np.concatenate([(2 * lam * off).ravel(), 2 * mu * b])
         return value, grad
-
-

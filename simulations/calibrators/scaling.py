@@ -16,8 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SCALERS", "BetaCalibration", "PlattScaling", "TemperatureScaling",
-           "logistic_newton_batch"]
+__all__ = [
+    "SCALERS",
+    "BetaCalibration",
+    "PlattScaling",
+    "TemperatureScaling",
+    "logistic_newton_batch",
+]
 
 _CLIP = 1e-12
 

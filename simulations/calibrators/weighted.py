@@ -22,8 +22,11 @@ def weighted_bin_sums(bins, labels, weights, n_bins):
     size = r * n_bins
 
     def total(values=None):
-        return np.bincount(flat, weights=None if values is None else values.ravel(),
-                           minlength=size).reshape(r, n_bins).astype(float)
+        return (
+            np.bincount(flat, weights=None if values is None else values.ravel(), minlength=size)
+            .reshape(r, n_bins)
+            .astype(float)
+        )
 
     return total(), total(weights), total(weights * labels)
 
@@ -62,8 +65,9 @@ class WeightedHistogramBinning:
         s = np.asarray(scores, dtype=float)
         y = np.asarray(labels, dtype=float)
         if s.ndim != 1 or y.shape != s.shape:
-            raise ValueError(f"scores and labels must be 1-d of equal length, got {s.shape}, "
-                             f"{y.shape}")
+            raise ValueError(
+                f"scores and labels must be 1-d of equal length, got {s.shape}, {y.shape}"
+            )
         w = np.ones_like(s) if sample_weight is None else np.asarray(sample_weight, float)
         if w.shape != s.shape or not np.all(np.isfinite(w) & (w >= 0)):
             raise ValueError("sample_weight must be finite, >= 0 and of the shape of scores")
@@ -73,15 +77,18 @@ class WeightedHistogramBinning:
                 raise ValueError(f"split must lie in (0, 1), got {self.split!r}")
             n1 = round(self.split * s.size)
             if n1 < b or n1 >= s.size:
-                raise ValueError(f"split={self.split!r} leaves {n1} of {s.size} points for "
-                                 f"the edges; need n_bins={b} <= n1 < n")
+                raise ValueError(
+                    f"split={self.split!r} leaves {n1} of {s.size} points for "
+                    f"the edges; need n_bins={b} <= n1 < n"
+                )
             self.edges_ = uniform_mass_edges(np.sort(s[:n1]), b)
             s, y, w = s[n1:], y[n1:], w[n1:]
         elif self.partition == "fixed_width":
             self.edges_ = fixed_width_edges(b)
         else:
-            raise ValueError(f"partition must be 'uniform_mass' or 'fixed_width', got "
-                             f"{self.partition!r}")
+            raise ValueError(
+                f"partition must be 'uniform_mass' or 'fixed_width', got {self.partition!r}"
+            )
         bins = self._bins(s)
         counts, wsum, wysum = weighted_bin_sums(bins[None], y[None], w[None], b)
         mid = (self.edges_[:-1] + self.edges_[1:]) / 2
@@ -149,8 +156,10 @@ class ULSIF:
         xs = np.atleast_2d(np.asarray(x_source, dtype=float).T).T
         xt = np.atleast_2d(np.asarray(x_target, dtype=float).T).T
         if xs.ndim != 2 or xt.ndim != 2 or xs.shape[1] != xt.shape[1]:
-            raise ValueError(f"x_source and x_target need the same number of features, got "
-                             f"{xs.shape} and {xt.shape}")
+            raise ValueError(
+                f"x_source and x_target need the same number of features, got "
+                f"{xs.shape} and {xt.shape}"
+            )
         if min(len(xs), len(xt)) < self.n_folds:
             raise ValueError(f"need at least n_folds={self.n_folds} points per sample")
         rng = np.random.default_rng(self.rng)
@@ -192,5 +201,3 @@ class ULSIF:
             raise ValueError("this ULSIF is not fitted yet; call fit first")
         xx = np.atleast_2d(np.asarray(x, dtype=float).T).T
         return self._kernel(xx, self.centers_, self.sigma_) @ self.theta_
-
-

@@ -7,5 +7,4 @@ the binary binning cell shared by every paper; one module per paper for the rest
 from .base import BLOCK_REPS, BinOutcome, BlockOutcome, Experiment, Outcome
 from .binning import BinningExperiment
 
-__all__ = ["BLOCK_REPS", "BinOutcome", "BinningExperiment", "BlockOutcome", "Experiment",
-           "Outcome"]
+__all__ = ["BLOCK_REPS", "BinOutcome", "BinningExperiment", "BlockOutcome", "Experiment", "Outcome"]

@@ -45,9 +45,14 @@ __all__ = [
 BLOCK_REPS = 100
 
 # Sources every experiment depends on (its own module is added by ``code_paths``).
-_GENERIC_SOURCES = ("simulations/laws", "simulations/calibrators", "simulations/metrics",
-                    "simulations/_validation.py", "simulations/provenance.py",
-                    "simulations/experiments/base.py")
+_GENERIC_SOURCES = (
+    "simulations/laws",
+    "simulations/calibrators",
+    "simulations/metrics",
+    "simulations/_validation.py",
+    "simulations/provenance.py",
+    "simulations/experiments/base.py",
+)
 
 
 def _jsonable(value):
@@ -73,16 +78,19 @@ class Outcome:
         """Rebuild a record from :meth:`arrays` (refuses missing or unknown fields)."""
         names = {f.name for f in dataclasses.fields(cls)}
         if set(arrays) != names:
-            raise ValueError(f"{cls.__name__} needs fields {sorted(names)}, got "
-                             f"{sorted(arrays)}")
+            raise ValueError(f"{cls.__name__} needs fields {sorted(names)}, got {sorted(arrays)}")
         return cls(**arrays)
 
     @classmethod
     def concatenate(cls, parts):
         """Concatenate records along the replicate axis (block order)."""
         parts = list(parts)
-        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])
-                      for f in dataclasses.fields(cls)})
+        return cls(
+            **{
+                f.name: np.concatenate([getattr(p, f.name) for p in parts])
+                for f in dataclasses.fields(cls)
+            }
+        )
 
     @property
     def reps(self) -> int:
@@ -163,8 +171,9 @@ def ratio(err, radius):
     err = np.asarray(err, dtype=float)
     radius = np.asarray(radius, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(radius > 0, err / np.where(radius > 0, radius, 1.0),
-                     np.where(err > 0, np.inf, 0.0))
+        r = np.where(
+            radius > 0, err / np.where(radius > 0, radius, 1.0), np.where(err > 0, np.inf, 0.0)
+        )
     return np.where(np.isinf(radius), 0.0, r)
 
 
@@ -185,8 +194,10 @@ class Experiment(ContentKeyed):
     def _check_law(self, law):
         if self.accepts and (not isinstance(law, Law) or law.family not in self.accepts):
             family = getattr(law, "family", type(law).__name__)
-            raise ValueError(f"{type(self).__name__} runs on laws of family "
-                             f"{' or '.join(self.accepts)}, got {family!r} ({law!r})")
+            raise ValueError(
+                f"{type(self).__name__} runs on laws of family "
+                f"{' or '.join(self.accepts)}, got {family!r} ({law!r})"
+            )
 
     @classmethod
     def code_paths(cls) -> tuple[str, ...]:

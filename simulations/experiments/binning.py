@@ -60,8 +60,11 @@ class BinningExperiment(Experiment):
 
     def symbols(self, outcome=None) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
-        return {"n": int(self.n), "n_bins": int(self.n_bins),
-                "delta": float(self.calibrator.get("delta", 0.0))}
+        return {
+            "n": int(self.n),
+            "n_bins": int(self.n_bins),
+            "delta": float(self.calibrator.get("delta", 0.0)),
+        }
 
     def simulate(self, rng: np.random.Generator, reps: int) -> BinOutcome:
         """Simulate ``reps`` replicates: exact per-bin errors and masses."""
@@ -76,5 +79,6 @@ class BinningExperiment(Experiment):
             labels = law.sample_labels(scores, rng)
             batch = calibrator.fit_batch(scores, labels, self.n_bins, rng)
         errors = exact_bin_errors(batch, law)
-        return BinOutcome(errors.error, errors.mass, rng.random((reps, 2)),
-                          (batch.counts == 0).sum(axis=1))
+        return BinOutcome(
+            errors.error, errors.mass, rng.random((reps, 2)), (batch.counts == 0).sum(axis=1)
+        )

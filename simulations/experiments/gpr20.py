@@ -108,8 +108,13 @@ class BinBernoulliExperiment(Experiment):
 
     def symbols(self, outcome) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
-        return {"n_bin": outcome.counts, "counts": outcome.counts, "variance": outcome.variance,
-                "variances": outcome.variance, "n_bins": len(self.counts)}
+        return {
+            "n_bin": outcome.counts,
+            "counts": outcome.counts,
+            "variance": outcome.variance,
+            "variances": outcome.variance,
+            "n_bins": len(self.counts),
+        }
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
@@ -117,8 +122,12 @@ class BinBernoulliExperiment(Experiment):
         p = np.asarray(self.probs, dtype=float)
         k = rng.binomial(n, p, size=(reps, n.size))
         phat = k / n
-        return PerBinOutcome(np.abs(phat - p), np.broadcast_to(n, k.shape).copy(),
-                             phat * (1.0 - phat), np.zeros(reps, dtype=np.int64))
+        return PerBinOutcome(
+            np.abs(phat - p),
+            np.broadcast_to(n, k.shape).copy(),
+            phat * (1.0 - phat),
+            np.zeros(reps, dtype=np.int64),
+        )
 
 
 # -------------------------------------------------------- Corollary 3, end to end
@@ -153,8 +162,12 @@ class BinningRadiusExperiment(Experiment):
 
     def symbols(self, outcome) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
-        return {"counts": outcome.counts, "variances": outcome.variance, "n": int(self.n),
-                "n_bins": int(self.n_bins)}
+        return {
+            "counts": outcome.counts,
+            "variances": outcome.variance,
+            "n": int(self.n),
+            "n_bins": int(self.n_bins),
+        }
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
@@ -178,8 +191,9 @@ class BinningRadiusExperiment(Experiment):
         mass, moment = merge_equal_outputs(values, (counts + rest) / m, (ysum + rest_y) / m)
         err = np.abs(moment / mass - values)
         var = values * (1.0 - values)
-        return MaxErrorOutcome(err.max(axis=1), counts.astype(np.int64), var,
-                               (counts == 0).sum(axis=1))
+        return MaxErrorOutcome(
+            err.max(axis=1), counts.astype(np.int64), var, (counts == 0).sum(axis=1)
+        )
 
 
 # ---------------------------------------------------------------------- Theorem 5
@@ -213,8 +227,9 @@ class UMSCountExperiment(Experiment):
 
     def _calibrator(self):
         n = self.n1 + self.n2
-        cal = UniformMassSampleSplitting(self.n_bins, split=self.n1 / n,
-                                         tie_breaking=self.tie_breaking)
+        cal = UniformMassSampleSplitting(
+            self.n_bins, split=self.n1 / n, tie_breaking=self.tie_breaking
+        )
         if cal._n_edge(n) != self.n1:  # pragma: no cover - rounding guard
             raise ValueError("split rounding does not reproduce n1")
         return cal
@@ -227,8 +242,9 @@ class UMSCountExperiment(Experiment):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         scores = self.law.sample_scores((reps, self.n1 + self.n2), rng)
         batch = self._calibrator().fit_batch(scores, np.zeros_like(scores), self.n_bins, rng)
-        mass, _ = self.law.interval_moments(batch.lower_s, batch.lower_u,
-                                            batch.upper_s, batch.upper_u)
+        mass, _ = self.law.interval_moments(
+            batch.lower_s, batch.lower_u, batch.upper_s, batch.upper_u
+        )
         b = self.n_bins
         with np.errstate(divide="ignore"):
             balance = np.maximum(mass * b / 2.0, 1.0 / (2.0 * b * mass)).max(axis=1)
@@ -318,8 +334,11 @@ class StreamExperiment(Experiment):
                     r = ratio(err, side).max(axis=1)
                     radius_end = (hi_t - lo_t)[:, -1] / 2
                 else:
-                    f = (gpr20.thm6_halfwidth if self.radius == "thm6"
-                         else gpr20.thm6_halfwidth_intermediate)
+                    f = (
+                        gpr20.thm6_halfwidth
+                        if self.radius == "thm6"
+                        else gpr20.thm6_halfwidth_intermediate
+                    )
                     hw = f(t, v_plus, b, a)
                     r = ratio(err, hw).max(axis=1)
                     radius_end = hw[:, -1]

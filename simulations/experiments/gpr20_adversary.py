@@ -70,8 +70,9 @@ class AdversaryScalingExperiment(Experiment):
         self._check_law(self.law)
         check_positive_int(self.n, "n")
         if self.method not in (*SCALERS, "fixed_width"):
-            raise ValueError(f"method must be one of {[*SCALERS, 'fixed_width']}, got "
-                             f"{self.method!r}")
+            raise ValueError(
+                f"method must be one of {[*SCALERS, 'fixed_width']}, got {self.method!r}"
+            )
 
     def label(self) -> str:
         """Readable one-line identification."""
@@ -167,5 +168,4 @@ class CIWidthExperiment(Experiment):
             centred = np.minimum(ratio(np.abs(truth - (lo + hi) / 2), (hi - lo) / 2), 1.0)
             outside = 1.0 + ratio(np.maximum(lo - truth, truth - hi), (hi - lo) / 2)
             return np.where(inside, centred, np.maximum(outside, np.nextafter(1.0, 2.0)))
-        raise ValueError(f"CIWidthExperiment has statistics 'width' and 'miss_ratio', got "
-                         f"{name!r}")
+        raise ValueError(f"CIWidthExperiment has statistics 'width' and 'miss_ratio', got {name!r}")

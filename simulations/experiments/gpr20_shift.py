@@ -69,11 +69,13 @@ class ShiftExperiment(Experiment):
         check_positive_int(self.n, "n")
         check_positive_int(self.n_bins, "n_bins")
         if self.estimator not in _SHIFT_ESTIMATORS:
-            raise ValueError(f"estimator must be one of {_SHIFT_ESTIMATORS}, got "
-                             f"{self.estimator!r}")
+            raise ValueError(
+                f"estimator must be one of {_SHIFT_ESTIMATORS}, got {self.estimator!r}"
+            )
         if self.partition not in ("fixed_width", "uniform_mass"):
-            raise ValueError(f"partition must be 'fixed_width' or 'uniform_mass', got "
-                             f"{self.partition!r}")
+            raise ValueError(
+                f"partition must be 'fixed_width' or 'uniform_mass', got {self.partition!r}"
+            )
         if self.partition == "uniform_mass" and self.n_edge < self.n_bins:
             raise ValueError(f"uniform_mass needs n_edge >= n_bins, got {self.n_edge}")
 
@@ -82,10 +84,15 @@ class ShiftExperiment(Experiment):
     def symbols(self, outcome) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
         unweighted = self.estimator == "unweighted"
-        return {"n": int(self.n), "n_bins": int(self.n_bins), "n_bin": outcome.counts,
-                "variance": outcome.variance, "m_b": outcome.m_b,
-                "upper": 1.0 if unweighted else self.law.upper,
-                "lower": 1.0 if unweighted else self.law.lower}
+        return {
+            "n": int(self.n),
+            "n_bins": int(self.n_bins),
+            "n_bin": outcome.counts,
+            "variance": outcome.variance,
+            "m_b": outcome.m_b,
+            "upper": 1.0 if unweighted else self.law.upper,
+            "lower": 1.0 if unweighted else self.law.lower,
+        }
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
@@ -93,8 +100,9 @@ class ShiftExperiment(Experiment):
         if self.partition == "fixed_width":
             edges = np.broadcast_to(fixed_width_edges(b), (reps, b + 1))
         else:
-            edges = uniform_mass_edges(np.sort(law.sample_source((reps, self.n_edge), rng),
-                                               axis=1), b)
+            edges = uniform_mass_edges(
+                np.sort(law.sample_source((reps, self.n_edge), rng), axis=1), b
+            )
         x = law.sample_source((reps, self.n), rng)
         y = law.sample_labels(x, rng)
         bins = bin_index_from_edges(x, edges)
@@ -119,8 +127,7 @@ class ShiftExperiment(Experiment):
             var = np.maximum(m_b**2 * w2sum / safe - mean_z**2, 0.0)
             m_out = m_b
         err = np.where(counts > 0, np.abs(est - truth), np.inf)
-        return ShiftOutcome(err, counts.astype(np.int64), var, m_out,
-                            (counts == 0).sum(axis=1))
+        return ShiftOutcome(err, counts.astype(np.int64), var, m_out, (counts == 0).sum(axis=1))
 
 
 @dataclass(frozen=True)
@@ -156,8 +163,11 @@ class Prop3Experiment(Experiment):
 
     def symbols(self, outcome) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
-        return {"source_mass": outcome.source_mass, "target_mass": outcome.target_mass,
-                "source_weighted_mean": outcome.source_weighted_mean}
+        return {
+            "source_mass": outcome.source_mass,
+            "target_mass": outcome.target_mass,
+            "source_weighted_mean": outcome.source_weighted_mean,
+        }
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
@@ -166,5 +176,6 @@ class Prop3Experiment(Experiment):
         lo, hi = edges[:, :-1], edges[:, 1:]
         law = self.law
         p, q = law.source_mass(lo, hi), law.target_mass(lo, hi)
-        return Prop3Outcome(p, q, law.source_weighted_moment(lo, hi) / p,
-                            law.target_bin_mean(lo, hi))
+        return Prop3Outcome(
+            p, q, law.source_weighted_moment(lo, hi) / p, law.target_bin_mean(lo, hi)
+        )

@@ -84,8 +84,10 @@ class TopLabelBinningExperiment(Experiment):
         check_positive_int(self.points_per_bin, "points_per_bin", 2)
         counts = self.law.class_counts(self.n)
         if counts.min() < self.points_per_bin:
-            raise ValueError(f"Theorem 1 needs n_l >= k for every class: n={self.n} gives "
-                             f"n_l={counts.tolist()}, k={self.points_per_bin}")
+            raise ValueError(
+                f"Theorem 1 needs n_l >= k for every class: n={self.n} gives "
+                f"n_l={counts.tolist()}, k={self.points_per_bin}"
+            )
 
     @property
     def bins(self) -> int:
@@ -105,9 +107,13 @@ class TopLabelBinningExperiment(Experiment):
 
     def symbols(self, outcome=None) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
-        return {"n": int(self.n), "points_per_bin": int(self.points_per_bin),
-                "class_counts": self.law.class_counts(self.n),
-                "bins_per_class": self.bins_per_class(), "delta": 0.0}
+        return {
+            "n": int(self.n),
+            "points_per_bin": int(self.points_per_bin),
+            "class_counts": self.law.class_counts(self.n),
+            "bins_per_class": self.bins_per_class(),
+            "delta": 0.0,
+        }
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
@@ -120,8 +126,12 @@ class TopLabelBinningExperiment(Experiment):
             m, e = _fit_exact(self.law.laws[lab], u, y, int(bins[lab]), rng)
             masses.append(probs[lab] * m)
             errors.append(e)
-        return BinOutcome(np.concatenate(errors, axis=1), np.concatenate(masses, axis=1),
-                          rng.random((reps, 2)), np.zeros(reps, dtype=np.int64))
+        return BinOutcome(
+            np.concatenate(errors, axis=1),
+            np.concatenate(masses, axis=1),
+            rng.random((reps, 2)),
+            np.zeros(reps, dtype=np.int64),
+        )
 
 
 @dataclass(frozen=True)
@@ -166,22 +176,34 @@ class ClassWiseBinningExperiment(Experiment):
 
     def symbols(self, outcome=None) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
-        return {"n": int(self.n), "points_per_bin": int(self.points_per_bin),
-                "n_classes": int(self.law.n_classes), "delta": 0.0}
+        return {
+            "n": int(self.n),
+            "points_per_bin": int(self.points_per_bin),
+            "n_classes": int(self.law.n_classes),
+            "delta": 0.0,
+        }
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         g, y = self.law.sample((reps, self.n), rng)
         masses, errs = [], []
         for lab in range(self.law.n_classes):
-            m, e = _fit_exact(self.law.class_law(lab), g[..., lab], (y == lab).astype(float),
-                              self.bins, rng)
+            m, e = _fit_exact(
+                self.law.class_law(lab), g[..., lab], (y == lab).astype(float), self.bins, rng
+            )
             masses.append(m)
             errs.append(e)
-        cw_ece = np.mean([np.nansum(m * np.nan_to_num(e), axis=1)
-                          for m, e in zip(masses, errs, strict=True)], axis=0)
-        return ClassWiseOutcome(errs[self.class_index], masses[self.class_index],
-                                rng.random((reps, 2)), np.zeros(reps, dtype=np.int64), cw_ece)
+        cw_ece = np.mean(
+            [np.nansum(m * np.nan_to_num(e), axis=1) for m, e in zip(masses, errs, strict=True)],
+            axis=0,
+        )
+        return ClassWiseOutcome(
+            errs[self.class_index],
+            masses[self.class_index],
+            rng.random((reps, 2)),
+            np.zeros(reps, dtype=np.int64),
+            cw_ece,
+        )
 
 
 @dataclass(frozen=True)
@@ -239,8 +261,11 @@ class Prop4Experiment(Experiment):
         return TopLabelErrorsOutcome(*gr22.discrete_top_label_errors(prob, c, h, p))
 
 
-_ACC_CALIBRATORS = {"tlhb": TopLabelHistogramBinning, "cwhb": ClassWiseHistogramBinning,
-                    "nhb": NormalizedHistogramBinning}
+_ACC_CALIBRATORS = {
+    "tlhb": TopLabelHistogramBinning,
+    "cwhb": ClassWiseHistogramBinning,
+    "nhb": NormalizedHistogramBinning,
+}
 
 
 @dataclass(frozen=True)
@@ -272,8 +297,9 @@ class AccuracyExperiment(Experiment):
     def __post_init__(self):
         self._check_law(self.law)
         if self.calibrator not in _ACC_CALIBRATORS:
-            raise ValueError(f"calibrator must be one of {sorted(_ACC_CALIBRATORS)}, got "
-                             f"{self.calibrator!r}")
+            raise ValueError(
+                f"calibrator must be one of {sorted(_ACC_CALIBRATORS)}, got {self.calibrator!r}"
+            )
 
     bins = property(lambda self: self.n // self.points_per_bin)
     cost = property(lambda self: 20 * (self.n + self.n_test))

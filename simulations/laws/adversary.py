@@ -42,8 +42,7 @@ class AdversaryQ(Law):
     name: str = "adversary_q"
 
     def __post_init__(self):
-        if isinstance(self.support, bool) or not isinstance(self.support, int) or \
-                self.support < 2:
+        if isinstance(self.support, bool) or not isinstance(self.support, int) or self.support < 2:
             raise ValueError(f"support must be an integer >= 2, got {self.support!r}")
 
     def spec(self) -> dict:

@@ -74,8 +74,10 @@ class BinaryLaw(Law):
         if self.atom_eta:
             values = tuple(real_number(v, "atom_eta") for v in self.atom_eta)
             if len(values) != len(self.scores.atoms):
-                raise ValueError(f"atom_eta needs one value per atom ({len(self.scores.atoms)}),"
-                                 f" got {self.atom_eta!r}")
+                raise ValueError(
+                    f"atom_eta needs one value per atom ({len(self.scores.atoms)}),"
+                    f" got {self.atom_eta!r}"
+                )
             if any(not (0.0 <= v <= 1.0) for v in values):
                 raise ValueError(f"atom_eta values must lie in [0, 1], got {self.atom_eta!r}")
             object.__setattr__(self, "atom_eta", values)
@@ -144,8 +146,9 @@ class BinaryLaw(Law):
             moment += wc * self.eta.integral(lo_s, upper, self.scores)
         proper = lo_s < hi_s
         atom_means = self.atom_means()
-        for atom, prob, eta_atom in zip(self.scores.atoms, self.scores.atom_probs, atom_means,
-                                        strict=True):
+        for atom, prob, eta_atom in zip(
+            self.scores.atoms, self.scores.atom_probs, atom_means, strict=True
+        ):
             frac = np.where(proper & (lo_s < atom) & (atom < hi_s), 1.0, 0.0)
             frac += np.where(proper & (atom == lo_s), 1.0 - lo_u, 0.0)
             frac += np.where(proper & (atom == hi_s), hi_u, 0.0)

@@ -29,7 +29,6 @@ def real_number(value, name: str) -> float:
     return float(value)
 
 
-
 @dataclass(frozen=True)
 class ScoreLaw:
     """Score law: ``(1 - sum(atom_probs)) Beta(a, b) + sum_j atom_probs[j] delta_{atoms[j]}``.
@@ -158,25 +157,39 @@ class ConditionalMean:
         self._check_pieces()
         low, high = self.range()
         if not (low >= 0.0 and high <= 1.0):
-            raise ValueError(f"eta must map [0, 1] into [0, 1]; kind={self.kind!r} with {full!r} "
-                             f"ranges over [{low:.6g}, {high:.6g}]")
+            raise ValueError(
+                f"eta must map [0, 1] into [0, 1]; kind={self.kind!r} with {full!r} "
+                f"ranges over [{low:.6g}, {high:.6g}]"
+            )
 
     def _check_pieces(self):
         p = self.params
         if self.kind == "piecewise_constant":
             k = np.asarray(p["knots"])
-            if len(p["values"]) != k.size + 1 or np.any(np.diff(k) <= 0) or \
-                    np.any((k <= 0) | (k >= 1)):
-                raise ValueError("piecewise_constant eta needs interior knots strictly "
-                                 "increasing in (0, 1) and one more value than knots, got "
-                                 f"knots={p['knots']!r}, values={p['values']!r}")
+            if (
+                len(p["values"]) != k.size + 1
+                or np.any(np.diff(k) <= 0)
+                or np.any((k <= 0) | (k >= 1))
+            ):
+                raise ValueError(
+                    "piecewise_constant eta needs interior knots strictly "
+                    "increasing in (0, 1) and one more value than knots, got "
+                    f"knots={p['knots']!r}, values={p['values']!r}"
+                )
         if self.kind == "piecewise_linear":
             k = np.asarray(p["knots"])
-            if len(p["values"]) != k.size or k.size < 2 or k[0] != 0 or k[-1] != 1 or \
-                    np.any(np.diff(k) <= 0):
-                raise ValueError("piecewise_linear eta needs knots 0 = x_0 < ... < x_m = 1 and "
-                                 f"one value per knot, got knots={p['knots']!r}, "
-                                 f"values={p['values']!r}")
+            if (
+                len(p["values"]) != k.size
+                or k.size < 2
+                or k[0] != 0
+                or k[-1] != 1
+                or np.any(np.diff(k) <= 0)
+            ):
+                raise ValueError(
+                    "piecewise_linear eta needs knots 0 = x_0 < ... < x_m = 1 and "
+                    f"one value per knot, got knots={p['knots']!r}, "
+                    f"values={p['values']!r}"
+                )
 
     def range(self) -> tuple[float, float]:
         """Exact infimum and supremum of eta over [0, 1] (per family, analytically)."""
@@ -188,8 +201,10 @@ class ConditionalMean:
         if self.kind in ("piecewise_constant", "piecewise_linear"):
             return min(p["values"]), max(p["values"])
         if self.kind == "power":  # monotone on [0, 1]: the values at 0 and 1
-            ends = (0.0 if p["exponent"] > 0 else (p["scale"] if p["exponent"] == 0 else np.inf),
-                    p["scale"])
+            ends = (
+                0.0 if p["exponent"] > 0 else (p["scale"] if p["exponent"] == 0 else np.inf),
+                p["scale"],
+            )
             return min(ends), max(ends)
         if self.kind == "linear":
             ends = (p["intercept"], p["intercept"] + p["slope"])
@@ -268,8 +283,11 @@ class ConditionalMean:
                 slope = (v[j + 1] - v[j]) / (x[j + 1] - x[j])
                 icpt = v[j] - slope * x[j]
                 a_j, b_j = np.clip(x[j], lo, hi), np.clip(x[j + 1], lo, hi)
-                total = total + icpt * (scores.cdf(b_j) - scores.cdf(a_j)) \
+                total = (
+                    total
+                    + icpt * (scores.cdf(b_j) - scores.cdf(a_j))
                     + slope * mean_s * (shifted.cdf(b_j) - shifted.cdf(a_j))
+                )
             return total
         if self.kind == "sine" and scores.is_uniform:
             w = 2 * np.pi * p["frequency"]
@@ -278,7 +296,7 @@ class ConditionalMean:
 
     def spec(self) -> dict:
         """JSON-able description (lists for knots and values)."""
-        return {"kind": self.kind, **{k: list(v) if isinstance(v, tuple) else v
-                                      for k, v in self.params.items()}}
-
-
+        return {
+            "kind": self.kind,
+            **{k: list(v) if isinstance(v, tuple) else v for k, v in self.params.items()},
+        }

@@ -13,8 +13,7 @@ __all__ = ["LAWS", "laws_of_family"]
 _ADVERSARY = AdversaryQ()
 
 #: Every named law of the suite, all families.
-LAWS: dict[str, Law] = {**BINARY_LAWS, **SHIFT_LAWS, **MULTICLASS_LAWS,
-                        _ADVERSARY.name: _ADVERSARY}
+LAWS: dict[str, Law] = {**BINARY_LAWS, **SHIFT_LAWS, **MULTICLASS_LAWS, _ADVERSARY.name: _ADVERSARY}
 
 
 def laws_of_family(*families: str) -> dict[str, Law]:

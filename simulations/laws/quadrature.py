@@ -18,7 +18,6 @@ _TS_NODES = np.tanh(np.pi / 2 * np.sinh(_TS_T))
 _TS_WEIGHTS = (1 / 16) * (np.pi / 2) * np.cosh(_TS_T) / np.cosh(np.pi / 2 * np.sinh(_TS_T)) ** 2
 
 
-
 def quantile_space_integral(f, lo, hi, scores):
     """``int_{F(lo)}^{F(hi)} f(F^{-1}(q)) dq`` by tanh-sinh quadrature.
 

@@ -104,8 +104,9 @@ class LinearShiftLaw(Law):
         A different route from :meth:`source_weighted_moment` (it goes through the target's
         inverse CDF), so Proposition 3's identity is checked, not assumed.
         """
-        return gauss_legendre(lambda q: self.eta(self.target_ppf(q)),
-                               self.target_cdf(lo), self.target_cdf(hi))
+        return gauss_legendre(
+            lambda q: self.eta(self.target_ppf(q)), self.target_cdf(lo), self.target_cdf(hi)
+        )
 
     def target_bin_mean(self, lo, hi):
         """``E_target[Y | X in [lo, hi)]`` (NaN for a bin of zero target mass)."""
@@ -116,7 +117,6 @@ class LinearShiftLaw(Law):
     def spec(self) -> dict:
         """JSON-able description of the content (used in keys and results files)."""
         return {"kind": "linear_shift", "c0": self.c0, "eta": self.eta.spec()}
-
 
 
 #: Covariate-shift laws of the gpr20 checks (Theorems 7 and 10, Proposition 3).

@@ -64,8 +64,7 @@ def _strict(table, allowed, where):
 
 
 def _number(value, name):
-    if isinstance(value, bool) or not isinstance(value, int | float) or \
-            not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
     return float(value)
 
@@ -97,15 +96,20 @@ def _scores(table, where):
         if not probs:
             probs = (1.0 / len(atoms),) * len(atoms)
         if abs(sum(probs) - 1.0) > 1e-9:
-            raise ValueError(f"{where}: atom_probs of kind 'atoms' must sum to 1, got "
-                             f"{sum(probs):.6g}; for atoms plus a continuous part use "
-                             "kind = 'mixture'")
+            raise ValueError(
+                f"{where}: atom_probs of kind 'atoms' must sum to 1, got "
+                f"{sum(probs):.6g}; for atoms plus a continuous part use "
+                "kind = 'mixture'"
+            )
         return ScoreLaw(atoms=atoms, atom_probs=probs)
     if not probs or sum(probs) >= 1.0:
-        raise ValueError(f"{where}: kind 'mixture' needs atom_probs summing to less than 1 "
-                         f"(the rest is the Beta part), got {list(probs)}")
-    return ScoreLaw(_number(table.get("a", 1.0), "a"), _number(table.get("b", 1.0), "b"),
-                    atoms, probs)
+        raise ValueError(
+            f"{where}: kind 'mixture' needs atom_probs summing to less than 1 "
+            f"(the rest is the Beta part), got {list(probs)}"
+        )
+    return ScoreLaw(
+        _number(table.get("a", 1.0), "a"), _number(table.get("b", 1.0), "b"), atoms, probs
+    )
 
 
 def _eta(table, where):
@@ -117,10 +121,14 @@ def _eta(table, where):
 
 def _binary(table, name, where):
     labels = table.get("labels", "binary")
-    return BinaryLaw(_scores(table.get("scores", {"kind": "uniform"}), f"{where} scores"),
-                     _eta(table.get("eta", {"kind": "constant"}), f"{where} eta"), labels,
-                     _number(table.get("concentration", 4.0), "concentration"), name,
-                     _numbers(table.get("atom_eta", []), "atom_eta"))
+    return BinaryLaw(
+        _scores(table.get("scores", {"kind": "uniform"}), f"{where} scores"),
+        _eta(table.get("eta", {"kind": "constant"}), f"{where} eta"),
+        labels,
+        _number(table.get("concentration", 4.0), "concentration"),
+        name,
+        _numbers(table.get("atom_eta", []), "atom_eta"),
+    )
 
 
 def law_from_spec(table, name: str = "custom") -> Law:
@@ -157,13 +165,18 @@ def law_from_spec(table, name: str = "custom") -> Law:
     if family == "binary":
         return _binary(table, name, where)
     if family == "linear_shift":
-        return LinearShiftLaw(_number(table.get("c0", 0.5), "c0"),
-                              _eta(table.get("eta", {"kind": "power"}), f"{where} eta"), name)
+        return LinearShiftLaw(
+            _number(table.get("c0", 0.5), "c0"),
+            _eta(table.get("eta", {"kind": "power"}), f"{where} eta"),
+            name,
+        )
     if family == "top_label":
         classes = table.get("classes")
         if not isinstance(classes, list) or not classes:
-            raise ValueError(f"{where}: family 'top_label' needs classes = [table, ...], one "
-                             "binary law per predicted class")
+            raise ValueError(
+                f"{where}: family 'top_label' needs classes = [table, ...], one "
+                "binary law per predicted class"
+            )
         laws = []
         for i, sub in enumerate(classes):
             _strict(sub, _FAMILY_KEYS["binary"], f"{where} classes[{i}]")
@@ -176,4 +189,6 @@ def law_from_spec(table, name: str = "custom") -> Law:
         _numbers(table.get("concentration", [1.0, 1.0, 1.0]), "concentration"),
         _number(table.get("shrink", 0.7), "shrink"),
         tuple(_numbers(row, "prototypes") for row in prototypes),
-        _numbers(table.get("prototype_probs", []), "prototype_probs"), name)
+        _numbers(table.get("prototype_probs", []), "prototype_probs"),
+        name,
+    )

@@ -67,8 +67,7 @@ def merge_equal_outputs(keys, mass, moment):
 
 def exact_bin_errors(batch: BinningBatch, law: BinaryLaw) -> BinErrors:
     """Exact masses, biases and output errors of R fitted maps under ``law``."""
-    mass, moment = law.interval_moments(batch.lower_s, batch.lower_u,
-                                        batch.upper_s, batch.upper_u)
+    mass, moment = law.interval_moments(batch.lower_s, batch.lower_u, batch.upper_s, batch.upper_u)
     # Rounding can leave a few ulps of negative mass where a bin is empty.
     mass = np.maximum(mass, 0.0)
     keys = batch.output_keys
@@ -112,5 +111,3 @@ def lp_ece(error: np.ndarray, mass: np.ndarray, p: float = 1.0) -> np.ndarray:
 def validity_curve(error: np.ndarray, mass: np.ndarray, eps) -> np.ndarray:
     """Exact validity function ``V(eps)`` averaged over rows (replicates)."""
     return marginal_validity(error, mass, np.atleast_1d(eps)).mean(axis=0)
-
-

@@ -50,8 +50,9 @@ class PluginErrors:
     conf_mce: float
 
 
-def plugin_top_label_errors(pred_class, confidence, labels, *, n_bins=15,
-                            groups=None) -> PluginErrors:
+def plugin_top_label_errors(
+    pred_class, confidence, labels, *, n_bins=15, groups=None
+) -> PluginErrors:
     """Plug-in TL-ECE, TL-MCE, conf-ECE and conf-MCE (Gupta & Ramdas 2022, Sec. 2).
 
     Parameters
@@ -69,8 +70,10 @@ def plugin_top_label_errors(pred_class, confidence, labels, *, n_bins=15,
     h = np.asarray(confidence, dtype=float)
     y = np.asarray(labels)
     if not (c.shape == h.shape == y.shape) or c.ndim != 1:
-        raise ValueError(f"pred_class, confidence and labels must be 1-d of one length, got "
-                         f"{c.shape}, {h.shape}, {y.shape}")
+        raise ValueError(
+            f"pred_class, confidence and labels must be 1-d of one length, got "
+            f"{c.shape}, {h.shape}, {y.shape}"
+        )
     n_bins = check_positive_int(n_bins, "n_bins")
     hit = (c == y).astype(float)
     if groups is None:
@@ -82,8 +85,9 @@ def plugin_top_label_errors(pred_class, confidence, labels, *, n_bins=15,
         key = np.where(g >= 0, g, -1 - fixed_width_bin_index(h, n_bins))
     w_tl, gap_tl = _group_errors(np.column_stack([c, key]), h, hit)
     w_c, gap_c = _group_errors(key, h, hit)
-    return PluginErrors(float(w_tl @ gap_tl), float(gap_tl.max()),
-                        float(w_c @ gap_c), float(gap_c.max()))
+    return PluginErrors(
+        float(w_tl @ gap_tl), float(gap_tl.max()), float(w_c @ gap_c), float(gap_c.max())
+    )
 
 
 def plugin_classwise_ece(probs, labels, *, n_bins=15, groups=None) -> float:
@@ -99,8 +103,11 @@ def plugin_classwise_ece(probs, labels, *, n_bins=15, groups=None) -> float:
     n_bins = check_positive_int(n_bins, "n_bins")
     total = 0.0
     for lab in range(p.shape[1]):
-        key = (fixed_width_bin_index(p[:, lab], n_bins) if groups is None
-               else np.asarray(groups)[:, lab])
+        key = (
+            fixed_width_bin_index(p[:, lab], n_bins)
+            if groups is None
+            else np.asarray(groups)[:, lab]
+        )
         w, gap = _group_errors(key, p[:, lab], (y == lab).astype(float))
         total += float(w @ gap)
     return total / p.shape[1]
@@ -137,8 +144,11 @@ def plugin_reliability_mce(pred_class, confidence, labels, *, n_bins=15, groups=
     c = np.asarray(pred_class)
     h = np.asarray(confidence, dtype=float)
     hit = (c == np.asarray(labels)).astype(float)
-    key = fixed_width_bin_index(h, check_positive_int(n_bins, "n_bins")) if groups is None \
+    key = (
+        fixed_width_bin_index(h, check_positive_int(n_bins, "n_bins"))
+        if groups is None
         else np.asarray(groups)
+    )
     return float(_group_tl_gaps(key, c, h, hit)[1].max())
 
 
@@ -157,6 +167,10 @@ def top_label_reliability(pred_class, confidence, labels, *, n_bins=10):
     b = fixed_width_bin_index(h, n_bins)
     inv, tl_gap = _group_tl_gaps(b, c, h, hit)
     count = np.bincount(inv).astype(float)
-    return {"bin": np.unique(b), "conf": np.bincount(inv, weights=h) / count,
-            "acc": np.bincount(inv, weights=hit) / count, "tl_gap": tl_gap,
-            "fraction": count / h.size}
+    return {
+        "bin": np.unique(b),
+        "conf": np.bincount(inv, weights=h) / count,
+        "acc": np.bincount(inv, weights=hit) / count,
+        "tl_gap": tl_gap,
+        "fraction": count / h.size,
+    }

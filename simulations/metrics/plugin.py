@@ -61,8 +61,10 @@ def fixed_width_reliability(predictions, labels, n_bins: int = 10):
     p = np.asarray(predictions, dtype=float)
     y = np.asarray(labels, dtype=float)
     if p.ndim != 1 or p.shape != y.shape or p.size == 0:
-        raise ValueError(f"predictions and labels must be non-empty 1-d arrays of equal "
-                         f"length, got {p.shape} and {y.shape}")
+        raise ValueError(
+            f"predictions and labels must be non-empty 1-d arrays of equal "
+            f"length, got {p.shape} and {y.shape}"
+        )
     n_bins = check_positive_int(n_bins, "n_bins")
     idx = fixed_width_bin_index(p, n_bins)
     counts = np.bincount(idx, minlength=n_bins).astype(float)

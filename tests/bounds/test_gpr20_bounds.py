@@ -10,6 +10,7 @@ from simulations.laws.shift import SHIFT_LAWS
 
 # ------------------------------------------------------------------ reference values
 
+
 def test_thm4_hand_computed():
     log_term = math.log(30 / 0.1)
     want = math.sqrt(2 * 0.16 * log_term / 400) + 3 * log_term / 400
@@ -22,12 +23,15 @@ def test_thm6_stated_dominates_intermediate_except_for_tiny_alpha():
     for alpha in (0.2, 0.1, 0.01, 1e-6, 1e-12):
         for frac in (0.0, 0.05, 0.25):
             v = np.maximum(frac * n, 1.0)
-            assert np.all(gpr20.thm6_halfwidth(n, v, 10, alpha)
-                          >= gpr20.thm6_halfwidth_intermediate(n, v, 10, alpha))
+            assert np.all(
+                gpr20.thm6_halfwidth(n, v, 10, alpha)
+                >= gpr20.thm6_halfwidth_intermediate(n, v, 10, alpha)
+            )
     # The dropped 1.46 sqrt(V ln(6.3B/alpha)) term wins for ln(6.3B/alpha) ~ 80.
     v = np.logspace(0, 8, 400)
-    gap = (gpr20.thm6_halfwidth_intermediate(10**9, v, 10, 1e-33)
-           - gpr20.thm6_halfwidth(10**9, v, 10, 1e-33))
+    gap = gpr20.thm6_halfwidth_intermediate(10**9, v, 10, 1e-33) - gpr20.thm6_halfwidth(
+        10**9, v, 10, 1e-33
+    )
     assert gap.max() > 0
 
 
@@ -43,8 +47,7 @@ def test_lower_bounds_and_cor3():
     assert valid == pytest.approx(max(stated, gpr20.thm4_halfwidth(20, 0.25, 2, 0.1)))
     # The counterexample configuration: the fewest points, zero variance, smaller radius.
     counts, var = np.array([1000, 2000]), np.array([0.0, 0.25])
-    assert gpr20.cor3_eps_stated(counts, var, 0.1) < gpr20.cor3_eps_max_halfwidth(counts, var,
-                                                                                  0.1)
+    assert gpr20.cor3_eps_stated(counts, var, 0.1) < gpr20.cor3_eps_max_halfwidth(counts, var, 0.1)
 
 
 def test_prop3_identity_exact():
@@ -58,18 +61,21 @@ def test_prop3_identity_exact():
     np.testing.assert_allclose(law.weight((lo + hi) / 2), q / p, rtol=1e-12)
 
 
-@pytest.mark.parametrize(("call", "word"), [
-    (lambda: gpr20.thm4_halfwidth(100, 0.25, 10, 1.2), "alpha"),
-    (lambda: gpr20.thm4_halfwidth(-1, 0.25, 10, 0.1), "n_bin"),
-    (lambda: gpr20.thm4_halfwidth(10, -0.1, 10, 0.1), "variance"),
-    (lambda: gpr20.thm6_halfwidth(10, 3, 0, 0.1), "n_bins"),
-    (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 0.5, 0.5), "upper"),
-    (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 2.0, 1.5), "lower"),
-    (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 2.0, 0.5, c=0), "c"),
-    (lambda: gpr20.thm3_eps_lower_bound(0.5), "alpha"),
-    (lambda: gpr20.cor3_eps_stated([1, 2], [0.1], 0.1), "variances"),
-    (lambda: gpr20_shift.thm10_halfwidth(10, 0.1, -1.0, 2.0, 10, 0.1), "m_b"),
-])
+@pytest.mark.parametrize(
+    ("call", "word"),
+    [
+        (lambda: gpr20.thm4_halfwidth(100, 0.25, 10, 1.2), "alpha"),
+        (lambda: gpr20.thm4_halfwidth(-1, 0.25, 10, 0.1), "n_bin"),
+        (lambda: gpr20.thm4_halfwidth(10, -0.1, 10, 0.1), "variance"),
+        (lambda: gpr20.thm6_halfwidth(10, 3, 0, 0.1), "n_bins"),
+        (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 0.5, 0.5), "upper"),
+        (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 2.0, 1.5), "lower"),
+        (lambda: gpr20_shift.thm7_halfwidth(100, 10, 0.1, 2.0, 0.5, c=0), "c"),
+        (lambda: gpr20.thm3_eps_lower_bound(0.5), "alpha"),
+        (lambda: gpr20.cor3_eps_stated([1, 2], [0.1], 0.1), "variances"),
+        (lambda: gpr20_shift.thm10_halfwidth(10, 0.1, -1.0, 2.0, 10, 0.1), "m_b"),
+    ],
+)
 def test_bad_arguments_name_the_argument(call, word):
     with pytest.raises(ValueError, match=word):
         call()
@@ -92,15 +98,27 @@ def test_monotonicity():
     assert np.all(np.diff(gpr20.thm6_halfwidth(500, 120, 10, a)) < 0)
     # Theorem 10 with m_b U = 1 is Theorem 4.
     assert gpr20_shift.thm10_halfwidth(300, 0.2, 0.5, 2.0, 10, 0.1) == pytest.approx(
-        gpr20.thm4_halfwidth(300, 0.2, 10, 0.1))
+        gpr20.thm4_halfwidth(300, 0.2, 10, 0.1)
+    )
 
 
 def test_registry_lists_gpr20():
     ids = {g.id for g in registry.all_guarantees() if g.paper == "gpr20"}
     assert ids == {
-        "gpr20.thm4", "gpr20.thm4.hoeffding", "gpr20.cor3", "gpr20.cor3.max_halfwidth",
-        "gpr20.thm5", "gpr20.thm6", "gpr20.thm6.intermediate", "gpr20.thm7",
-        "gpr20.thm7.explicit", "gpr20.thm10", "gpr20.prop3", "gpr20.thm3", "gpr20.cor1"}
+        "gpr20.thm4",
+        "gpr20.thm4.hoeffding",
+        "gpr20.cor3",
+        "gpr20.cor3.max_halfwidth",
+        "gpr20.thm5",
+        "gpr20.thm6",
+        "gpr20.thm6.intermediate",
+        "gpr20.thm7",
+        "gpr20.thm7.explicit",
+        "gpr20.thm10",
+        "gpr20.prop3",
+        "gpr20.thm3",
+        "gpr20.cor1",
+    }
     assert registry.get("gpr20.thm6").quantifier == "time_uniform"
     assert registry.get("gpr20.cor3.max_halfwidth").variant_of == "gpr20.cor3"
     for g in registry.all_guarantees():

@@ -46,8 +46,10 @@ def test_hand_computed_thm3():
     assert gr21.thm3_conditional_eps(3000, 10, 0.1) == math.sqrt(math.log(200) / 598)
 
 
-@pytest.mark.parametrize(("n", "b", "paper", "exact"), [
-    (1000, 5, 0.12, 0.1076), (5000, 10, 0.08, 0.0729), (20000, 22, 0.06, 0.0579)])
+@pytest.mark.parametrize(
+    ("n", "b", "paper", "exact"),
+    [(1000, 5, 0.12, 0.1076), (5000, 10, 0.08, 0.0729), (20000, 22, 0.06, 0.0579)],
+)
 def test_figure2_caption_points(n, b, paper, exact):
     """Fig. 2 caption: eps <= 0.12 / 0.08 / 0.06; eq. (8) gives 0.1076 / 0.0729 / 0.0579."""
     eps = gr21.thm3_conditional_eps(n, b, 0.1)
@@ -110,8 +112,11 @@ def test_max_bins_for_eps_matches_figure2_heuristic():
     # Fig. 2 caption: n = 5K -> B = 10 gives eps <= 0.08; the largest B for 0.08 is >= 10.
     b = inverse.max_bins_for_eps(gr21.thm3_conditional_eps, 0.08, 5000, 0.1)
     assert b >= 10
-    assert gr21.thm3_conditional_eps(5000, b, 0.1) <= 0.08 < gr21.thm3_conditional_eps(
-        5000, b + 1, 0.1)
+    assert (
+        gr21.thm3_conditional_eps(5000, b, 0.1)
+        <= 0.08
+        < gr21.thm3_conditional_eps(5000, b + 1, 0.1)
+    )
     assert inverse.max_bins_for_eps(gr21.thm3_conditional_eps, 1e-4, 5000, 0.1) is None
 
 
@@ -139,16 +144,19 @@ def test_vacuous_values_are_returned_raw():
     assert not inverse.is_informative(v)
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    ({"n": 100, "n_bins": 10, "alpha": 0.0}, "alpha"),
-    ({"n": 100, "n_bins": 10, "alpha": 1.0}, "alpha"),
-    ({"n": 100, "n_bins": 10, "alpha": 10}, "alpha"),
-    ({"n": 19, "n_bins": 10, "alpha": 0.1}, "n must be >= 2 \\* n_bins"),
-    ({"n": 100, "n_bins": 0, "alpha": 0.1}, "n_bins"),
-    ({"n": 100.5, "n_bins": 10, "alpha": 0.1}, "n must be an integer"),
-    ({"n": True, "n_bins": 10, "alpha": 0.1}, "n must be an integer"),
-    ({"n": np.array([100, 10]), "n_bins": 10, "alpha": 0.1}, "n must be >= 2"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"n": 100, "n_bins": 10, "alpha": 0.0}, "alpha"),
+        ({"n": 100, "n_bins": 10, "alpha": 1.0}, "alpha"),
+        ({"n": 100, "n_bins": 10, "alpha": 10}, "alpha"),
+        ({"n": 19, "n_bins": 10, "alpha": 0.1}, "n must be >= 2 \\* n_bins"),
+        ({"n": 100, "n_bins": 0, "alpha": 0.1}, "n_bins"),
+        ({"n": 100.5, "n_bins": 10, "alpha": 0.1}, "n must be an integer"),
+        ({"n": True, "n_bins": 10, "alpha": 0.1}, "n must be an integer"),
+        ({"n": np.array([100, 10]), "n_bins": 10, "alpha": 0.1}, "n must be >= 2"),
+    ],
+)
 def test_validation_names_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         gr21.thm3_conditional_eps(**kwargs)
@@ -201,8 +209,15 @@ def test_property_min_n_is_minimal(eps, b, alpha):
 
 def test_registry_metadata():
     ids = {g.id for g in all_guarantees()}
-    assert {"gr21.thm3", "gr21.cor1", "gr21.thm4.marginal", "gr21.thm4.conditional",
-            "gr21.thm4.ece_hp", "gr21.thm4.ece_mean", "gr21.thm4.ece_mean.proof_valid"} <= ids
+    assert {
+        "gr21.thm3",
+        "gr21.cor1",
+        "gr21.thm4.marginal",
+        "gr21.thm4.conditional",
+        "gr21.thm4.ece_hp",
+        "gr21.thm4.ece_mean",
+        "gr21.thm4.ece_mean.proof_valid",
+    } <= ids
     for g in all_guarantees():
         assert g.paper
         assert g.label
@@ -219,6 +234,9 @@ def test_registry_metadata():
     with pytest.raises(ValueError, match=r"needs \['alpha'\]"):
         get("gr21.thm3").select({"n": 3000, "n_bins": 10})
     assert get("gr21.thm3").select({"n": 1, "n_bins": 2, "alpha": 0.1, "other": 3}) == {
-        "n": 1, "n_bins": 2, "alpha": 0.1}
+        "n": 1,
+        "n_bins": 2,
+        "alpha": 0.1,
+    }
     with pytest.raises(ValueError, match="unknown guarantee id"):
         get("gr21.nope")

@@ -8,11 +8,13 @@ from bounds import gr22, registry
 
 def test_delta_adds_and_thm2_aliases():
     assert gr22.thm1_marginal_eps(50, 0.1, delta=1e-3) == pytest.approx(
-        gr22.thm1_marginal_eps(50, 0.1) + 1e-3)
+        gr22.thm1_marginal_eps(50, 0.1) + 1e-3
+    )
     assert gr22.thm2_marginal_eps(50, 0.1) == gr22.thm1_marginal_eps(50, 0.1)
     # Theorem 2(a) with alpha_l = alpha / L (catalog G13).
     assert gr22.thm2_ece_hp_eps(5000, 50, 0.1, 10) == pytest.approx(
-        np.sqrt(np.log(2 * 5000 * 10 / (50 * 0.1)) / (2 * 49)))
+        np.sqrt(np.log(2 * 5000 * 10 / (50 * 0.1)) / (2 * 49))
+    )
     assert gr22.thm2_ece_mean_bound(np.array([50, 20, 100])) == pytest.approx(np.sqrt(1 / 40))
 
 
@@ -28,14 +30,17 @@ def test_data_dependent_radius_never_exceeds_stated():
         assert dd <= gr22.thm1_conditional_eps(int(counts.sum()), k, a) + 1e-12
 
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda: gr22.thm1_marginal_eps(1, 0.1), "points_per_bin"),
-    (lambda: gr22.thm1_marginal_eps(10, 1.5), "alpha"),
-    (lambda: gr22.thm1_conditional_eps(5, 10, 0.1), "n must be >= points_per_bin"),
-    (lambda: gr22.thm1_conditional_eps_data_dependent([10, 3], [2, 2], 0.1), "n_l >= 2 B_l"),
-    (lambda: gr22.thm1_marginal_eps(10, 0.1, delta=-1), "delta"),
-    (lambda: gr22.discrete_top_label_errors([0.5], [0], [1.5], [0.5]), "confidence"),
-])
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: gr22.thm1_marginal_eps(1, 0.1), "points_per_bin"),
+        (lambda: gr22.thm1_marginal_eps(10, 1.5), "alpha"),
+        (lambda: gr22.thm1_conditional_eps(5, 10, 0.1), "n must be >= points_per_bin"),
+        (lambda: gr22.thm1_conditional_eps_data_dependent([10, 3], [2, 2], 0.1), "n_l >= 2 B_l"),
+        (lambda: gr22.thm1_marginal_eps(10, 0.1, delta=-1), "delta"),
+        (lambda: gr22.discrete_top_label_errors([0.5], [0], [1.5], [0.5]), "confidence"),
+    ],
+)
 def test_bound_validation(call, match):
     with pytest.raises(ValueError, match=match):
         call()
@@ -43,9 +48,18 @@ def test_bound_validation(call, match):
 
 def test_registry_has_gr22_guarantees():
     ids = {g.id for g in registry.all_guarantees() if g.paper == "gr22"}
-    assert {"gr22.thm1.marginal", "gr22.thm1.conditional", "gr22.thm1.ece_hp",
-            "gr22.thm1.ece_mean", "gr22.thm2.marginal", "gr22.thm2.conditional",
-            "gr22.thm2.ece_hp", "gr22.thm2.ece_mean", "gr22.prop4", "gr22.accuracy"} <= ids
+    assert {
+        "gr22.thm1.marginal",
+        "gr22.thm1.conditional",
+        "gr22.thm1.ece_hp",
+        "gr22.thm1.ece_mean",
+        "gr22.thm2.marginal",
+        "gr22.thm2.conditional",
+        "gr22.thm2.ece_hp",
+        "gr22.thm2.ece_mean",
+        "gr22.prop4",
+        "gr22.accuracy",
+    } <= ids
 
 
 def test_prop4_on_random_instances_and_equality_when_c_is_a_function_of_h():

@@ -18,8 +18,7 @@ from simulations.calibrators import DoubleDippedScalingBinning, IsotonicBinning,
 from theory_checks.cli import main
 
 CREDIT = default_data_dir() / "credit.csv"
-needs_credit = pytest.mark.skipif(not CREDIT.is_file(),
-                                  reason=f"CREDIT data not found at {CREDIT}")
+needs_credit = pytest.mark.skipif(not CREDIT.is_file(), reason=f"CREDIT data not found at {CREDIT}")
 
 
 def test_plotting_helpers_return_axes_headless():
@@ -31,7 +30,10 @@ def test_plotting_helpers_return_axes_headless():
     p = np.repeat([0.2, 0.5, 0.8], 10)
     y = (np.arange(30) % 2).astype(float)
     assert isinstance(plotting.reliability_diagram(axes[0, 1], p, y), Axes)
-    assert isinstance(plotting.eps_vs_bins(axes[0, 1], [1000], np.arange(1, 20), bound=gr21.thm3_conditional_eps), Axes)
+    assert isinstance(
+        plotting.eps_vs_bins(axes[0, 1], [1000], np.arange(1, 20), bound=gr21.thm3_conditional_eps),
+        Axes,
+    )
     with pytest.raises(ValueError, match="shape of eps"):
         plotting.validity_plot(axes[0, 0], eps, runs[:, :5])
 
@@ -124,10 +126,11 @@ def test_figure_index_and_selection(capsys):
 
 def test_figures_cli_and_html(tmp_path, capsys):
     out = tmp_path / "res" / "figures"
-    assert main(["figures", "gr21.fig1a", "gr21.fig2", "gr21.twin", "--reps", "3",
-                 "--out", str(out)]) == 0
-    for name in ("gr21_fig1a.png", "gr21_fig2.pdf", "gr21_twin.png", "index.json",
-                 "index.html"):
+    assert (
+        main(["figures", "gr21.fig1a", "gr21.fig2", "gr21.twin", "--reps", "3", "--out", str(out)])
+        == 0
+    )
+    for name in ("gr21_fig1a.png", "gr21_fig2.pdf", "gr21_twin.png", "index.json", "index.html"):
         assert (out / name).is_file(), name
     index = json.loads((out / "index.json").read_text())
     assert [f["id"] for f in index["figures"]] == ["gr21.fig1a", "gr21.fig2", "gr21.twin"]
@@ -136,8 +139,9 @@ def test_figures_cli_and_html(tmp_path, capsys):
     assert "calcheck figures gr21.fig2" in page
     # After a run, the run's page shows the verdicts and the figures together.
     capsys.readouterr()
-    assert main(["run", "--checks", "gr21.cor1", "--reps", "200", "--out",
-                 str(tmp_path / "res")]) == 0
+    assert (
+        main(["run", "--checks", "gr21.cor1", "--reps", "200", "--out", str(tmp_path / "res")]) == 0
+    )
     report = (tmp_path / "res" / "report.html").read_text()
     assert "gr21.cor1.control.wrong_bound" in report
     assert "figures/gr21_fig1a.png" in report

@@ -1,17 +1,24 @@
 """gpr20 App. D.4 covariate-shift figures on a small setting."""
 
-
 import numpy as np
 import pytest
 
 # ------------------------------------------------------------------ reference values
 
+
 def test_covariate_shift_figure_small():
     pytest.importorskip("sklearn")
     from figures.gpr20 import _shift, fig2a, fig2b, fig3
 
-    small = {"train": 1500, "ratio": 300, "edges": 200, "estimates": 800, "test": 3000,
-             "alt_source": 500, "alt_target": 500}
+    small = {
+        "train": 1500,
+        "ratio": 300,
+        "edges": 200,
+        "estimates": 800,
+        "test": 3000,
+        "alt_source": 500,
+        "alt_target": 500,
+    }
     data = _shift.compute_shift(None, reps=2, seed=1, sizes=small, n_trees=10)
     again = _shift.compute_shift(None, reps=2, seed=1, sizes=small, n_trees=10)
     for m in _shift.METHODS:

@@ -13,9 +13,15 @@ from bounds import gpr20, gpr20_shift
 
 # ------------------------------------------------------------------ reference values
 
-@pytest.mark.parametrize(("n", "v", "b", "a", "want"), [
-    (100, 0.25, 10, 0.1, 0.339989), (100, 0.0, 10, 0.1, 0.171113),
-    (1000, 0.21, 15, 0.05, 0.073858)])
+
+@pytest.mark.parametrize(
+    ("n", "v", "b", "a", "want"),
+    [
+        (100, 0.25, 10, 0.1, 0.339989),
+        (100, 0.0, 10, 0.1, 0.171113),
+        (1000, 0.21, 15, 0.05, 0.073858),
+    ],
+)
 def test_thm4_catalog_values(n, v, b, a, want):
     assert gpr20.thm4_halfwidth(n, v, b, a) == pytest.approx(want, abs=5e-7)
 
@@ -23,21 +29,26 @@ def test_thm4_catalog_values(n, v, b, a, want):
 def test_thm4_and_hoeffding_series():
     """Catalog §5: V^ = 1/4, B = 10, alpha = 0.1, N = 50 ... 5000 (3 decimals)."""
     n = np.array([50, 200, 500, 1000, 5000])
-    np.testing.assert_allclose(gpr20.thm4_halfwidth(n, 0.25, 10, 0.1),
-                               [0.581, 0.205, 0.110, 0.071, 0.027], atol=5e-4)
-    np.testing.assert_allclose(gpr20.hoeffding_bin_halfwidth(n, 10, 0.1),
-                               [0.230, 0.115, 0.073, 0.051, 0.023], atol=5e-4)
+    np.testing.assert_allclose(
+        gpr20.thm4_halfwidth(n, 0.25, 10, 0.1), [0.581, 0.205, 0.110, 0.071, 0.027], atol=5e-4
+    )
+    np.testing.assert_allclose(
+        gpr20.hoeffding_bin_halfwidth(n, 10, 0.1), [0.230, 0.115, 0.073, 0.051, 0.023], atol=5e-4
+    )
 
 
 def test_thm6_catalog_values():
     np.testing.assert_allclose(
         gpr20.thm6_halfwidth(np.array([100, 1000, 5000]), np.array([25, 250, 1250]), 10, 0.1),
-        [0.762, 0.186, 0.078], atol=5e-4)
+        [0.762, 0.186, 0.078],
+        atol=5e-4,
+    )
     assert gpr20.thm6_halfwidth(100, 25, 10, 0.1) == pytest.approx(0.7616, abs=5e-5)
     assert gpr20.thm6_halfwidth_intermediate(100, 25, 10, 0.1) == pytest.approx(0.5305, abs=1e-4)
     assert gpr20.thm6_halfwidth(10**4, 2500, 10, 0.1) == pytest.approx(0.0551, abs=5e-5)
-    assert gpr20.thm6_halfwidth_intermediate(10**4, 2500, 10, 0.1) == pytest.approx(0.0261,
-                                                                                     abs=5e-5)
+    assert gpr20.thm6_halfwidth_intermediate(10**4, 2500, 10, 0.1) == pytest.approx(
+        0.0261, abs=5e-5
+    )
 
 
 def test_thm6_constants():
@@ -56,10 +67,14 @@ def test_thm6_constants():
 
 def test_thm5_catalog_values():
     n2 = np.array([1000, 2000, 5000, 10**4, 10**5])
-    np.testing.assert_allclose(gpr20.thm5_min_count(n2, 10, 0.1),
-                               [-1.5, 27.2, 134.9, 337.2, 4485.3], atol=0.05)
-    np.testing.assert_allclose([gpr20.thm5_positive_from(b, 0.1) for b in (10, 5, 20)],
-                               [1059.66, 230.26, 4793.17], atol=0.01)
+    np.testing.assert_allclose(
+        gpr20.thm5_min_count(n2, 10, 0.1), [-1.5, 27.2, 134.9, 337.2, 4485.3], atol=0.05
+    )
+    np.testing.assert_allclose(
+        [gpr20.thm5_positive_from(b, 0.1) for b in (10, 5, 20)],
+        [1059.66, 230.26, 4793.17],
+        atol=0.01,
+    )
     assert gpr20.thm5_min_count(1059, 10, 0.1) < 0 < gpr20.thm5_min_count(1060, 10, 0.1)
     assert gpr20.thm5_cal1_size(10, 0.1, c=2.0) == pytest.approx(20 * math.log(200))
 
@@ -77,5 +92,6 @@ def test_thm7_explicit_and_condition():
     assert np.isinf(r[0])
     assert np.isfinite(r[1])
     assert gpr20_shift.thm7_halfwidth(10000, 10, 0.1, 1.5, 0.5) == pytest.approx(
-        9 * math.sqrt(10 * log_term / 20000))
+        9 * math.sqrt(10 * log_term / 20000)
+    )
     assert gpr20_shift.thm7_min_n(10, 0.1, 1.5, 0.5) == pytest.approx(9 * 10 * log_term**2)

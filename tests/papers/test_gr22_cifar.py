@@ -34,8 +34,12 @@ def test_cifar_base_columns_match_tables():
                 got = plugin_reliability_mce(c, h, d.test_labels)
             else:
                 got = 100 * plugin_classwise_ece(p, d.test_labels)
-            assert round(got, 2 if metric == "cw_ece" else 3) == pytest.approx(
-                cols["base"]), (table, metric, ds, arch)
+            assert round(got, 2 if metric == "cw_ece" else 3) == pytest.approx(cols["base"]), (
+                table,
+                metric,
+                ds,
+                arch,
+            )
 
 
 @needs_cifar
@@ -47,8 +51,7 @@ def test_cifar_ts_column_matches_with_focal_calibration_rule():
         for arch in ("resnet50", "wide_resnet"):
             d = load_cifar_logits(ds, arch)
             ts = MulticlassTemperatureScaling(objective="ece_grid")
-            q = ts.fit(softmax(d.val_logits), d.val_labels).predict_proba(
-                softmax(d.test_logits))
+            q = ts.fit(softmax(d.val_logits), d.val_labels).predict_proba(softmax(d.test_logits))
             c, h = top_label(q)
             got = plugin_top_label_errors(c, h, d.test_labels).tl_ece
             assert round(got, 3) == pytest.approx(PAPER[(table, "tl_ece")][(ds, arch)]["ts"])

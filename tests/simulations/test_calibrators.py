@@ -41,7 +41,8 @@ def test_umd_hand_computed():
     assert h.bin_lower_[:, 0].tolist() == [0.0, 0.35, 0.65]
     # Half-open bins: a boundary score goes to the upper bin; 1 is in the last (closed) bin.
     assert h.predict([0.0, 0.349, 0.35, 0.65, 1.0]).tolist() == pytest.approx(
-        [2 / 3, 2 / 3, 0.5, 1.0, 1.0])
+        [2 / 3, 2 / 3, 0.5, 1.0, 1.0]
+    )
     proba = h.predict_proba([0.5])
     assert proba.shape == (1, 2)
     assert proba.sum() == pytest.approx(1)
@@ -103,13 +104,16 @@ def test_ums_and_fixed_width():
     assert fw.predict([0.25, 0.5, 0.75, 1.0]).tolist() == pytest.approx([0.375, 1.0, 0.0, 0.0])
 
 
-@pytest.mark.parametrize(("scores", "labels", "match"), [
-    ([0.1, np.nan, 0.3, 0.4], [0, 1, 0, 1], "NaN"),
-    ([0.1, 1.2, 0.3, 0.4], [0, 1, 0, 1], "scores must lie in \\[0, 1\\]"),
-    ([0.1, 0.2, 0.3, 0.4], [0, 1, 0], "same length"),
-    ([0.1, 0.2, 0.3], [0, 1, 0], "at least 2 \\* n_bins"),
-    ([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1.5], "labels must lie in \\[0, 1\\]"),
-])
+@pytest.mark.parametrize(
+    ("scores", "labels", "match"),
+    [
+        ([0.1, np.nan, 0.3, 0.4], [0, 1, 0, 1], "NaN"),
+        ([0.1, 1.2, 0.3, 0.4], [0, 1, 0, 1], "scores must lie in \\[0, 1\\]"),
+        ([0.1, 0.2, 0.3, 0.4], [0, 1, 0], "same length"),
+        ([0.1, 0.2, 0.3], [0, 1, 0], "at least 2 \\* n_bins"),
+        ([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1.5], "labels must lie in \\[0, 1\\]"),
+    ],
+)
 def test_input_validation(scores, labels, match):
     with pytest.raises(ValueError, match=match):
         UniformMassBinning(2).fit(scores, labels)
@@ -164,8 +168,10 @@ def test_zadrozny_elkan_shift_fact9():
     # Exhaustive form of (9) for b <= 200.
     for m in range(1, 201):
         a = np.arange(m + 1)
-        assert np.all(np.maximum(abs(a / (m + 1) - a / m), abs((a + 1) / (m + 1) - a / m))
-                      <= 1 / (m + 1) + 1e-15)
+        assert np.all(
+            np.maximum(abs(a / (m + 1) - a / m), abs((a + 1) / (m + 1) - a / m))
+            <= 1 / (m + 1) + 1e-15
+        )
 
 
 def test_registry_of_calibrators_roundtrip():

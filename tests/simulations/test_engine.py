@@ -56,11 +56,16 @@ def test_block_is_deterministic_and_blocks_differ():
 def test_cell_key_depends_on_content_only():
     same = BinningExperiment({"name": "randomized_umd"}, LAWS["uniform_half"], 300, 10)
     assert same.key == CELLS[0].key
-    assert BinningExperiment({"name": "randomized_umd"}, LAWS["uniform_half"], 301, 10).key != CELLS[0].key
+    assert (
+        BinningExperiment({"name": "randomized_umd"}, LAWS["uniform_half"], 301, 10).key
+        != CELLS[0].key
+    )
 
 
-@pytest.mark.parametrize(("n_jobs", "backend", "per_task"), [
-    (2, "loky", None), (2, "loky", 1), (2, "threading", 3), (1, "sequential", 2)])
+@pytest.mark.parametrize(
+    ("n_jobs", "backend", "per_task"),
+    [(2, "loky", None), (2, "loky", 1), (2, "threading", 3), (1, "sequential", 2)],
+)
 def test_bit_identical_across_jobs_backends_and_task_sizes(reference, n_jobs, backend, per_task):
     store = ResultStore(":memory:")
     run_experiments(CELLS, REPS, 7, store, n_jobs=n_jobs, backend=backend, blocks_per_task=per_task)
@@ -84,7 +89,9 @@ def test_resume_after_interruption_gives_same_numbers(reference, tmp_path):
             raise KeyboardInterrupt
 
     with ResultStore(path) as store, pytest.raises(KeyboardInterrupt):
-        run_experiments(CELLS, REPS, 7, store, n_jobs=1, blocks_per_task=1, on_block=stop_after_five)
+        run_experiments(
+            CELLS, REPS, 7, store, n_jobs=1, blocks_per_task=1, on_block=stop_after_five
+        )
     with ResultStore(path) as store:
         stats = run_experiments(CELLS, REPS, 7, store, n_jobs=2)
         assert (stats.computed, stats.reused, stats.stale) == (12 - 5, 5, 0)
@@ -94,11 +101,22 @@ def test_resume_after_interruption_gives_same_numbers(reference, tmp_path):
 
 def test_killed_cli_run_resumes_to_identical_results(tmp_path):
     """SIGKILL a real `calcheck run` mid-way, run it again, compare with a clean run."""
-    args = [sys.executable, "-m", "theory_checks", "run", "--checks", "gr21.thm4.marginal",
-            "--reps", "1000", "--seed", "3"]
+    args = [
+        sys.executable,
+        "-m",
+        "theory_checks",
+        "run",
+        "--checks",
+        "gr21.thm4.marginal",
+        "--reps",
+        "1000",
+        "--seed",
+        "3",
+    ]
     killed = tmp_path / "killed"
-    proc = subprocess.Popen([*args, "--out", str(killed)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*args, "--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     db = killed / "store.sqlite"
     deadline = time.time() + 120
     n_blocks = 0
@@ -164,5 +182,7 @@ def test_code_stamp_depends_on_the_experiment_module_and_generic_code():
     from simulations.experiments.gpr20 import StreamExperiment
 
     assert "bounds" in StreamExperiment.code_paths()  # it evaluates its bound inside
-    assert CELLS[0].code_stamp.split("+")[-1] != StreamExperiment(
-        (0.5,), (10,)).code_stamp.split("+")[-1]
+    assert (
+        CELLS[0].code_stamp.split("+")[-1]
+        != StreamExperiment((0.5,), (10,)).code_stamp.split("+")[-1]
+    )

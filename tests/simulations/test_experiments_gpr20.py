@@ -65,8 +65,9 @@ def test_ci_width_experiment_on_atoms():
     exp = CIWidthExperiment("atomwise_eb", LAWS["two_atoms"], 400)
     out = exp.simulate(np.random.default_rng(2), 300)
     assert exp.statistic(out, "width", 0.1).max() < 1.0  # atoms are seen: informative
-    covered = Within("miss_ratio").evaluate(exp, out, constant("covers", 1.0).radius(
-        "gpr20.cor1", {}, 0.1), 0.1)
+    covered = Within("miss_ratio").evaluate(
+        exp, out, constant("covers", 1.0).radius("gpr20.cor1", {}, 0.1), 0.1
+    )
     assert covered.success.mean() > 0.9
 
 
@@ -83,9 +84,10 @@ def test_interval_coverage_is_exact_at_the_ends():
 
 
 def test_experiment_results_identical_for_any_jobs(tmp_path):
-    exps = [ShiftExperiment(SHIFT_LAWS["shift_sine"], 500, 5, partition="uniform_mass",
-                            n_edge=100),
-            StreamExperiment((0.5, 0.2), (100, 100), (0.1,))]
+    exps = [
+        ShiftExperiment(SHIFT_LAWS["shift_sine"], 500, 5, partition="uniform_mass", n_edge=100),
+        StreamExperiment((0.5, 0.2), (100, 100), (0.1,)),
+    ]
     outcomes = []
     for jobs in (1, 2):
         store = ResultStore(tmp_path / f"s{jobs}.sqlite")

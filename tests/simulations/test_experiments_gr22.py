@@ -43,8 +43,9 @@ def test_class_wise_prop4_and_accuracy_outcomes():
     assert Within("cw_ece").evaluate(cw, out, radius, 0.1).success.all()
     p4 = Prop4Experiment()
     pairs = (("conf_ece", "tl_ece"), ("conf_mce", "tl_mce"))
-    values = Ordered(pairs=pairs).evaluate(p4, p4.simulate(np.random.default_rng(11), 100),
-                                           None, None)
+    values = Ordered(pairs=pairs).evaluate(
+        p4, p4.simulate(np.random.default_rng(11), 100), None, None
+    )
     assert values.success.all()
     acc = AccuracyExperiment(MULTICLASS_LAWS["tl_atoms"], 300, 100, "tlhb", 20)
     assert (acc.simulate(np.random.default_rng(12), 3).changed == 0).all()

@@ -26,25 +26,34 @@ from simulations.metrics import (
 )
 
 
-@pytest.mark.parametrize(("a", "b", "eta"), [
-    (1.0, 1.0, ConditionalMean("logistic", {"slope": 3.0, "intercept": -0.5})),
-    (0.5, 2.0, ConditionalMean("logistic", {"slope": 2.0})),
-    (2.0, 5.0, ConditionalMean("sine", {"frequency": 4.0})),
-    (0.1, 5.0, ConditionalMean("power", {"exponent": 0.5})),
-    (3.0, 1.5, ConditionalMean("step", {"threshold": 0.3})),
-    (1.0, 1.0, ConditionalMean("sine")),
-    (0.1, 5.0, ConditionalMean("logistic")),
-    (0.7, 0.7, ConditionalMean("sine", {"frequency": 6.0})),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "eta"),
+    [
+        (1.0, 1.0, ConditionalMean("logistic", {"slope": 3.0, "intercept": -0.5})),
+        (0.5, 2.0, ConditionalMean("logistic", {"slope": 2.0})),
+        (2.0, 5.0, ConditionalMean("sine", {"frequency": 4.0})),
+        (0.1, 5.0, ConditionalMean("power", {"exponent": 0.5})),
+        (3.0, 1.5, ConditionalMean("step", {"threshold": 0.3})),
+        (1.0, 1.0, ConditionalMean("sine")),
+        (0.1, 5.0, ConditionalMean("logistic")),
+        (0.7, 0.7, ConditionalMean("sine", {"frequency": 6.0})),
+    ],
+)
 def test_interval_moment_matches_quadrature(a, b, eta):
     law = BinaryLaw(ScoreLaw(a, b), eta)
     edges = [(0.0, 0.13), (0.13, 0.5), (0.5, 0.91), (0.91, 1.0), (0.0, 1.0)]
     for lo, hi in edges:
         mass, moment = law.interval_moments(lo, 0, hi, 0)
         f = stats.beta(a, b).pdf
-        want, _ = integrate.quad(lambda s, f=f: eta(s) * f(s), lo, hi, limit=1000,
-                                 epsabs=1e-14, epsrel=1e-13,
-                                 points=[0.3] if lo < 0.3 < hi else None)
+        want, _ = integrate.quad(
+            lambda s, f=f: eta(s) * f(s),
+            lo,
+            hi,
+            limit=1000,
+            epsabs=1e-14,
+            epsrel=1e-13,
+            points=[0.3] if lo < 0.3 < hi else None,
+        )
         assert mass == pytest.approx(stats.beta(a, b).cdf(hi) - stats.beta(a, b).cdf(lo))
         assert moment == pytest.approx(want, abs=1e-10)
 
@@ -85,8 +94,10 @@ def test_sampling_matches_exact_mean(name):
 
 
 def test_law_spec_validation():
-    law = law_from_spec({"scores": {"kind": "beta", "a": 2, "b": 5},
-                         "eta": {"kind": "logistic", "slope": 2.0}}, "mine")
+    law = law_from_spec(
+        {"scores": {"kind": "beta", "a": 2, "b": 5}, "eta": {"kind": "logistic", "slope": 2.0}},
+        "mine",
+    )
     assert law.name == "mine"
     assert law.scores.a == 2
     atoms = law_from_spec({"scores": {"kind": "atoms", "atoms": [0.1, 0.9]}})
@@ -100,8 +111,10 @@ def test_law_spec_validation():
         ({"scores": {"kind": "atoms", "atoms": [0.1, 1.5]}}, "atoms must lie"),
         ({"scores": {"kind": "uniform", "atoms": [0.1]}}, r"unknown key\(s\) \['atoms'\]"),
         ({"Eta": {"kind": "constant"}}, r"unknown key\(s\) \['Eta'\].*allowed"),
-        ({"scores": {"kind": "atoms", "atoms": [0.1, 0.9], "atom_probs": [0.3, 0.3]}},
-         "kind = 'mixture'"),
+        (
+            {"scores": {"kind": "atoms", "atoms": [0.1, 0.9], "atom_probs": [0.3, 0.3]}},
+            "kind = 'mixture'",
+        ),
         ({"eta": {"kind": "sine", "amplitude": 0.6, "frequency": 2000.0}}, "eta must map"),
         ({"concentration": True}, "finite number"),
     ]:
@@ -115,8 +128,15 @@ def _batch(edges, values, keys):
     hi = np.array(edges[1:], dtype=float)[None]
     up_u = np.zeros((1, r))
     up_u[0, -1] = 1.0
-    return BinningBatch(lo, np.zeros((1, r)), hi, up_u, np.array([values], dtype=float),
-                        np.array([keys], dtype=float), np.ones((1, r)))
+    return BinningBatch(
+        lo,
+        np.zeros((1, r)),
+        hi,
+        up_u,
+        np.array([values], dtype=float),
+        np.array([keys], dtype=float),
+        np.ones((1, r)),
+    )
 
 
 def test_merging_equal_outputs_by_hand():
@@ -138,7 +158,8 @@ def test_example1_golden_values():
     assert lp_ece(err, mass, 2)[0] == pytest.approx(np.sqrt(0.013))
     assert lp_ece(err, mass, np.inf)[0] == pytest.approx(0.2)
     assert marginal_validity(err, mass, [0.05, 0.1, 0.15, 0.2])[0] == pytest.approx(
-        [0, 0.9, 0.9, 1])
+        [0, 0.9, 0.9, 1]
+    )
     assert conditional_max_error(err)[0] == pytest.approx(0.2)
 
 
@@ -165,8 +186,11 @@ def test_plugin_estimators_by_hand():
         plugin_validity(pred, y[:3], 0.1)
 
 
-@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0.01, 1)), min_size=1, max_size=12),
-       st.floats(1, 8), st.floats(0, 1))
+@given(
+    st.lists(st.tuples(st.floats(0, 1), st.floats(0.01, 1)), min_size=1, max_size=12),
+    st.floats(1, 8),
+    st.floats(0, 1),
+)
 def test_property_prop1_and_domination(pairs, p, eps):
     err = np.array([[e for e, _ in pairs]])
     w = np.array([[m for _, m in pairs]])

@@ -68,8 +68,12 @@ def test_plugin_by_hand():
     # CW-ECE: L = 2 classes, one bin each.
     probs = np.array([[0.8, 0.2], [0.8, 0.2], [0.3, 0.7]])
     labels = np.array([0, 1, 1])
-    want = 0.5 * (2 / 3 * abs(0.5 - 0.8) + 1 / 3 * abs(0 - 0.3)
-                  + 2 / 3 * abs(0.5 - 0.2) + 1 / 3 * abs(1 - 0.7))
+    want = 0.5 * (
+        2 / 3 * abs(0.5 - 0.8)
+        + 1 / 3 * abs(0 - 0.3)
+        + 2 / 3 * abs(0.5 - 0.2)
+        + 1 / 3 * abs(1 - 0.7)
+    )
     assert plugin_classwise_ece(probs, labels, n_bins=2) == pytest.approx(want)
     assert fixed_width_bin_index([0.0, 0.999, 1.0, 1 / 15], 15).tolist() == [0, 14, 14, 1]
 
@@ -110,8 +114,10 @@ def test_cwhb_and_nhb():
     assert h.shape == (500, 3)
     nh = NormalizedHistogramBinning(100, rng=0).fit(scores, labels)
     np.testing.assert_allclose(nh.predict_proba(scores[:500]).sum(axis=1), 1.0)
-    np.testing.assert_allclose(_normalize_rows(np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 2.0]])),
-                               [[1 / 3] * 3, [0.25, 0.25, 0.5]])
+    np.testing.assert_allclose(
+        _normalize_rows(np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 2.0]])),
+        [[1 / 3] * 3, [0.25, 0.25, 0.5]],
+    )
 
 
 def test_code_variant_edges_and_lower_bin_rule():
@@ -151,8 +157,9 @@ def test_scalers_gradients_and_temperature_against_scipy():
         q = softmax(np.log(p) / t)
         return -np.mean(np.log(q[np.arange(400), labels]))
 
-    t_ref = optimize.minimize_scalar(nll, bounds=(0.05, 20), method="bounded",
-                                     options={"xatol": 1e-8}).x
+    t_ref = optimize.minimize_scalar(
+        nll, bounds=(0.05, 20), method="bounded", options={"xatol": 1e-8}
+    ).x
     assert ts.temperature_ == pytest.approx(t_ref, rel=1e-4)
     grid = MulticlassTemperatureScaling(objective="ece_grid").fit(p, labels)
     assert grid.temperature_ == pytest.approx(round(grid.temperature_, 1))
@@ -207,7 +214,8 @@ def test_dirichlet_affine_law_classwise_truth(name):
         assert mass == pytest.approx(1.0)
         assert np.mean(y == lab) == pytest.approx(moment, abs=5e-3)
         assert np.mean(g[:, lab]) == pytest.approx(
-            (moment - (1 - law.shrink) / law.n_classes) / law.shrink, abs=5e-3)
+            (moment - (1 - law.shrink) / law.n_classes) / law.shrink, abs=5e-3
+        )
 
 
 def test_law_validation():

@@ -1,6 +1,5 @@
 """Scaling calibrators (batched Newton vs scipy), weighted binning, uLSIF, shift laws."""
 
-
 import numpy as np
 import pytest
 from scipy import optimize
@@ -11,6 +10,7 @@ from simulations.laws import ConditionalMean
 from simulations.laws.shift import SHIFT_LAWS, LinearShiftLaw
 
 # ------------------------------------------------------------------ reference values
+
 
 def _scaling_data(rng, n=2000):
     s = rng.beta(2, 3, n)

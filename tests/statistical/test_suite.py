@@ -20,8 +20,9 @@ pytestmark = [pytest.mark.statistical, pytest.mark.slow]
 def suite_results(seed):
     store = ResultStore(":memory:")
     reps = STAT_REPS or BUDGETS[STAT_BUDGET].reps
-    return run_checks(all_checks(STAT_BUDGET), store, reps=reps, root_seed=20211 + seed,
-                      n_jobs=2).results
+    return run_checks(
+        all_checks(STAT_BUDGET), store, reps=reps, root_seed=20211 + seed, n_jobs=2
+    ).results
 
 
 def test_every_guarantee_holds_and_every_control_is_flagged(suite_results):

@@ -27,21 +27,55 @@ def test_list_json_covers_every_guarantee(capsys):
 def test_bound_text_and_json(capsys):
     assert main(["bound", "gr21.thm3", "--n", "3000", "--n-bins", "10", "--alpha", "0.1"]) == 0
     assert float(capsys.readouterr().out) == pytest.approx(0.0941279, abs=1e-7)
-    out = _json_out(capsys, ["bound", "gr21.thm4.marginal", "--n", "1500", "--n-bins", "10",
-                             "--alpha", "0.1", "--json"])
+    out = _json_out(
+        capsys,
+        [
+            "bound",
+            "gr21.thm4.marginal",
+            "--n",
+            "1500",
+            "--n-bins",
+            "10",
+            "--alpha",
+            "0.1",
+            "--json",
+        ],
+    )
     assert out["value"] == pytest.approx(0.10026, abs=1e-5)
     assert out["informative"]
     assert out["arguments"] == {"n": 1500, "n_bins": 10, "alpha": 0.1, "delta": 0.0}
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["bound", "gr21.thm3", "--n", "10", "--n-bins", "10", "--alpha", "0.1"], "n must be >="),
-    (["bound", "gr21.thm3", "--n", "100", "--n-bins", "10", "--alpha", "1.5"], "alpha"),
-    (["bound", "gr21.thm3", "--n", "100", "--n-bins", "10"], "needs --alpha"),
-    (["bound", "gr21.nothing", "--n", "100"], "unknown guarantee"),
-    (["run", "--checks", "gr99.*"], "matches no check"),
-    (["run", "--study", "/nonexistent/study.toml"], "study file not found"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["bound", "gr21.thm3", "--n", "10", "--n-bins", "10", "--alpha", "0.1"], "n must be >="),
+        (["bound", "gr21.thm3", "--n", "100", "--n-bins", "10", "--alpha", "1.5"], "alpha"),
+        (["bound", "gr21.thm3", "--n", "100", "--n-bins", "10"], "needs --alpha"),
+        (["bound", "gr21.nothing", "--n", "100"], "unknown guarantee"),
+        (
+            [
+                "bound",
+                "gr21.thm3",
+                "--n",
+                "100",
+                "--n-bins",
+                "10",
+                "--alpha",
+                "0.1",
+                "--delta",
+                "0.1",
+            ],
+            "does not take --delta",
+        ),
+        (
+            ["bound", "gr21.thm3", "--n", "100", "n=500", "--n-bins", "10", "--alpha", "0.1"],
+            "given twice",
+        ),
+        (["run", "--checks", "gr99.*"], "matches no check"),
+        (["run", "--study", "/nonexistent/study.toml"], "study file not found"),
+    ],
+)
 def test_errors_exit_2_with_message(capsys, argv, message):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
@@ -49,12 +83,25 @@ def test_errors_exit_2_with_message(capsys, argv, message):
 
 def test_run_subset_writes_results_and_report(tmp_path, capsys):
     out = tmp_path / "res"
-    argv = ["run", "--checks", "gr21.thm3", "--reps", "300", "--seed", "1", "--out", str(out),
-            "--json"]
+    argv = [
+        "run",
+        "--checks",
+        "gr21.thm3",
+        "--reps",
+        "300",
+        "--seed",
+        "1",
+        "--out",
+        str(out),
+        "--json",
+    ]
     data = _json_out(capsys, argv)
     ids = {c["id"] for c in data["checks"]}
-    assert ids == {"gr21.thm3", "gr21.thm3.control.wrong_bound",
-                   "gr21.thm3.control.no_tie_breaking"}
+    assert ids == {
+        "gr21.thm3",
+        "gr21.thm3.control.wrong_bound",
+        "gr21.thm3.control.no_tie_breaking",
+    }
     assert data["all_passed"]
     assert data["meta"]["seed"] == 1
     cell = data["checks"][0]["cells"][0]
@@ -83,16 +130,18 @@ eta = { kind = "logistic", slope = 2.0, intercept = -0.5 }
 n = [200, 500]
 n_bins = [5]
 """)
-    data = _json_out(capsys, ["run", "--study", str(study), "--out", str(tmp_path / "o"),
-                              "--json"])
+    data = _json_out(capsys, ["run", "--study", str(study), "--out", str(tmp_path / "o"), "--json"])
     (check,) = data["checks"]
     assert check["id"] == "study:gr21.thm4.marginal"
     assert check["verdict"] == "consistent"
     assert [(c["n"], c["n_bins"], c["law"]) for c in check["cells"]] == [
-        (200, 5, "beta25_platt"), (500, 5, "beta25_platt")]
+        (200, 5, "beta25_platt"),
+        (500, 5, "beta25_platt"),
+    ]
     bad = tmp_path / "bad.toml"
-    bad.write_text('guarantee = "gr21.thm3"\n[law]\nscores = { kind = "cauchy" }\n'
-                   '[grid]\nn = [100]\n')
+    bad.write_text(
+        'guarantee = "gr21.thm3"\n[law]\nscores = { kind = "cauchy" }\n[grid]\nn = [100]\n'
+    )
     assert main(["run", "--study", str(bad), "--out", str(tmp_path / "b")]) == 2
     assert "scores kind" in capsys.readouterr().err
 

@@ -60,8 +60,11 @@ def test_every_studiable_guarantee_runs_on_a_user_law(gid, tmp_path, capsys):
     adapter = studiable()[gid]
     family = adapter.families[0]
     path = tmp_path / "study.toml"
-    path.write_text(f'guarantee = "{gid}"\nid = "mine"\nreps = 100\nalphas = [0.1]\n'
-                    + LAWS[family] + GRIDS[adapter.grid_keys])
+    path.write_text(
+        f'guarantee = "{gid}"\nid = "mine"\nreps = 100\nalphas = [0.1]\n'
+        + LAWS[family]
+        + GRIDS[adapter.grid_keys]
+    )
     assert main(["run", "--study", str(path), "--out", str(tmp_path / "o"), "--json"]) == 0
     (check,) = json.loads(capsys.readouterr().out)["checks"]
     assert check["id"] == "study:mine"
@@ -72,8 +75,9 @@ def test_every_studiable_guarantee_runs_on_a_user_law(gid, tmp_path, capsys):
 
 def test_adversary_and_binary_laws_both_work_for_corollary_3(tmp_path):
     path = tmp_path / "s.toml"
-    path.write_text('guarantee = "gpr20.cor3.max_halfwidth"\n' + LAWS["adversary"]
-                    + GRIDS[("n", "n_bins")])
+    path.write_text(
+        'guarantee = "gpr20.cor3.max_halfwidth"\n' + LAWS["adversary"] + GRIDS[("n", "n_bins")]
+    )
     check, options = load_study(path)
     assert options == {}
     assert [e.law_name for e in check.experiments] == ["adversary_q"]
@@ -87,26 +91,31 @@ def test_refused_guarantees_say_why(gid, tmp_path):
         load_study(path)
 
 
-@pytest.mark.parametrize(("text", "match"), [
-    ('reps = 0\n', "reps must be a positive integer"),
-    ('reps = 1.5\n', "reps must be a positive integer"),
-    ('reps = true\n', "reps must be a positive integer"),
-    ('false_alarm = 0\n', r"false_alarm must be a number in \(0, 1\)"),
-    ('alphas = []\n', "alphas must be a non-empty list"),
-    ('calibrator = { name = "umd" }\n', r"unknown keys .*\['calibrator'\]"),
-])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("reps = 0\n", "reps must be a positive integer"),
+        ("reps = 1.5\n", "reps must be a positive integer"),
+        ("reps = true\n", "reps must be a positive integer"),
+        ("false_alarm = 0\n", r"false_alarm must be a number in \(0, 1\)"),
+        ("alphas = []\n", "alphas must be a non-empty list"),
+        ('calibrator = { name = "umd" }\n', r"unknown keys .*\['calibrator'\]"),
+    ],
+)
 def test_bad_top_level_values_are_refused(text, match, tmp_path):
     path = tmp_path / "s.toml"
-    path.write_text('guarantee = "gr21.thm3"\n' + text + LAWS["binary"]
-                    + GRIDS[("n", "n_bins")])
+    path.write_text('guarantee = "gr21.thm3"\n' + text + LAWS["binary"] + GRIDS[("n", "n_bins")])
     with pytest.raises(ValueError, match=match):
         load_study(path)
 
 
-@pytest.mark.parametrize(("grid", "match"), [
-    ("[grid]\nn = [500.7]\nn_bins = [5]\n", "grid n must be a positive integer"),
-    ("[grid]\nn = [500]\nnbins = [5]\n", r"unknown: \['nbins'\], missing: \['n_bins'\]"),
-])
+@pytest.mark.parametrize(
+    ("grid", "match"),
+    [
+        ("[grid]\nn = [500.7]\nn_bins = [5]\n", "grid n must be a positive integer"),
+        ("[grid]\nn = [500]\nnbins = [5]\n", r"unknown: \['nbins'\], missing: \['n_bins'\]"),
+    ],
+)
 def test_bad_grids_are_refused(grid, match, tmp_path):
     path = tmp_path / "s.toml"
     path.write_text('guarantee = "gr21.thm3"\n' + LAWS["binary"] + grid)

@@ -28,8 +28,11 @@ def test_clear_violation_and_boundaries():
     assert full.ci_high == 1.0
     assert coverage_verdict(50, 50, 1.0).p_value == 1.0
     assert coverage_verdict(49, 50, 1.0).violated
-    for args, match in [((5, 4, 0.9), "successes"), ((1, 2, 0.0), "claimed"),
-                        ((1, 2, 0.5), "level")]:
+    for args, match in [
+        ((5, 4, 0.9), "successes"),
+        ((1, 2, 0.0), "claimed"),
+        ((1, 2, 0.5), "level"),
+    ]:
         with pytest.raises(ValueError, match=match):
             coverage_verdict(*args, level=2.0 if match == "level" else 1e-3)
 
@@ -38,8 +41,13 @@ def test_false_alarm_rate_is_at_most_level():
     """Under H0 (coverage exactly as claimed) the test rejects with probability <= level."""
     level, trials, claimed = 0.01, 1000, 0.9
     k = np.arange(trials + 1)
-    reject = np.array([stats.binomtest(int(x), trials, claimed, alternative="less").pvalue < level
-                       for x in k[:900]] + [False] * (trials + 1 - 900))
+    reject = np.array(
+        [
+            stats.binomtest(int(x), trials, claimed, alternative="less").pvalue < level
+            for x in k[:900]
+        ]
+        + [False] * (trials + 1 - 900)
+    )
     size = stats.binom.pmf(k, trials, claimed)[reject].sum()
     assert size <= level
     assert size > level / 3  # and it is not needlessly conservative

@@ -51,8 +51,10 @@ def for_law(guarantee_id: str, laws, *, grid: dict, alphas, check_id=None):
     adapters = studiable()
     if guarantee_id not in adapters:
         why = refused().get(guarantee_id, "no study adapter")
-        raise ValueError(f"guarantee {guarantee_id!r} cannot be checked on a law of your own: "
-                         f"{why}. Studiable: {', '.join(sorted(adapters))}")
+        raise ValueError(
+            f"guarantee {guarantee_id!r} cannot be checked on a law of your own: "
+            f"{why}. Studiable: {', '.join(sorted(adapters))}"
+        )
     if not isinstance(laws, list | tuple):
         laws = (laws,)
     return adapters[guarantee_id].check(tuple(laws), grid, alphas, check_id=check_id)

@@ -20,7 +20,6 @@ from simulations.experiments.gpr20 import (
     UMSCountExperiment,
 )
 from simulations.experiments.gpr20_adversary import AdversaryScalingExperiment, CIWidthExperiment
-from simulations.experiments.gpr20_shift import Prop3Experiment, ShiftExperiment
 from simulations.laws import LAWS
 
 from ..budgets import get_budget
@@ -29,12 +28,12 @@ from ..events import (
     AtLeast,
     BoundRule,
     Exceeds,
-    Identity,
     PathWithin,
     Within,
     constant,
     substitute,
 )
+from .gpr20_shift import SHIFT_STUDIES, add_shift_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
 
@@ -43,8 +42,11 @@ _BINS = {
     "quick": [
         ("equal_half", (100,) * 10, (0.5,) * 10),
         ("tiny_rare", (20,) * 50, (0.01,) * 50),
-        ("unequal_mixed", (5, 20, 50, 200, 500, 1000, 2000, 30, 10, 100),
-         (0.001, 0.01, 0.05, 0.5, 0.2, 0.05, 0.01, 0.9, 0.5, 0.3)),
+        (
+            "unequal_mixed",
+            (5, 20, 50, 200, 500, 1000, 2000, 30, 10, 100),
+            (0.001, 0.01, 0.05, 0.5, 0.2, 0.05, 0.01, 0.9, 0.5, 0.3),
+        ),
         ("large_small_rates", (1000,) * 5, (0.001, 0.01, 0.05, 0.5, 0.2)),
     ],
     "full": [
@@ -55,21 +57,22 @@ _BINS = {
 
 _WITHOUT_RANGE = BoundRule(
     "without_range_term",
-    function=lambda s, a: (gpr20.thm4_halfwidth(s["n_bin"], s["variance"], s["n_bins"], a)
-                           - gpr20.thm4_halfwidth(s["n_bin"], np.zeros_like(s["variance"]),
-                                                  s["n_bins"], a)),
-    description="Theorem 4 without its 3 ln(3B/alpha)/N_b term: an all-zero bin gets radius 0")
-_NO_UNION = substitute("without_union_bound", "Hoeffding at level alpha per bin",
-                       n_bins=lambda s: 1)
-_N_FOR_NB = substitute("n_in_place_of_n_b", "max_b hw_b with n in place of every N_b",
-                       counts=lambda s: np.broadcast_to(
-                           np.sum(s["counts"], axis=-1, keepdims=True), s["counts"].shape))
-_POOLED = BoundRule(
-    "hoeffding_pooled",
-    function=lambda s, a: np.sqrt(np.log(6.0 * s["n_bins"] / a) / (2.0 * s["n"])),
-    description="sqrt(ln(6B/alpha)/(2n)): as if every bin had n points and no shift")
-_WITHOUT_MB = BoundRule("without_m_b", function=lambda s, a: s["source_weighted_mean"],
-                        description="E[w Y | X_b] without the factor m_b")
+    function=lambda s, a: (
+        gpr20.thm4_halfwidth(s["n_bin"], s["variance"], s["n_bins"], a)
+        - gpr20.thm4_halfwidth(s["n_bin"], np.zeros_like(s["variance"]), s["n_bins"], a)
+    ),
+    description="Theorem 4 without its 3 ln(3B/alpha)/N_b term: an all-zero bin gets radius 0",
+)
+_NO_UNION = substitute(
+    "without_union_bound", "Hoeffding at level alpha per bin", n_bins=lambda s: 1
+)
+_N_FOR_NB = substitute(
+    "n_in_place_of_n_b",
+    "max_b hw_b with n in place of every N_b",
+    counts=lambda s: np.broadcast_to(
+        np.sum(s["counts"], axis=-1, keepdims=True), s["counts"].shape
+    ),
+)
 
 
 def checks(budget="quick") -> list[Check]:
@@ -78,174 +81,266 @@ def checks(budget="quick") -> list[Check]:
     full, al = bud.full, bud.alphas
     out: list[Check] = []
 
-    def add(cid, guarantee, experiments, event, claim="1-alpha", expect="consistent",
-            bound=None, text="", alphas=al):
-        out.append(Check(cid, guarantee, tuple(experiments), event, alphas, claim, expect,
-                         bound or BoundRule(), text))
+    def add(
+        cid,
+        guarantee,
+        experiments,
+        event,
+        claim="1-alpha",
+        expect="consistent",
+        bound=None,
+        text="",
+        alphas=al,
+    ):
+        out.append(
+            Check(
+                cid,
+                guarantee,
+                tuple(experiments),
+                event,
+                alphas,
+                claim,
+                expect,
+                bound or BoundRule(),
+                text,
+            )
+        )
 
     # Theorem 4 and its Hoeffding analogue, per bin given the counts.
-    bins = [BinBernoulliExperiment(c, p, name) for name, c, p in
-            _BINS["quick"] + (_BINS["full"] if full else [])]
+    bins = [
+        BinBernoulliExperiment(c, p, name)
+        for name, c, p in _BINS["quick"] + (_BINS["full"] if full else [])
+    ]
     tiny_rare = [e for e in bins if e.name == "tiny_rare"]
     per_bin = Within("error")
-    add("gpr20.thm4", "gpr20.thm4", bins, per_bin,
-        text="given the bin counts, all bins within the empirical-Bernstein half-width (17)")
-    add("gpr20.thm4.control.without_range_term", "gpr20.thm4", tiny_rare, per_bin,
-        expect="violated", bound=_WITHOUT_RANGE,
-        text="negative control: Theorem 4 without its 3 ln(3B/alpha)/N_b term")
-    add("gpr20.thm4.hoeffding", "gpr20.thm4.hoeffding", bins, per_bin,
-        text="derived: all bins within sqrt(ln(2B/alpha)/(2 N_b)) (not a paper claim)")
-    add("gpr20.thm4.hoeffding.control.without_union_bound", "gpr20.thm4.hoeffding",
-        [BinBernoulliExperiment((20,) * 50, (0.5,) * 50, "equal_half_50")], per_bin,
-        expect="violated", bound=_NO_UNION,
-        text="negative control: Hoeffding at level alpha per bin, no union bound, 50 bins")
+    add(
+        "gpr20.thm4",
+        "gpr20.thm4",
+        bins,
+        per_bin,
+        text="given the bin counts, all bins within the empirical-Bernstein half-width (17)",
+    )
+    add(
+        "gpr20.thm4.control.without_range_term",
+        "gpr20.thm4",
+        tiny_rare,
+        per_bin,
+        expect="violated",
+        bound=_WITHOUT_RANGE,
+        text="negative control: Theorem 4 without its 3 ln(3B/alpha)/N_b term",
+    )
+    add(
+        "gpr20.thm4.hoeffding",
+        "gpr20.thm4.hoeffding",
+        bins,
+        per_bin,
+        text="derived: all bins within sqrt(ln(2B/alpha)/(2 N_b)) (not a paper claim)",
+    )
+    add(
+        "gpr20.thm4.hoeffding.control.without_union_bound",
+        "gpr20.thm4.hoeffding",
+        [BinBernoulliExperiment((20,) * 50, (0.5,) * 50, "equal_half_50")],
+        per_bin,
+        expect="violated",
+        bound=_NO_UNION,
+        text="negative control: Hoeffding at level alpha per bin, no union bound, 50 bins",
+    )
 
     # Corollary 3 end to end: fixed-width bins, and uniform-mass bins with a split.
     fw, ums = {"name": "fixed_width"}, {"name": "ums", "split": 0.2}
-    cor3_laws = [(LAWS["uniform_half"], fw, 10), (LAWS["uniform_logistic"], fw, 10),
-                 (LAWS["mixture_atoms"], fw, 10), (LAWS["skewed_beta"], ums, 10),
-                 (LAWS["two_atoms"], ums, 10)]
+    cor3_laws = [
+        (LAWS["uniform_half"], fw, 10),
+        (LAWS["uniform_logistic"], fw, 10),
+        (LAWS["mixture_atoms"], fw, 10),
+        (LAWS["skewed_beta"], ums, 10),
+        (LAWS["two_atoms"], ums, 10),
+    ]
     ns = (1000, 3000) if not full else (300, 1000, 3000, 10000)
     benign = [BinningRadiusExperiment(law, cal, n, b) for law, cal, b in cor3_laws for n in ns]
     counter = [BinningRadiusExperiment(LAWS["cor3_counterexample"], fw, n, 2) for n in ns]
     adversary = [BinningRadiusExperiment(LAWS["adversary_q"], fw, 1000, 10)]
     max_err = Within("max_error")
-    add("gpr20.cor3", "gpr20.cor3", benign, max_err,
+    add(
+        "gpr20.cor3",
+        "gpr20.cor3",
+        benign,
+        max_err,
         text="histogram binning: every output within the printed radius hw_{b*}, "
-             "b* = argmin N_b (benign laws)")
-    add("gpr20.cor3.control.counterexample", "gpr20.cor3", counter[-1:], max_err,
+        "b* = argmin N_b (benign laws)",
+    )
+    add(
+        "gpr20.cor3.control.counterexample",
+        "gpr20.cor3",
+        counter[-1:],
+        max_err,
         expect="violated",
         text="the printed radius fails where the fewest-point bin has V^ = 0 (a typo: the "
-             "proof needs max_b hw_b)")
-    add("gpr20.cor3.max_halfwidth", "gpr20.cor3.max_halfwidth", benign + counter + adversary,
-        max_err, text="histogram binning: every output within max_b hw_b, incl. the "
-                      "counterexample and the adversary Q of Theorem 2")
-    add("gpr20.cor3.max_halfwidth.control.n_in_place_of_n_b", "gpr20.cor3.max_halfwidth",
-        [e for e in benign if e.law.name == "uniform_half" and e.n == ns[-1]], max_err,
-        expect="violated", bound=_N_FOR_NB,
-        text="negative control: radius with n in place of N_b, eta = 1/2")
+        "proof needs max_b hw_b)",
+    )
+    add(
+        "gpr20.cor3.max_halfwidth",
+        "gpr20.cor3.max_halfwidth",
+        benign + counter + adversary,
+        max_err,
+        text="histogram binning: every output within max_b hw_b, incl. the "
+        "counterexample and the adversary Q of Theorem 2",
+    )
+    add(
+        "gpr20.cor3.max_halfwidth.control.n_in_place_of_n_b",
+        "gpr20.cor3.max_halfwidth",
+        [e for e in benign if e.law.name == "uniform_half" and e.n == ns[-1]],
+        max_err,
+        expect="violated",
+        bound=_N_FOR_NB,
+        text="negative control: radius with n in place of N_b, eta = 1/2",
+    )
 
     # Theorem 5: minimum bin count and well-balancedness of uniform-mass bins.
-    t5 = [(LAWS["skewed_beta"], 1000, 5000, 10), (LAWS["uniform_logistic"], 1000, 5000, 10),
-          (LAWS["mixture_atoms"], 1000, 5000, 10)]
+    t5 = [
+        (LAWS["skewed_beta"], 1000, 5000, 10),
+        (LAWS["uniform_logistic"], 1000, 5000, 10),
+        (LAWS["mixture_atoms"], 1000, 5000, 10),
+    ]
     if full:
-        t5 += [(LAWS["skewed_beta"], 1000, 10000, 10), (LAWS["skewed_beta"], 500, 2000, 5),
-               (LAWS["skewed_beta"], 2000, 20000, 20)]
+        t5 += [
+            (LAWS["skewed_beta"], 1000, 10000, 10),
+            (LAWS["skewed_beta"], 500, 2000, 5),
+            (LAWS["skewed_beta"], 2000, 20000, 20),
+        ]
     t5_exps = [UMSCountExperiment(law, n1, n2, b) for law, n1, n2, b in t5]
-    add("gpr20.thm5", "gpr20.thm5", t5_exps, AtLeast("min_count"),
-        text="min_b N_b >= n2/(2B) - sqrt(n2 ln(2B/alpha)/2), |D^1| = 1000 (c ~ 19 at B = 10)")
-    add("gpr20.thm5.well_balanced", "gpr20.thm5", t5_exps, Within("balance"), "1-alpha/2",
+    add(
+        "gpr20.thm5",
+        "gpr20.thm5",
+        t5_exps,
+        AtLeast("min_count"),
+        text="min_b N_b >= n2/(2B) - sqrt(n2 ln(2B/alpha)/2), |D^1| = 1000 (c ~ 19 at B = 10)",
+    )
+    add(
+        "gpr20.thm5.well_balanced",
+        "gpr20.thm5",
+        t5_exps,
+        Within("balance"),
+        "1-alpha/2",
         bound=constant("lemma13_balance", 1.0, "every bin mass in [1/(2B), 2/B]"),
-        text="step 1 of the proof (Lemma 13 at alpha/2): every bin mass in [1/(2B), 2/B]")
-    add("gpr20.thm5.control.atoms_without_tie_breaking", "gpr20.thm5",
+        text="step 1 of the proof (Lemma 13 at alpha/2): every bin mass in [1/(2B), 2/B]",
+    )
+    add(
+        "gpr20.thm5.control.atoms_without_tie_breaking",
+        "gpr20.thm5",
         [UMSCountExperiment(LAWS["two_atoms"], 1000, 5000, 10, tie_breaking="none")],
-        AtLeast("min_count"), expect="violated",
+        AtLeast("min_count"),
+        expect="violated",
         text="negative control: atoms {0.2, 0.8} and quantile bins without tie-breaking "
-             "(Theorem 5 implicitly needs a nonatomic score)")
+        "(Theorem 5 implicitly needs a nonatomic score)",
+    )
 
     # Theorem 6: time-uniform coverage over streams (the path-dependent exception).
     length = 2000 if not full else 10000
-    streams = [((0.5, 0.1, 0.3, 0.7, 0.02), (length,) * 5, "mixed"),
-               ((0.5,) * 10, (length // 2,) * 10, "half_10")]
-    cp = StreamExperiment((0.5,) * 10, (length // 2,) * 10, al, "clopper_pearson_fixed_n",
-                          "half_10")
-    for gid, radius in (("gpr20.thm6", "thm6"), ("gpr20.thm6.intermediate",
-                                                 "thm6_intermediate")):
+    streams = [
+        ((0.5, 0.1, 0.3, 0.7, 0.02), (length,) * 5, "mixed"),
+        ((0.5,) * 10, (length // 2,) * 10, "half_10"),
+    ]
+    cp = StreamExperiment(
+        (0.5,) * 10, (length // 2,) * 10, al, "clopper_pearson_fixed_n", "half_10"
+    )
+    for gid, radius in (("gpr20.thm6", "thm6"), ("gpr20.thm6.intermediate", "thm6_intermediate")):
         exps = [StreamExperiment(p, n, al, radius, name) for p, n, name in streams]
-        add(gid, gid, exps, PathWithin(),
-            text=f"no bin leaves its {radius} radius at any time t <= {length}")
-        add(f"{gid}.control.fixed_n_clopper_pearson", gid, [cp], PathWithin(),
+        add(
+            gid,
+            gid,
+            exps,
+            PathWithin(),
+            text=f"no bin leaves its {radius} radius at any time t <= {length}",
+        )
+        add(
+            f"{gid}.control.fixed_n_clopper_pearson",
+            gid,
+            [cp],
+            PathWithin(),
             expect="violated",
             text="negative control: an exact fixed-n interval (level alpha/B) re-checked at "
-                 "every n is not time-uniform")
-    _add_shift_checks(add, full)
+            "every n is not time-uniform",
+        )
+    add_shift_checks(add, full)
 
     # Theorem 3 and Corollary 1: the adversary Q.
     n_q = (1000,) if not full else (200, 1000, 5000)
-    add("gpr20.thm3", "gpr20.thm3",
-        [AdversaryScalingExperiment(m, n) for m in ("platt", "temperature", "beta")
-         for n in n_q], Exceeds("test_error"), "alpha",
-        text="under Q, injective maps have P(error > 0.25 - alpha/2) >= alpha")
-    add("gpr20.thm3.control.histogram_binning", "gpr20.thm3",
-        [AdversaryScalingExperiment("fixed_width", n) for n in n_q], Exceeds("test_error"),
-        "alpha", expect="violated",
-        text="negative control: histogram binning (not injective) is calibrated under Q")
+    add(
+        "gpr20.thm3",
+        "gpr20.thm3",
+        [AdversaryScalingExperiment(m, n) for m in ("platt", "temperature", "beta") for n in n_q],
+        Exceeds("test_error"),
+        "alpha",
+        text="under Q, injective maps have P(error > 0.25 - alpha/2) >= alpha",
+    )
+    add(
+        "gpr20.thm3.control.histogram_binning",
+        "gpr20.thm3",
+        [AdversaryScalingExperiment("fixed_width", n) for n in n_q],
+        Exceeds("test_error"),
+        "alpha",
+        expect="violated",
+        text="negative control: histogram binning (not injective) is calibrated under Q",
+    )
     half_width = constant("width_one_half", 0.5, "|C| >= 1/2")
     covers = constant("covers", 1.0, "the truth lies in C")
-    add("gpr20.cor1", "gpr20.cor1",
+    add(
+        "gpr20.cor1",
+        "gpr20.cor1",
         [CIWidthExperiment("atomwise_eb", LAWS["uniform_half"], n) for n in (1000, 5000)],
-        AtLeast("width"), "1-2alpha", bound=half_width,
+        AtLeast("width"),
+        "1-2alpha",
+        bound=half_width,
         text="a distribution-free CI w.r.t. f (atom-wise empirical Bernstein) has width "
-             ">= 1/2 w.p. >= 1 - 2 alpha when eta = 1/2 and f(X) is continuous")
-    add("gpr20.cor1.premise", "gpr20.cor1",
-        [CIWidthExperiment("atomwise_eb", LAWS[name], n)
-         for name, n in (("adversary_q", 1000), ("two_atoms", 1000), ("atoms_30", 300),
-                         ("mixture_atoms", 1000))], Within("miss_ratio"), bound=covers,
-        text="premise: the atom-wise interval covers E[Y | f(X)] on atomic laws and under Q")
-    add("gpr20.cor1.control.bin_interval_width", "gpr20.cor1",
-        [CIWidthExperiment("bin_thm4", LAWS["uniform_half"], 5000)], AtLeast("width"),
-        "1-2alpha", expect="violated", bound=half_width,
-        text="negative control: Theorem 4's bin interval used as a CI w.r.t. f is narrower")
-    add("gpr20.cor1.control.bin_interval_validity", "gpr20.cor1",
-        [CIWidthExperiment("bin_thm4", LAWS["adversary_q"], 5000)], Within("miss_ratio"),
-        expect="violated", bound=covers,
-        text="... and, as Corollary 1 predicts, not valid w.r.t. f: it misses E_Q[Y|f(X)] = Y")
-    return out
-
-
-def _add_shift_checks(add, full):
-    """Theorems 7 and 10, Proposition 3: covariate shift with a known bounded ratio."""
-    sine, ident = LAWS["shift_sine"], LAWS["shift_identity"]
-    n_shift = 10000 if not full else 40000
-
-    def shift(law, estimator, b=10, part="uniform_mass", n=n_shift):
-        return ShiftExperiment(law, n, b, estimator, part,
-                               2000 if part == "uniform_mass" else 0)
-
-    per_bin = Within("error")
-    weighted = [shift(sine, "weighted")]
-    add("gpr20.thm7", "gpr20.thm7", weighted, per_bin,
-        text="weighted binning on uniform-mass source bins within c (U/L)^2 "
-             "sqrt(B ln(6B/alpha)/(2n)), c = 1")
-    add("gpr20.thm7.control.hoeffding_pooled", "gpr20.thm7", weighted, per_bin,
-        expect="violated", bound=_POOLED,
-        text="negative control: sqrt(ln(6B/alpha)/(2n)), as if every bin had n points "
-             "and there were no shift")
-    explicit = [*weighted, shift(ident, "weighted", 2, "fixed_width", 2 * n_shift)]
-    add("gpr20.thm7.explicit", "gpr20.thm7.explicit", explicit, per_bin, "1-2alpha/3",
-        text="derived explicit constants (2U^2 m_b^2 + U m_b) sqrt(ln(6B/alpha)/(2N_b))")
-    add("gpr20.thm7.explicit.control.hoeffding_pooled", "gpr20.thm7.explicit", weighted,
-        per_bin, "1-2alpha/3", "violated", _POOLED,
-        text="negative control: the pooled Hoeffding radius")
-    add("gpr20.thm10", "gpr20.thm10",
-        [shift(sine, "oracle"), shift(ident, "oracle", 2, "fixed_width", 2 * n_shift)],
-        per_bin, text="oracle m_b estimator (40) within its empirical-Bernstein radius")
-    add("gpr20.thm10.control.unweighted", "gpr20.thm10",
-        [shift(ident, "unweighted", 2, "fixed_width", 2 * n_shift)], per_bin,
+        ">= 1/2 w.p. >= 1 - 2 alpha when eta = 1/2 and f(X) is continuous",
+    )
+    add(
+        "gpr20.cor1.premise",
+        "gpr20.cor1",
+        [
+            CIWidthExperiment("atomwise_eb", LAWS[name], n)
+            for name, n in (
+                ("adversary_q", 1000),
+                ("two_atoms", 1000),
+                ("atoms_30", 300),
+                ("mixture_atoms", 1000),
+            )
+        ],
+        Within("miss_ratio"),
+        bound=covers,
+        text="premise: the atom-wise interval covers E[Y | f(X)] on atomic laws and under Q",
+    )
+    add(
+        "gpr20.cor1.control.bin_interval_width",
+        "gpr20.cor1",
+        [CIWidthExperiment("bin_thm4", LAWS["uniform_half"], 5000)],
+        AtLeast("width"),
+        "1-2alpha",
         expect="violated",
-        text="negative control: unweighted binning (17) is biased for the target mean")
-    prop3 = [Prop3Experiment(sine), Prop3Experiment(ident)]
-    add("gpr20.prop3", "gpr20.prop3", prop3, Identity("target_mean"), "one",
-        text="identity on random partitions, to 1e-10 (two quadrature routes)")
-    add("gpr20.prop3.control.without_m_b", "gpr20.prop3", prop3[:1], Identity("target_mean"),
-        "one", "violated", _WITHOUT_MB,
-        text="negative control: E[w Y | X_b] without the factor m_b")
+        bound=half_width,
+        text="negative control: Theorem 4's bin interval used as a CI w.r.t. f is narrower",
+    )
+    add(
+        "gpr20.cor1.control.bin_interval_validity",
+        "gpr20.cor1",
+        [CIWidthExperiment("bin_thm4", LAWS["adversary_q"], 5000)],
+        Within("miss_ratio"),
+        expect="violated",
+        bound=covers,
+        text="... and, as Corollary 1 predicts, not valid w.r.t. f: it misses E_Q[Y|f(X)] = Y",
+    )
+    return out
 
 
 def _cor3_adapter(gid):
     return StudyAdapter(
-        gid, ("binary", "adversary"), ("n", "n_bins"),
-        lambda law, n, n_bins: BinningRadiusExperiment(law, {"name": "fixed_width"}, n,
-                                                       n_bins),
-        Within("max_error"), description=f"fixed-width histogram binning, radius of {gid}")
-
-
-def _shift_adapter(gid, estimator, claim="1-alpha"):
-    return StudyAdapter(
-        gid, ("linear_shift",), ("n", "n_bins"),
-        lambda law, n, n_bins: ShiftExperiment(law, n, n_bins, estimator, "uniform_mass",
-                                               max(n // 5, n_bins)),
-        Within("error"), claim, description=f"{estimator} binning under shift ({gid})")
+        gid,
+        ("binary", "adversary"),
+        ("n", "n_bins"),
+        lambda law, n, n_bins: BinningRadiusExperiment(law, {"name": "fixed_width"}, n, n_bins),
+        Within("max_error"),
+        description=f"fixed-width histogram binning, radius of {gid}",
+    )
 
 
 #: Guarantees that can be checked on a user's law.
@@ -253,26 +348,23 @@ STUDIES = {
     "gpr20.cor3": _cor3_adapter("gpr20.cor3"),
     "gpr20.cor3.max_halfwidth": _cor3_adapter("gpr20.cor3.max_halfwidth"),
     "gpr20.thm5": StudyAdapter(
-        "gpr20.thm5", ("binary",), ("n1", "n2", "n_bins"),
+        "gpr20.thm5",
+        ("binary",),
+        ("n1", "n2", "n_bins"),
         lambda law, n1, n2, n_bins: UMSCountExperiment(law, n1, n2, n_bins),
-        AtLeast("min_count"), description="uniform-mass bins from n1 points, counts of n2"),
-    "gpr20.thm7": _shift_adapter("gpr20.thm7", "weighted"),
-    "gpr20.thm7.explicit": _shift_adapter("gpr20.thm7.explicit", "weighted", "1-2alpha/3"),
-    "gpr20.thm10": _shift_adapter("gpr20.thm10", "oracle"),
-    "gpr20.prop3": StudyAdapter(
-        "gpr20.prop3", ("linear_shift",), ("n_bins",),
-        lambda law, n_bins: Prop3Experiment(law, n_bins), Identity("target_mean"), "one",
-        description="Proposition 3 on random partitions"),
+        AtLeast("min_count"),
+        description="uniform-mass bins from n1 points, counts of n2",
+    ),
+    **SHIFT_STUDIES,
 }
 #: Guarantees whose law is fixed by the theorem itself, with the reason.
 REFUSED = {
     "gpr20.thm4": "checked given the bin memberships: its 'law' is a list of bin counts and "
-                  "bin means, not a score law (edit BinBernoulliExperiment settings instead)",
+    "bin means, not a score law (edit BinBernoulliExperiment settings instead)",
     "gpr20.thm4.hoeffding": "as gpr20.thm4: conditional on the bin counts",
-    "gpr20.thm6": "checked on per-bin Bernoulli streams given the memberships, not on a "
-                  "score law",
+    "gpr20.thm6": "checked on per-bin Bernoulli streams given the memberships, not on a score law",
     "gpr20.thm6.intermediate": "as gpr20.thm6",
     "gpr20.thm3": "an impossibility on the adversary Q of Theorem 2, which the theorem fixes",
     "gpr20.cor1": "an impossibility stated for eta = 1/2 with a nonatomic f(X), which the "
-                  "corollary fixes",
+    "corollary fixes",
 }

@@ -22,8 +22,14 @@ from ..events import Marginal, MeanAtMost, Within, substitute
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
 
-_POSITIVE_LAWS = ("uniform_half", "uniform_logistic", "skewed_beta", "two_atoms",
-                  "mixture_atoms", "beta_labels")
+_POSITIVE_LAWS = (
+    "uniform_half",
+    "uniform_logistic",
+    "skewed_beta",
+    "two_atoms",
+    "mixture_atoms",
+    "beta_labels",
+)
 _EXTRA_LAWS = ("uniform_identity", "uniform_step", "uniform_sine", "rare_event", "atoms_30")
 _GRIDS = {
     "quick": ((200, 10), (1000, 10), (3000, 10)),
@@ -37,33 +43,69 @@ _RUMD = {"name": "randomized_umd", "delta": 0.0}
 
 # guarantee -> (calibrator, event, claim, tiny grid too, description)
 _SPECS = {
-    "gr21.thm3": (_UMD, Within("max_error"), "1-alpha", False,
-                  "UMD (Algorithm 1) with lexicographic tie-breaking: all bins within eps (8)"),
-    "gr21.cor1": (_ZE, Within("max_error"), "1-alpha", False,
-                  "original Zadrozny-Elkan UMD: all bins within eps (10)"),
-    "gr21.thm4.marginal": (_RUMD, Marginal(), "1-alpha", False,
-                           "randomized UMD: a fresh test point is within eps1 (11)"),
-    "gr21.thm4.conditional": (_RUMD, Within("max_error"), "1-alpha", False,
-                              "randomized UMD: all bins within eps2 (11)"),
-    "gr21.thm4.ece_hp": (_RUMD, Within("l2_ece"), "1-alpha", False,
-                         "randomized UMD: exact l2-ECE within eps2 (Theorem 4(a))"),
-    "gr21.thm4.ece_mean": (_RUMD, MeanAtMost("l2_ece"), "1-bound", True,
-                           "randomized UMD: E[l2-ECE] <= sqrt(B/2n) (Theorem 4(b), stated "
-                           "form)"),
+    "gr21.thm3": (
+        _UMD,
+        Within("max_error"),
+        "1-alpha",
+        False,
+        "UMD (Algorithm 1) with lexicographic tie-breaking: all bins within eps (8)",
+    ),
+    "gr21.cor1": (
+        _ZE,
+        Within("max_error"),
+        "1-alpha",
+        False,
+        "original Zadrozny-Elkan UMD: all bins within eps (10)",
+    ),
+    "gr21.thm4.marginal": (
+        _RUMD,
+        Marginal(),
+        "1-alpha",
+        False,
+        "randomized UMD: a fresh test point is within eps1 (11)",
+    ),
+    "gr21.thm4.conditional": (
+        _RUMD,
+        Within("max_error"),
+        "1-alpha",
+        False,
+        "randomized UMD: all bins within eps2 (11)",
+    ),
+    "gr21.thm4.ece_hp": (
+        _RUMD,
+        Within("l2_ece"),
+        "1-alpha",
+        False,
+        "randomized UMD: exact l2-ECE within eps2 (Theorem 4(a))",
+    ),
+    "gr21.thm4.ece_mean": (
+        _RUMD,
+        MeanAtMost("l2_ece"),
+        "1-bound",
+        True,
+        "randomized UMD: E[l2-ECE] <= sqrt(B/2n) (Theorem 4(b), stated form)",
+    ),
     "gr21.thm4.ece_mean.proof_valid": (
-        _RUMD, MeanAtMost("l2_ece"), "1-bound", True,
+        _RUMD,
+        MeanAtMost("l2_ece"),
+        "1-bound",
+        True,
         "randomized UMD: E[l2-ECE] <= 1/(2 sqrt(floor(n/B)-1)) (Theorem 4(b), as the proof "
-        "supports it)"),
+        "supports it)",
+    ),
 }
 
-_WRONG_N = substitute("n_in_place_of_n_over_B",
-                      "bound evaluated at n B points: n in place of n/B",
-                      n=lambda s: s["n"] * s["n_bins"])
+_WRONG_N = substitute(
+    "n_in_place_of_n_over_B",
+    "bound evaluated at n B points: n in place of n/B",
+    n=lambda s: s["n"] * s["n_bins"],
+)
 
 
 def _experiments(calibrator, laws, grid):
-    return tuple(BinningExperiment(calibrator, law, int(n), int(b))
-                 for law in laws for n, b in grid)
+    return tuple(
+        BinningExperiment(calibrator, law, int(n), int(b)) for law in laws for n, b in grid
+    )
 
 
 def checks(budget="quick") -> list[Check]:
@@ -74,27 +116,50 @@ def checks(budget="quick") -> list[Check]:
     out = []
     for gid, (cal, event, claim, tiny, text) in _SPECS.items():
         g = _TINY + grid if tiny else grid
-        out.append(Check(gid, gid, _experiments(cal, laws, g), event, bud.alphas, claim,
-                         description=text))
-        out.append(Check(f"{gid}.control.wrong_bound", gid,
-                         _experiments(cal, (LAWS["uniform_half"],), g), event, bud.alphas,
-                         claim, "violated", _WRONG_N,
-                         "negative control: bound computed with n in place of n/B, eta = 1/2"))
-    out.append(Check(
-        "gr21.thm3.control.no_tie_breaking", "gr21.thm3",
-        _experiments({"name": "umd", "tie_breaking": "none"}, (LAWS["two_atoms"],),
-                     ((3000, 3),)),
-        Within("max_error"), (0.1,), expect="violated",
-        description="negative control: Algorithm 1 without tie-breaking on atoms {0.2, 0.8}: "
-                    "a bin mixes the atoms, so bins are not exchangeable"))
+        out.append(
+            Check(gid, gid, _experiments(cal, laws, g), event, bud.alphas, claim, description=text)
+        )
+        out.append(
+            Check(
+                f"{gid}.control.wrong_bound",
+                gid,
+                _experiments(cal, (LAWS["uniform_half"],), g),
+                event,
+                bud.alphas,
+                claim,
+                "violated",
+                _WRONG_N,
+                "negative control: bound computed with n in place of n/B, eta = 1/2",
+            )
+        )
+    out.append(
+        Check(
+            "gr21.thm3.control.no_tie_breaking",
+            "gr21.thm3",
+            _experiments(
+                {"name": "umd", "tie_breaking": "none"}, (LAWS["two_atoms"],), ((3000, 3),)
+            ),
+            Within("max_error"),
+            (0.1,),
+            expect="violated",
+            description="negative control: Algorithm 1 without tie-breaking on atoms {0.2, 0.8}: "
+            "a bin mixes the atoms, so bins are not exchangeable",
+        )
+    )
     return out
 
 
 def _adapter(gid):
     cal, event, claim, _, text = _SPECS[gid]
-    return StudyAdapter(gid, ("binary",), ("n", "n_bins"),
-                        lambda law, n, n_bins: BinningExperiment(cal, law, n, n_bins),
-                        event, claim, description=text)
+    return StudyAdapter(
+        gid,
+        ("binary",),
+        ("n", "n_bins"),
+        lambda law, n, n_bins: BinningExperiment(cal, law, n, n_bins),
+        event,
+        claim,
+        description=text,
+    )
 
 
 #: Guarantees that can be checked on a user's binary law (grid: n, n_bins).

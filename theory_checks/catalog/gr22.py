@@ -45,35 +45,60 @@ _CW_LAWS = ("cw_dirichlet_balanced", "cw_dirichlet_imbalanced", "cw_prototype_at
 
 # guarantee -> (event, claim, description); Theorem 1 and Theorem 2 statements.
 _TL = {
-    "gr22.thm1.marginal": (Marginal(), "1-alpha", "TL-HB, stratified n_l: a fresh test "
-                           "point within eps_1 = sqrt(log(2/alpha)/(2(k-1)))"),
-    "gr22.thm1.conditional": (Within("max_error"), "1-alpha", "TL-HB: TL-MCE <= eps_2 = "
-                              "sqrt(log(2n/(k alpha))/(2(k-1))) (n total)"),
+    "gr22.thm1.marginal": (
+        Marginal(),
+        "1-alpha",
+        "TL-HB, stratified n_l: a fresh test point within eps_1 = sqrt(log(2/alpha)/(2(k-1)))",
+    ),
+    "gr22.thm1.conditional": (
+        Within("max_error"),
+        "1-alpha",
+        "TL-HB: TL-MCE <= eps_2 = sqrt(log(2n/(k alpha))/(2(k-1))) (n total)",
+    ),
     "gr22.thm1.conditional.data_dependent": (
-        Within("max_error"), "1-alpha",
-        "TL-HB: TL-MCE <= max_l sqrt(log(2B/alpha)/(2(floor(n_l/B_l)-1))) (proof form)"),
+        Within("max_error"),
+        "1-alpha",
+        "TL-HB: TL-MCE <= max_l sqrt(log(2B/alpha)/(2(floor(n_l/B_l)-1))) (proof form)",
+    ),
     "gr22.thm1.ece_hp": (Within("l1_ece"), "1-alpha", "TL-HB: exact TL-ECE <= eps_2"),
-    "gr22.thm1.ece_mean": (MeanAtMost("l1_ece"), "1-bound", "TL-HB: E[TL-ECE] <= "
-                           "sqrt(1/(2k)) (tested as P(U >= TL-ECE) >= 1 - bound)"),
+    "gr22.thm1.ece_mean": (
+        MeanAtMost("l1_ece"),
+        "1-bound",
+        "TL-HB: E[TL-ECE] <= sqrt(1/(2k)) (tested as P(U >= TL-ECE) >= 1 - bound)",
+    ),
 }
 _CW = {
-    "gr22.thm2.marginal": (Marginal(), "1-alpha",
-                           "CW-HB: a fresh test point within eps_l^(1) for the last class"),
-    "gr22.thm2.conditional": (Within("max_error"), "1-alpha",
-                              "CW-HB: every output of h_l within eps_l^(2) for the last class"),
-    "gr22.thm2.ece_hp": (Within("cw_ece"), "1-alpha",
-                         "CW-HB: exact CW-ECE <= max_l eps_l^(2), alpha_l = alpha/L"),
+    "gr22.thm2.marginal": (
+        Marginal(),
+        "1-alpha",
+        "CW-HB: a fresh test point within eps_l^(1) for the last class",
+    ),
+    "gr22.thm2.conditional": (
+        Within("max_error"),
+        "1-alpha",
+        "CW-HB: every output of h_l within eps_l^(2) for the last class",
+    ),
+    "gr22.thm2.ece_hp": (
+        Within("cw_ece"),
+        "1-alpha",
+        "CW-HB: exact CW-ECE <= max_l eps_l^(2), alpha_l = alpha/L",
+    ),
     "gr22.thm2.ece_mean": (MeanAtMost("cw_ece"), "1-bound", "CW-HB: E[CW-ECE] <= sqrt(1/(2k))"),
 }
 
-_N_FOR_K = substitute("n_in_place_of_k", "k = n points per bin in the radius",
-                      points_per_bin=lambda s: s["n"])
+_N_FOR_K = substitute(
+    "n_in_place_of_k", "k = n points per bin in the radius", points_per_bin=lambda s: s["n"]
+)
 # The data-dependent radius with n points per bin in every class.
 _N_PER_BIN = BoundRule(
-    "n_in_place_of_k", substitutions=(("points_per_bin", lambda s: s["n"]),),
-    guarantee="gr22.thm1.conditional", description="the radius with n points per bin")
-_NO_UNION = other_guarantee("without_union_bound", "gr22.thm1.marginal",
-                            "the marginal eps_1 used for the conditional event")
+    "n_in_place_of_k",
+    substitutions=(("points_per_bin", lambda s: s["n"]),),
+    guarantee="gr22.thm1.conditional",
+    description="the radius with n points per bin",
+)
+_NO_UNION = other_guarantee(
+    "without_union_bound", "gr22.thm1.marginal", "the marginal eps_1 used for the conditional event"
+)
 
 
 def checks(budget="quick") -> list[Check]:
@@ -83,76 +108,151 @@ def checks(budget="quick") -> list[Check]:
     # (n, k): quick keeps n_l >= k for the rarest class (P(c = 4) = 0.005) at k = 10.
     tl_sizes = ((2000, 10),) if not bud.full else ((2000, 10), (5000, 20), (20000, 50))
     cw_sizes = ((1000, 10),) if not bud.full else ((1000, 10), (5000, 50))
-    tl = {name: [TopLabelBinningExperiment(LAWS[name], n, k) for n, k in tl_sizes]
-          for name in _TL_LAWS}
-    cw = {name: [ClassWiseBinningExperiment(LAWS[name], n, k) for n, k in cw_sizes]
-          for name in _CW_LAWS}
+    tl = {
+        name: [TopLabelBinningExperiment(LAWS[name], n, k) for n, k in tl_sizes]
+        for name in _TL_LAWS
+    }
+    cw = {
+        name: [ClassWiseBinningExperiment(LAWS[name], n, k) for n, k in cw_sizes]
+        for name in _CW_LAWS
+    }
     out: list[Check] = []
-    for specs, exps, control_law in ((_TL, tl, "tl_balanced_half"),
-                                     (_CW, cw, "cw_dirichlet_balanced")):
+    for specs, exps, control_law in (
+        (_TL, tl, "tl_balanced_half"),
+        (_CW, cw, "cw_dirichlet_balanced"),
+    ):
         every = [e for name in exps for e in exps[name]]
         for gid, (event, claim, text) in specs.items():
             out.append(Check(gid, gid, tuple(every), event, al, claim, description=text))
             control = _N_PER_BIN if gid.endswith("data_dependent") else _N_FOR_K
-            out.append(Check(f"{gid}.control.n_in_place_of_k", gid, tuple(exps[control_law]),
-                             event, al, claim, "violated", control,
-                             f"negative control: {control.description}, {control_law}"))
+            out.append(
+                Check(
+                    f"{gid}.control.n_in_place_of_k",
+                    gid,
+                    tuple(exps[control_law]),
+                    event,
+                    al,
+                    claim,
+                    "violated",
+                    control,
+                    f"negative control: {control.description}, {control_law}",
+                )
+            )
     out = [c for c in out if c.id != "gr22.thm1.conditional.control.n_in_place_of_k"]
-    out.append(Check("gr22.thm1.conditional.control.without_union_bound",
-                     "gr22.thm1.conditional", tuple(tl["tl_balanced_half"]),
-                     Within("max_error"), al, expect="violated", bound=_NO_UNION,
-                     description="negative control: the marginal eps_1 used for the "
-                                 "conditional event, eta = 1/2"))
+    out.append(
+        Check(
+            "gr22.thm1.conditional.control.without_union_bound",
+            "gr22.thm1.conditional",
+            tuple(tl["tl_balanced_half"]),
+            Within("max_error"),
+            al,
+            expect="violated",
+            bound=_NO_UNION,
+            description="negative control: the marginal eps_1 used for the "
+            "conditional event, eta = 1/2",
+        )
+    )
 
     # Proposition 4 and App. E.3, exact on random discrete predictors.
     p4 = [Prop4Experiment(12, 3, 3), Prop4Experiment(30, 5, 2)]
     if bud.full:
         p4.append(Prop4Experiment(60, 10, 5))
-    out.append(Check("gr22.prop4", "gr22.prop4", tuple(p4),
-                     Ordered(pairs=(("conf_ece", "tl_ece"), ("conf_mce", "tl_mce"))), al,
-                     "one", description="conf-ECE <= TL-ECE and conf-MCE <= TL-MCE on every "
-                                        "random discrete predictor"))
-    out.append(Check("gr22.prop4.control.conf_in_place_of_tl", "gr22.prop4", tuple(p4[:1]),
-                     Ordered(pairs=(("tl_ece", "conf_ece"),)), al, "one", "violated",
-                     description="negative control: conf-ECE taken for TL-ECE under-reports "
-                                 "it (TL-ECE <= conf-ECE fails)"))
+    out.append(
+        Check(
+            "gr22.prop4",
+            "gr22.prop4",
+            tuple(p4),
+            Ordered(pairs=(("conf_ece", "tl_ece"), ("conf_mce", "tl_mce"))),
+            al,
+            "one",
+            description="conf-ECE <= TL-ECE and conf-MCE <= TL-MCE on every "
+            "random discrete predictor",
+        )
+    )
+    out.append(
+        Check(
+            "gr22.prop4.control.conf_in_place_of_tl",
+            "gr22.prop4",
+            tuple(p4[:1]),
+            Ordered(pairs=(("tl_ece", "conf_ece"),)),
+            al,
+            "one",
+            "violated",
+            description="negative control: conf-ECE taken for TL-ECE under-reports "
+            "it (TL-ECE <= conf-ECE fails)",
+        )
+    )
 
     # Accuracy preservation, through the user-facing calibrators.
     unchanged = constant("unchanged", 0.0, "no predicted label changes")
-    out.append(Check("gr22.accuracy", "gr22.accuracy",
-                     tuple(AccuracyExperiment(LAWS[name], 600, 400, "tlhb", 20)
-                           for name in ("tl_opposite", "tl_atoms")),
-                     Within("changed"), al, "one", bound=unchanged,
-                     description="TL-HB predicts the base model's argmax on every test point"))
-    out.append(Check("gr22.accuracy.control.classwise", "gr22.accuracy",
-                     tuple(AccuracyExperiment(LAWS["tl_opposite"], 600, 400, c, 20)
-                           for c in ("cwhb", "nhb")),
-                     Within("changed"), al, "one", "violated", unchanged,
-                     "negative control: CW-HB and N-HB (Algorithms 9, 4) can change the "
-                     "argmax"))
+    out.append(
+        Check(
+            "gr22.accuracy",
+            "gr22.accuracy",
+            tuple(
+                AccuracyExperiment(LAWS[name], 600, 400, "tlhb", 20)
+                for name in ("tl_opposite", "tl_atoms")
+            ),
+            Within("changed"),
+            al,
+            "one",
+            bound=unchanged,
+            description="TL-HB predicts the base model's argmax on every test point",
+        )
+    )
+    out.append(
+        Check(
+            "gr22.accuracy.control.classwise",
+            "gr22.accuracy",
+            tuple(
+                AccuracyExperiment(LAWS["tl_opposite"], 600, 400, c, 20) for c in ("cwhb", "nhb")
+            ),
+            Within("changed"),
+            al,
+            "one",
+            "violated",
+            unchanged,
+            "negative control: CW-HB and N-HB (Algorithms 9, 4) can change the argmax",
+        )
+    )
     return out
 
 
 def _adapter(gid, event, claim, text, experiment, family):
-    return StudyAdapter(gid, (family,), ("n", "points_per_bin"),
-                        lambda law, n, points_per_bin: experiment(law, n, points_per_bin),
-                        event, claim, description=text)
+    return StudyAdapter(
+        gid,
+        (family,),
+        ("n", "points_per_bin"),
+        lambda law, n, points_per_bin: experiment(law, n, points_per_bin),
+        event,
+        claim,
+        description=text,
+    )
 
 
 #: Guarantees that can be checked on a user's multiclass law (grid: n, points_per_bin).
 STUDIES = {
-    **{gid: _adapter(gid, *spec, TopLabelBinningExperiment, "top_label")
-       for gid, spec in _TL.items()},
-    **{gid: _adapter(gid, *spec, ClassWiseBinningExperiment, "dirichlet_affine")
-       for gid, spec in _CW.items()},
+    **{
+        gid: _adapter(gid, *spec, TopLabelBinningExperiment, "top_label")
+        for gid, spec in _TL.items()
+    },
+    **{
+        gid: _adapter(gid, *spec, ClassWiseBinningExperiment, "dirichlet_affine")
+        for gid, spec in _CW.items()
+    },
     "gr22.accuracy": StudyAdapter(
-        "gr22.accuracy", ("top_label",), ("n", "points_per_bin"),
+        "gr22.accuracy",
+        ("top_label",),
+        ("n", "points_per_bin"),
         lambda law, n, points_per_bin: AccuracyExperiment(law, n, 400, "tlhb", points_per_bin),
-        Within("changed"), "one", constant("unchanged", 0.0),
-        "TL-HB predicts the base model's argmax"),
+        Within("changed"),
+        "one",
+        constant("unchanged", 0.0),
+        "TL-HB predicts the base model's argmax",
+    ),
 }
 #: Guarantees whose law is fixed by the check itself, with the reason.
 REFUSED = {
     "gr22.prop4": "an identity over all discrete predictors: the check draws random "
-                  "predictors itself (there is no law to choose)",
+    "predictors itself (there is no law to choose)",
 }

@@ -1,0 +1,144 @@
+"""The gpr20 covariate-shift checks: Theorems 7 and 10, Proposition 3.
+
+Gupta, C., Podkopaev, A. and Ramdas, A. (2020). Distribution-free binary classification:
+prediction sets, confidence intervals and calibration. NeurIPS, Sec. 5 (covariate shift with
+a known bounded likelihood ratio). Part of the gpr20 catalog module, which adds these checks
+and studies to its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulations.experiments.gpr20_shift import Prop3Experiment, ShiftExperiment
+from simulations.laws import LAWS
+
+from ..check import StudyAdapter
+from ..events import BoundRule, Identity, Within
+
+__all__ = ["SHIFT_STUDIES", "add_shift_checks"]
+
+_POOLED = BoundRule(
+    "hoeffding_pooled",
+    function=lambda s, a: np.sqrt(np.log(6.0 * s["n_bins"] / a) / (2.0 * s["n"])),
+    description="sqrt(ln(6B/alpha)/(2n)): as if every bin had n points and no shift",
+)
+_WITHOUT_MB = BoundRule(
+    "without_m_b",
+    function=lambda s, a: s["source_weighted_mean"],
+    description="E[w Y | X_b] without the factor m_b",
+)
+
+
+def add_shift_checks(add, full):
+    """Theorems 7 and 10, Proposition 3: covariate shift with a known bounded ratio."""
+    sine, ident = LAWS["shift_sine"], LAWS["shift_identity"]
+    n_shift = 10000 if not full else 40000
+
+    def shift(law, estimator, b=10, part="uniform_mass", n=n_shift):
+        return ShiftExperiment(law, n, b, estimator, part, 2000 if part == "uniform_mass" else 0)
+
+    per_bin = Within("error")
+    weighted = [shift(sine, "weighted")]
+    add(
+        "gpr20.thm7",
+        "gpr20.thm7",
+        weighted,
+        per_bin,
+        text="weighted binning on uniform-mass source bins within c (U/L)^2 "
+        "sqrt(B ln(6B/alpha)/(2n)), c = 1",
+    )
+    add(
+        "gpr20.thm7.control.hoeffding_pooled",
+        "gpr20.thm7",
+        weighted,
+        per_bin,
+        expect="violated",
+        bound=_POOLED,
+        text="negative control: sqrt(ln(6B/alpha)/(2n)), as if every bin had n points "
+        "and there were no shift",
+    )
+    explicit = [*weighted, shift(ident, "weighted", 2, "fixed_width", 2 * n_shift)]
+    add(
+        "gpr20.thm7.explicit",
+        "gpr20.thm7.explicit",
+        explicit,
+        per_bin,
+        "1-2alpha/3",
+        text="derived explicit constants (2U^2 m_b^2 + U m_b) sqrt(ln(6B/alpha)/(2N_b))",
+    )
+    add(
+        "gpr20.thm7.explicit.control.hoeffding_pooled",
+        "gpr20.thm7.explicit",
+        weighted,
+        per_bin,
+        "1-2alpha/3",
+        "violated",
+        _POOLED,
+        text="negative control: the pooled Hoeffding radius",
+    )
+    add(
+        "gpr20.thm10",
+        "gpr20.thm10",
+        [shift(sine, "oracle"), shift(ident, "oracle", 2, "fixed_width", 2 * n_shift)],
+        per_bin,
+        text="oracle m_b estimator (40) within its empirical-Bernstein radius",
+    )
+    add(
+        "gpr20.thm10.control.unweighted",
+        "gpr20.thm10",
+        [shift(ident, "unweighted", 2, "fixed_width", 2 * n_shift)],
+        per_bin,
+        expect="violated",
+        text="negative control: unweighted binning (17) is biased for the target mean",
+    )
+    prop3 = [Prop3Experiment(sine), Prop3Experiment(ident)]
+    add(
+        "gpr20.prop3",
+        "gpr20.prop3",
+        prop3,
+        Identity("target_mean"),
+        "one",
+        text="identity on random partitions, to 1e-10 (two quadrature routes)",
+    )
+    add(
+        "gpr20.prop3.control.without_m_b",
+        "gpr20.prop3",
+        prop3[:1],
+        Identity("target_mean"),
+        "one",
+        "violated",
+        _WITHOUT_MB,
+        text="negative control: E[w Y | X_b] without the factor m_b",
+    )
+
+
+def _shift_adapter(gid, estimator, claim="1-alpha"):
+    return StudyAdapter(
+        gid,
+        ("linear_shift",),
+        ("n", "n_bins"),
+        lambda law, n, n_bins: ShiftExperiment(
+            law, n, n_bins, estimator, "uniform_mass", max(n // 5, n_bins)
+        ),
+        Within("error"),
+        claim,
+        description=f"{estimator} binning under shift ({gid})",
+    )
+
+
+#: Shift guarantees that can be checked on a user's linear-shift law.
+SHIFT_STUDIES = {
+    "gpr20.thm7": _shift_adapter("gpr20.thm7", "weighted"),
+    "gpr20.thm7.explicit": _shift_adapter("gpr20.thm7.explicit", "weighted", "1-2alpha/3"),
+    "gpr20.thm10": _shift_adapter("gpr20.thm10", "oracle"),
+    "gpr20.prop3": StudyAdapter(
+        "gpr20.prop3",
+        ("linear_shift",),
+        ("n_bins",),
+        lambda law, n_bins: Prop3Experiment(law, n_bins),
+        Identity("target_mean"),
+        "one",
+        description="Proposition 3 on random partitions",
+    ),
+}
