@@ -1,8 +1,5 @@
 """Guarantees of Gupta, Podkopaev & Ramdas (2020), distribution-free binary classification.
 
-Paper: C. Gupta, A. Podkopaev and A. Ramdas, "Distribution-free binary classification:
-prediction sets, confidence intervals and calibration", NeurIPS 2020, extended arXiv version.
-
 Every function is pure and vectorised over its arguments (they broadcast). Symbols follow
 the paper: ``n_bin`` is a bin count N_b, ``variance`` the biased (divide-by-N_b) sample
 variance V^_b of eq. (17), ``n_bins`` the number of bins B, ``alpha`` the miscoverage.
@@ -11,6 +8,12 @@ Logs are natural. Values are returned raw, also when vacuous (>= 1); a bin with 
 
 Derived results that are not claims of the paper (the per-bin Hoeffding analogue, the
 explicit constant of Theorem 7) say so in their docstrings and registry labels.
+
+References
+----------
+.. [1] C. Gupta, A. Podkopaev and A. Ramdas, "Distribution-free binary classification:
+       prediction sets, confidence intervals and calibration", NeurIPS 2020, extended arXiv
+       version.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
 """Guarantees of Gupta & Ramdas (2021), histogram binning without sample splitting.
 
-Paper: C. Gupta and A. Ramdas, "Distribution-free calibration guarantees for histogram
-binning without sample splitting", ICML 2021.
-
 Every function is a pure, vectorised function of the paper's symbols: ``n`` calibration
 points, ``n_bins`` (the paper's B) bins, miscoverage ``alpha`` and Algorithm 2's
 randomisation parameter ``delta``. Arguments broadcast against each other. Logs are
@@ -11,6 +8,11 @@ natural (Hoeffding). Values are returned raw, also when vacuous (>= 1): see
 
 Notation: ``m = floor(n / B) - 1`` is the paper's lower bound on the number of
 calibration points averaged in each bin of Algorithm 1.
+
+References
+----------
+.. [1] C. Gupta and A. Ramdas, "Distribution-free calibration guarantees for histogram binning
+       without sample splitting", ICML 2021.
 """
 
 from __future__ import annotations

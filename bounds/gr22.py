@@ -1,8 +1,5 @@
 """Guarantees of Gupta & Ramdas (2022), top-label calibration and M2B reductions.
 
-Paper: C. Gupta and A. Ramdas, "Top-label calibration and multiclass-to-binary
-reductions", ICLR 2022.
-
 Symbols: ``n`` calibration points, ``points_per_bin`` (the paper's k, or k_l for
 class-wise binning), miscoverage ``alpha`` (alpha_l per class for Theorem 2) and the
 tie-breaking ``delta`` of Algorithms 8-9 (every bound carries ``+ delta``). Logs are natural
@@ -12,6 +9,11 @@ Theorem 1 (TL-HB, Algorithm 8) and Theorem 2 (CW-HB, Algorithm 9) apply gr21's b
 bounds per class with ``floor(n_l / B_l) >= k`` interior-plus-boundary points per bin; the
 proofs' "data-dependent" forms with the realised bin counts are provided too
 (``*_data_dependent``), they are what the proofs actually establish and are never larger.
+
+References
+----------
+.. [1] C. Gupta and A. Ramdas, "Top-label calibration and multiclass-to-binary reductions",
+       ICLR 2022.
 """
 
 from __future__ import annotations
