@@ -16,28 +16,31 @@ __all__ = [
 ]
 
 
-def check_scores_labels(scores, labels, *, allow_fractional: bool):
+def check_scores_labels(scores, labels, *, allow_fractional: bool, names=("scores", "labels")):
+    """Validate 1-d scores in [0, 1] and labels (0/1, or [0, 1] if ``allow_fractional``).
+
+    ``names`` are the argument names used in messages. Returns both as float arrays.
+    """
+    sn, yn = names
     s = np.asarray(scores, dtype=float)
     y = np.asarray(labels, dtype=float)
     if s.ndim != 1:
-        raise ValueError(f"scores must be one-dimensional, got shape {s.shape}")
+        raise ValueError(f"{sn} must be one-dimensional, got shape {s.shape}")
     if y.shape != s.shape:
-        raise ValueError(
-            f"scores and labels must have the same length, got {s.shape[0]} and {y.shape}"
-        )
+        raise ValueError(f"{sn} and {yn} must have the same length, got {s.shape[0]} and {y.shape}")
     if np.isnan(s).any() or np.isnan(y).any():
-        raise ValueError("scores and labels must not contain NaN")
+        raise ValueError(f"{sn} and {yn} must not contain NaN")
     if np.any((s < 0) | (s > 1)):
         bad = s[(s < 0) | (s > 1)][:3]
-        raise ValueError(f"scores must lie in [0, 1], got values such as {bad.tolist()}")
+        raise ValueError(f"{sn} must lie in [0, 1], got values such as {bad.tolist()}")
     if allow_fractional:
         if np.any((y < 0) | (y > 1)):
             bad = y[(y < 0) | (y > 1)][:3]
-            raise ValueError(f"labels must lie in [0, 1], got values such as {bad.tolist()}")
+            raise ValueError(f"{yn} must lie in [0, 1], got values such as {bad.tolist()}")
     elif np.any((y != 0) & (y != 1)):
         bad = y[(y != 0) & (y != 1)][:3]
         raise ValueError(
-            f"labels must be 0 or 1 (pass allow_fractional_labels=True for [0, 1] labels), "
+            f"{yn} must be 0 or 1 (pass allow_fractional_labels=True for [0, 1] labels), "
             f"got values such as {bad.tolist()}"
         )
     return s, y

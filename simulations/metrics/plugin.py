@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_positive_int, check_scores_labels
 from ..calibrators.edges import fixed_width_bin_index
 
 __all__ = [
@@ -19,14 +19,17 @@ __all__ = [
 ]
 
 
+def _predictions_labels(predictions, labels):
+    p, y = check_scores_labels(
+        predictions, labels, allow_fractional=True, names=("predictions", "labels")
+    )
+    if p.size == 0:
+        raise ValueError("predictions and labels must not be empty")
+    return p, y
+
+
 def _plugin_errors(predictions, labels):
-    p = np.asarray(predictions, dtype=float)
-    y = np.asarray(labels, dtype=float)
-    if p.ndim != 1 or p.shape != y.shape or p.size == 0:
-        raise ValueError(
-            f"predictions and labels must be non-empty 1-d arrays of equal length, got "
-            f"{p.shape} and {y.shape}"
-        )
+    p, y = _predictions_labels(predictions, labels)
     values, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
     means = np.bincount(inverse, weights=y) / counts
     return np.abs(means - values)[inverse]
@@ -58,13 +61,7 @@ def fixed_width_reliability(predictions, labels, n_bins: int = 10):
     -------
     mass, mean_prediction, mean_label : ndarray (n_bins,)
     """
-    p = np.asarray(predictions, dtype=float)
-    y = np.asarray(labels, dtype=float)
-    if p.ndim != 1 or p.shape != y.shape or p.size == 0:
-        raise ValueError(
-            f"predictions and labels must be non-empty 1-d arrays of equal "
-            f"length, got {p.shape} and {y.shape}"
-        )
+    p, y = _predictions_labels(predictions, labels)
     n_bins = check_positive_int(n_bins, "n_bins")
     idx = fixed_width_bin_index(p, n_bins)
     counts = np.bincount(idx, minlength=n_bins).astype(float)

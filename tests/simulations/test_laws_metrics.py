@@ -18,6 +18,7 @@ from simulations.laws import (
 from simulations.metrics import (
     conditional_max_error,
     exact_bin_errors,
+    fixed_width_reliability,
     lp_ece,
     marginal_validity,
     plugin_conditional_validity,
@@ -182,8 +183,14 @@ def test_plugin_estimators_by_hand():
     y = np.array([0, 1, 1, 1.0])  # plug-in means 0.5 and 1.0: errors .3, .3, .2, .2
     assert plugin_validity(pred, y, [0.1, 0.25, 0.3]).tolist() == [0.0, 0.5, 1.0]
     assert plugin_conditional_validity(pred, y, [0.25, 0.3]).tolist() == [0.0, 1.0]
-    with pytest.raises(ValueError, match="equal length"):
+    with pytest.raises(ValueError, match="same length"):
         plugin_validity(pred, y[:3], 0.1)
+    with pytest.raises(ValueError, match="NaN"):
+        plugin_validity(np.array([0.2, np.nan, 0.8, 0.8]), y, 0.1)
+    with pytest.raises(ValueError, match=r"predictions must lie in \[0, 1\]"):
+        plugin_conditional_validity(np.array([0.2, np.inf, 0.8, 0.8]), y, 0.1)
+    with pytest.raises(ValueError, match="NaN"):
+        fixed_width_reliability(pred, np.array([0, np.nan, 1, 1.0]), 10)
 
 
 @given(
