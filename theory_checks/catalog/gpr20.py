@@ -160,22 +160,26 @@ def checks(budget="quick") -> list[Check]:
     counter = [BinningRadiusExperiment(LAWS["cor3_counterexample"], fw, n, 2) for n in ns]
     adversary = [BinningRadiusExperiment(LAWS["adversary_q"], fw, 1000, 10)]
     max_err = Within("max_error")
+    # The printed radius hw_{b*} is not max_b hw_b: it fails wherever the fewest-point bin
+    # has a smaller V^ than another bin and n is large enough for the 3 ln(3B/alpha)/N_b
+    # term not to hide it (uniform_logistic, n = 10000: coverage 0.86 at alpha = 0.1). The
+    # check states where it holds; the control shows both ways it fails.
     add(
         "gpr20.cor3",
         "gpr20.cor3",
-        benign,
+        [e for e in benign if e.n <= 3000],
         max_err,
         text="histogram binning: every output within the printed radius hw_{b*}, "
-        "b* = argmin N_b (benign laws)",
+        "b* = argmin N_b (benign laws, n <= 3000; fails beyond, see the control)",
     )
     add(
         "gpr20.cor3.control.counterexample",
         "gpr20.cor3",
-        counter[-1:],
+        [counter[-1], BinningRadiusExperiment(LAWS["uniform_logistic"], fw, 10000, 10)],
         max_err,
         expect="violated",
-        text="the printed radius fails where the fewest-point bin has V^ = 0 (a typo: the "
-        "proof needs max_b hw_b)",
+        text="the printed radius fails where the fewest-point bin has V^ = 0, and on a benign "
+        "logistic law at n = 10000 where V^_b differs across bins (the proof needs max_b hw_b)",
     )
     add(
         "gpr20.cor3.max_halfwidth",
