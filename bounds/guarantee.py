@@ -17,8 +17,18 @@ __all__ = ["QUANTIFIERS", "Guarantee"]
 #: marginal: over the data and a test point; expectation: a bound on a mean;
 #: time_uniform: conditional, simultaneously for every sample size of a stream;
 #: lower_bound: an impossibility (no method can do better on some law);
-#: identity: exact, no probability.
-QUANTIFIERS = ("conditional", "marginal", "expectation", "time_uniform", "lower_bound", "identity")
+#: identity: exact, no probability;
+#: rate: there is an (unspecified) constant c such that n >= c h(...) suffices for the event
+#: w.p. >= 1 - delta (checked by thresholds, :mod:`theory_checks.rates`).
+QUANTIFIERS = (
+    "conditional",
+    "marginal",
+    "expectation",
+    "time_uniform",
+    "lower_bound",
+    "identity",
+    "rate",
+)
 
 
 @dataclass(frozen=True)

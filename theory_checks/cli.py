@@ -176,7 +176,7 @@ def _cmd_run(args) -> int:
     from .budgets import BUDGETS, DEFAULT_FALSE_ALARM
     from .catalog import all_checks
     from .check import run_checks
-    from .report import format_table, results_to_dict, write_report
+    from .report import format_table, rate_lines, results_to_dict, write_report
     from .study import load_study
 
     options = {}
@@ -234,6 +234,10 @@ def _cmd_run(args) -> int:
         print(json.dumps(results_to_dict(results, meta), indent=1, default=str))
     else:
         print(format_table(results))
+        fits = rate_lines(results_to_dict(results, meta))
+        if fits:
+            print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
+            print("\n".join(f"  {line}" for line in fits))
         n_ok = sum(r.passed for r in results)
         print(
             f"\n{n_ok} of {len(results)} checks as expected. Blocks of {BLOCK_REPS} "

@@ -12,8 +12,16 @@ import math
 from pathlib import Path
 
 from .check import CheckResult
+from .rates import is_rate_result
 
-__all__ = ["SUMMARY_HEADERS", "format_table", "results_to_dict", "summary_row", "write_report"]
+__all__ = [
+    "SUMMARY_HEADERS",
+    "format_table",
+    "rate_lines",
+    "results_to_dict",
+    "summary_row",
+    "write_report",
+]
 
 
 def _clean(x):
@@ -40,10 +48,54 @@ def _cell_dict(c) -> dict:
     }
 
 
+def _series_dict(s) -> dict:
+    return {
+        "name": s.name,
+        "varying": s.varying,
+        "theta": list(s.theta),
+        "n_star": [_clean(x) for x in s.n_star],
+        "h": list(s.h),
+        "slope": _clean(s.slope),
+        "slope_ci": [_clean(x) for x in s.slope_ci],
+        "slope_lower": _clean(s.slope_lower),
+        "level": s.level,
+        "exponent": _clean(s.exponent),
+        "exponent_ci": [_clean(x) for x in s.exponent_ci],
+        "c_fit": _clean(s.c_fit),
+        "verdict": "violated" if s.violated else "consistent",
+    }
+
+
+def _rate_dict(r) -> dict:
+    ch = r.check
+    return {
+        "id": ch.id,
+        "guarantee": ch.guarantee,
+        "kind": "rate",
+        "description": ch.description,
+        "event": ch.metric,
+        "claim": f"n*/h bounded: slope of log n* on log h <= 1 + {ch.slack:g}",
+        "bound_mode": ch.bound_mode,
+        "expect": ch.expect,
+        "verdict": r.verdict,
+        "passed": r.passed,
+        "reps": r.reps,
+        "false_alarm": r.false_alarm,
+        "delta": ch.delta,
+        "slack": ch.slack,
+        "experiments": ch.law_specs(),
+        "series": [_series_dict(s) for s in r.series],
+        "cells": [],
+    }
+
+
 def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
     """Every verdict of a run, JSON-able."""
     checks = []
     for r in results:
+        if is_rate_result(r):
+            checks.append(_rate_dict(r))
+            continue
         ch = r.check
         checks.append(
             {
@@ -85,8 +137,43 @@ def _worst(cells: list[dict]) -> dict:
     return min(cells, key=lambda x: (x["p_value"], x["coverage"] - x["claimed"]))
 
 
+def _rate_row(check: dict) -> tuple[str, ...]:
+    # The series with the largest lower slope bound plays the worst cell.
+    worst = max(check["series"], key=lambda s: s["slope_lower"])
+    status = "as expected" if check["passed"] else "NOT as expected"
+    lo, hi = worst["slope_ci"]
+    return (
+        check["id"],
+        "rate control" if check["expect"] == "violated" else "rate check",
+        f"{check['verdict']} ({status})",
+        f"{len(check['series'])} series",
+        worst["name"],
+        f"slope {worst['slope']:.2f} [{lo:.2f}, {hi:.2f}]",
+        f"<= {1 + check['slack']:g}",
+        f"lower {worst['slope_lower']:.2f}",
+        f"c={worst['c_fit']:.3g}",
+    )
+
+
+def rate_lines(data: dict) -> list[str]:
+    """The fitted exponents of every rate check, one line per series."""
+    lines = []
+    for c in data["checks"]:
+        if c["expect"] == "violated":  # a control fits the same thresholds to a wrong h
+            continue
+        for s in c.get("series", ()):
+            e_lo, e_hi = s["exponent_ci"]
+            lines.append(
+                f"{c['id']} | {s['name']}: n* ~ {s['varying']}^{s['exponent']:.2f} "
+                f"[{e_lo:.2f}, {e_hi:.2f}], c = max n*/h = {s['c_fit']:.3g}"
+            )
+    return lines
+
+
 def summary_row(check: dict) -> tuple[str, ...]:
     """One check of :func:`results_to_dict` as the strings of :data:`SUMMARY_HEADERS`."""
+    if check.get("kind") == "rate":
+        return _rate_row(check)
     worst = _worst(check["cells"])
     tight = [x["tightness"] for x in check["cells"] if isinstance(x["tightness"], float)]
     alpha = "-" if worst["alpha"] is None else f"{worst['alpha']:g}"
@@ -144,6 +231,17 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         "",
         format_table(results, markdown=True),
         "",
+        *(
+            [
+                "Rate checks: the threshold n* (coverage 1 - delta) against the varied parameter "
+                "(95% bootstrap intervals); the verdict is the slope of log n* on log h.",
+                "",
+            ]
+            + [f"- {line}" for line in rate_lines(data)]
+            + [""]
+            if rate_lines(data)
+            else []
+        ),
         f"Regenerate: `{meta.get('command', 'calcheck run')}`",
         "",
     ]

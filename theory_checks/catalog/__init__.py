@@ -19,6 +19,7 @@ PAPERS = {
     "gr21": "theory_checks.catalog.gr21",
     "gpr20": "theory_checks.catalog.gpr20",
     "gr22": "theory_checks.catalog.gr22",
+    "klm19": "theory_checks.catalog.klm19",
 }
 
 

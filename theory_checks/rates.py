@@ -1,0 +1,330 @@
+r"""Rate checks: "there is a c such that n >= c h(theta) suffices" (quantifier ``rate``).
+
+A guarantee with an unspecified constant cannot be checked at a fixed n. What it does
+claim is that the *threshold* n*(theta) -- the smallest n at which its event holds with
+probability >= 1 - delta -- is at most c h(theta) for one c and every theta. A
+:class:`RateCheck` measures n* at several parameter points theta of each *series* (one
+parameter varied over at least two decades, e.g. B at fixed E^2), fits
+
+.. math:: \log n^*(\theta) = a + b \log h(\theta)
+
+and decides with a bootstrap confidence bound on the slope b: n*/h stays bounded only if
+b <= 1 (up to a stated slack for lower-order terms on a finite range). A negative control
+claims a wrong rate (a different ``h``) on the same stored data.
+
+Threshold. Each experiment simulates one theta on a geometric grid of n (outcome columns,
+independent draws). The coverage p_j of the event at each grid point is a binomial
+proportion; n* is where the coverage curve last crosses 1 - delta from below, interpolated
+linearly in log n between the two grid points around the crossing (the smallest grid n at
+which the coverage *passes* a test would depend on the number of replicates; the crossing
+estimates a replicate-free quantity). If no grid point fails, n* is reported as the first
+grid point (an upper bound); if the last one fails, n* is infinite and the check is
+violated (the grid is too short to support the claim).
+
+Uncertainty. Columns are independent binomial counts, so resampling replicates is the same
+as drawing ``Binomial(R, p_j)`` counts: the bootstrap is exact and cheap. The slope's
+one-sided lower bound at level ``false_alarm / (number of series)`` decides (Bonferroni);
+a 95% percentile interval is reported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bounds import registry
+from simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
+from simulations.provenance import generator
+
+from .budgets import DEFAULT_FALSE_ALARM
+from .events import BoundRule
+
+__all__ = [
+    "Balanced",
+    "FactorWithin",
+    "RateCheck",
+    "RateCheckResult",
+    "RateSeries",
+    "SeriesResult",
+    "threshold",
+]
+
+#: Bootstrap resamples of the coverage counts (enough for a 1e-4 lower quantile).
+N_BOOT = 20000
+
+
+# ------------------------------------------------------------------- grid events
+@dataclass(frozen=True)
+class FactorWithin:
+    """``|stat - truth| <= r truth`` at every grid column (klm19 Sec. 5: r = 1/2)."""
+
+    statistic: str
+    truth: str = "ce_sq"
+    r: float = 0.5
+
+    def describe(self) -> str:
+        """Short name for reports."""
+        return f"|{self.statistic} - {self.truth}| <= {self.r:g} {self.truth}"
+
+    def success(self, experiment, outcome) -> np.ndarray:
+        """Boolean array ``(R, G)``."""
+        truth = experiment.symbols(outcome)[self.truth]
+        stat = np.asarray(getattr(outcome, self.statistic), dtype=float)
+        return np.abs(stat - truth) <= self.r * truth
+
+
+@dataclass(frozen=True)
+class Balanced:
+    """The fitted bins are ``factor``-well-balanced (klm19 Definition 4.2)."""
+
+    factor: float = 2.0
+
+    def describe(self) -> str:
+        """Short name for reports."""
+        return f"1/({self.factor:g}B) <= P(I_j) <= {self.factor:g}/B for all j"
+
+    def success(self, experiment, outcome) -> np.ndarray:
+        """Boolean array ``(R, G)``."""
+        return outcome.imbalance(self.factor) <= 1.0
+
+
+# ------------------------------------------------------------------ thresholds
+def threshold(coverage, n_grid, level) -> np.ndarray:
+    """Interpolated crossing of ``coverage`` (``(..., G)``) with ``level`` on ``n_grid``.
+
+    The last grid point below ``level`` and the next one are joined linearly in log n.
+    Returns ``n_grid[0]`` where no point is below and ``inf`` where the last one is.
+    """
+    cov = np.asarray(coverage, dtype=float)
+    logn = np.log(np.asarray(n_grid, dtype=float))
+    g = logn.size
+    below = cov < level
+    any_below = below.any(axis=-1)
+    last = g - 1 - np.argmax(below[..., ::-1], axis=-1)
+    j = np.where(any_below, last, 0)
+    nxt = np.minimum(j + 1, g - 1)
+    c0 = np.take_along_axis(cov, j[..., None], axis=-1)[..., 0]
+    c1 = np.take_along_axis(cov, nxt[..., None], axis=-1)[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frac = np.clip((level - c0) / (c1 - c0), 0.0, 1.0)
+    out = np.exp(logn[j] + frac * (logn[nxt] - logn[j]))
+    out = np.where(any_below, out, np.exp(logn[0]))
+    return np.where(any_below & (last == g - 1), np.inf, out)
+
+
+def _slopes(x, y) -> np.ndarray:
+    """OLS slopes of ``y`` (``(..., T)``) on ``x`` (``(T,)``); inf where y is not finite."""
+    xc = x - x.mean()
+    finite = np.all(np.isfinite(y), axis=-1)
+    yy = np.where(np.isfinite(y), y, 0.0)
+    b = (yy - yy.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
+    return np.where(finite, b, np.inf)
+
+
+# --------------------------------------------------------------------- checks
+@dataclass(frozen=True)
+class RateSeries:
+    """Parameter points of one series: one experiment per theta, ``varying`` one symbol."""
+
+    name: str
+    varying: str
+    experiments: tuple
+
+    def __post_init__(self):
+        if len(self.experiments) < 3:
+            raise ValueError(f"series {self.name!r} needs at least 3 parameter points")
+
+
+@dataclass(frozen=True)
+class RateCheck:
+    """A rate claim checked by thresholds (see the module docstring).
+
+    Parameters
+    ----------
+    id, guarantee : str
+    series : tuple of RateSeries
+    event : FactorWithin or Balanced
+        Per-replicate success at each grid n.
+    delta : float
+        The claim's failure probability: n* is where the coverage reaches 1 - delta.
+    expect : {"consistent", "violated"}
+    bound : BoundRule
+        ``h(theta)``: the guarantee's function with ``c = 1`` by default; a negative control
+        names a wrong rate.
+    slack : float
+        Slope allowed above 1 for lower-order terms on a finite range.
+    description : str
+    """
+
+    id: str
+    guarantee: str
+    series: tuple
+    event: object
+    delta: float = 0.1
+    expect: str = "consistent"
+    bound: BoundRule = field(default_factory=BoundRule)
+    slack: float = 0.05
+    description: str = ""
+
+    def __post_init__(self):
+        if registry.get(self.guarantee).quantifier != "rate":
+            raise ValueError(f"{self.guarantee} is not a rate guarantee")
+        if self.expect not in ("consistent", "violated"):
+            raise ValueError(f"expect must be 'consistent' or 'violated', got {self.expect!r}")
+        if not 0 < self.delta < 1:
+            raise ValueError(f"delta must lie in (0, 1), got {self.delta!r}")
+
+    claim = property(lambda self: "1-delta")
+    is_control = property(lambda self: self.expect == "violated")
+    bound_mode = property(lambda self: self.bound.name)
+    metric = property(lambda self: self.event.describe())
+
+    def simulations(self) -> list:
+        """Every experiment of every series."""
+        return [e for s in self.series for e in s.experiments]
+
+    def law_specs(self) -> dict:
+        """Readable description of each experiment, by label."""
+        return {e.label(): e.description() for e in self.simulations()}
+
+    def rate(self, symbols) -> float:
+        """``h(theta)`` (the rate with c = 1)."""
+        pool = {"c": 1.0, "delta": self.delta, **symbols}
+        return float(self.bound.radius(self.guarantee, pool, None))
+
+    def evaluate(
+        self, store, reps: int, root_seed: int, false_alarm: float = DEFAULT_FALSE_ALARM
+    ) -> RateCheckResult:
+        """Thresholds, slopes and the verdict from outcomes already in ``store``."""
+        level = false_alarm / len(self.series)
+        rng = generator(root_seed, "rate-bootstrap", self.id)
+        results = tuple(
+            self._series_result(s, store, reps, root_seed, level, rng) for s in self.series
+        )
+        return RateCheckResult(self, results, n_blocks_for(reps) * BLOCK_REPS, false_alarm)
+
+    def _series_result(self, series, store, reps, root_seed, level, rng) -> SeriesResult:
+        target = 1.0 - self.delta
+        n_star, n_boot, h, theta = [], [], [], []
+        for exp in series.experiments:
+            outcome = load_outcome(store, exp, reps, root_seed)
+            success = self.event.success(exp, outcome)
+            r = success.shape[0]
+            k = success.sum(axis=0)
+            grid = exp.symbols(outcome)["n_grid"]
+            n_star.append(float(threshold(k / r, grid, target)))
+            boot = rng.binomial(r, k / r, size=(N_BOOT, k.size)) / r
+            n_boot.append(threshold(boot, grid, target))
+            symbols = exp.symbols(outcome)
+            h.append(self.rate(symbols))
+            theta.append(float(symbols[series.varying]))
+        log_h, log_t = np.log(h), np.log(theta)
+        y, yb = np.log(n_star), np.log(np.stack(n_boot, axis=-1))
+        slope = float(_slopes(log_h, y))
+        boot_h = _slopes(log_h, yb)
+        boot_t = _slopes(log_t, yb)
+        lower = float(np.quantile(boot_h, level))
+        ratios = np.asarray(n_star) / np.asarray(h)
+        return SeriesResult(
+            series.name,
+            series.varying,
+            tuple(theta),
+            tuple(n_star),
+            tuple(h),
+            slope,
+            tuple(float(q) for q in np.quantile(boot_h, (0.025, 0.975))),
+            lower,
+            float(_slopes(log_t, y)),
+            tuple(float(q) for q in np.quantile(boot_t, (0.025, 0.975))),
+            float(np.max(ratios)),
+            lower > 1.0 + self.slack,
+            level,
+        )
+
+
+@dataclass(frozen=True)
+class SeriesResult:
+    """Fit of one series: thresholds, slopes (with intervals) and the fitted constant.
+
+    Attributes
+    ----------
+    slope, slope_ci : float, (float, float)
+        Slope of log n* on log h and its 95% bootstrap interval.
+    slope_lower : float
+        One-sided lower bootstrap bound at ``level`` (the decision).
+    exponent, exponent_ci : float, (float, float)
+        Slope of log n* on log of the varying parameter (the measured exponent).
+    c_fit : float
+        ``max n*/h`` over the series: the smallest constant the claim needs here.
+    violated : bool
+        ``slope_lower > 1 + slack``.
+    """
+
+    name: str
+    varying: str
+    theta: tuple
+    n_star: tuple
+    h: tuple
+    slope: float
+    slope_ci: tuple
+    slope_lower: float
+    exponent: float
+    exponent_ci: tuple
+    c_fit: float
+    violated: bool
+    level: float
+
+    def describe(self) -> str:
+        """One line: exponent, slope on log h and the fitted constant."""
+        e_lo, e_hi = self.exponent_ci
+        s_lo, s_hi = self.slope_ci
+        return (
+            f"{self.name}: n* ~ {self.varying}^{self.exponent:.2f} [{e_lo:.2f}, {e_hi:.2f}]; "
+            f"slope on log h {self.slope:.2f} [{s_lo:.2f}, {s_hi:.2f}] (lower bound "
+            f"{self.slope_lower:.2f} at {self.level:.2g}); c = max n*/h = {self.c_fit:.3g}"
+        )
+
+
+@dataclass(frozen=True)
+class RateCheckResult:
+    """Series fits of a rate check and its verdict (violated if any series is)."""
+
+    check: RateCheck
+    series: tuple
+    reps: int
+    false_alarm: float
+    cells: tuple = ()
+    verdict: str = field(init=False)
+    passed: bool = field(init=False)
+
+    def __post_init__(self):
+        bad = any(s.violated for s in self.series)
+        object.__setattr__(self, "verdict", "violated" if bad else "consistent")
+        object.__setattr__(self, "passed", self.verdict == self.check.expect)
+
+    def worst_series(self) -> SeriesResult:
+        """The series with the largest lower slope bound."""
+        return max(self.series, key=lambda s: s.slope_lower)
+
+    def __repr__(self) -> str:
+        kind = "negative control" if self.check.is_control else "rate check"
+        status = "as expected" if self.passed else "NOT as expected"
+        lines = [
+            f"<RateCheckResult {self.check.id} ({kind} of {self.check.guarantee}): "
+            f"{self.verdict}, {status}; {self.reps} replicates per grid point, false-alarm "
+            f"rate {self.false_alarm:g}, slack {self.check.slack:g}"
+        ]
+        lines += [f"  {s.describe()}" for s in self.series]
+        return "\n".join(lines) + ">"
+
+
+def is_rate_result(result) -> bool:
+    """Whether a result comes from a :class:`RateCheck`."""
+    return isinstance(result, RateCheckResult)
+
+
+def finite_or_none(x):
+    """JSON-friendly float."""
+    return x if math.isfinite(x) else None
