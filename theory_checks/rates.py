@@ -98,7 +98,8 @@ def threshold(coverage, n_grid, level) -> np.ndarray:
     Returns ``n_grid[0]`` where no point is below and ``inf`` where the last one is.
     """
     cov = np.asarray(coverage, dtype=float)
-    logn = np.log(np.asarray(n_grid, dtype=float))
+    grid = np.asarray(n_grid, dtype=float)
+    logn = np.log(grid)
     g = logn.size
     below = cov < level
     any_below = below.any(axis=-1)
@@ -110,7 +111,7 @@ def threshold(coverage, n_grid, level) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         frac = np.clip((level - c0) / (c1 - c0), 0.0, 1.0)
     out = np.exp(logn[j] + frac * (logn[nxt] - logn[j]))
-    out = np.where(any_below, out, np.exp(logn[0]))
+    out = np.where(any_below, out, grid[0])
     return np.where(any_below & (last == g - 1), np.inf, out)
 
 
