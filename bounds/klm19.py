@@ -265,6 +265,24 @@ _ESTIMATOR_HYP = (
 
 GUARANTEES = (
     Guarantee(
+        "klm19.ex32",
+        ex32_hidden_ce,
+        "klm19",
+        "Example 3.2",
+        "for every binning and continuous bijection f a law has CE(f_B) = 0, CE(f) >= 0.49",
+        ("f continuous and bijective", "B a partition of [0, 1] into intervals"),
+        "lower_bound",
+    ),
+    Guarantee(
+        "klm19.prop33",
+        prop33_binned_ce_bound,
+        "klm19",
+        "Proposition 3.3",
+        "CE_p(f_B) <= CE_p(f) for every binning and p >= 1",
+        ("population quantities (exact conditional expectations)",),
+        "identity",
+    ),
+    Guarantee(
         "klm19.lem43",
         lem43_sample_size,
         "klm19",

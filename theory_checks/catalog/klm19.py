@@ -1,7 +1,11 @@
 """The klm19 checks (Kumar, Liang & Ma 2019) and their negative controls.
 
 Kumar, A., Liang, P. and Ma, T. (2019). Verified uncertainty calibration. NeurIPS.
-Lemma 4.3, Theorems 5.3 and 5.4 (and the Sec. 4.2 remark on a VC argument).
+Example 3.2, Proposition 3.3, Lemma 4.3, Theorems 5.3 and 5.4 (and the Sec. 4.2 remark
+on a VC argument).
+
+Example 3.2 and Proposition 3.3 are population statements, checked exactly by quadrature
+on laws and binning schemes the experiments draw (every replicate must satisfy them).
 
 Every sample-size result of the paper holds for an unspecified constant c, so each is a
 :class:`~theory_checks.rates.RateCheck`: thresholds n* measured on geometric grids of n,
@@ -21,10 +25,12 @@ from __future__ import annotations
 import numpy as np
 
 from simulations.experiments.klm19 import BinBalanceExperiment, EstimatorRateExperiment
+from simulations.experiments.klm19_population import Ex32Experiment, Prop33Experiment
 from simulations.laws.binned import binned_model
 
 from ..budgets import get_budget
-from ..events import BoundRule
+from ..check import Check
+from ..events import AtLeast, BoundRule, Ordered, constant
 from ..rates import Balanced, FactorWithin, RateCheck, RateSeries
 
 __all__ = ["DELTA", "REFUSED", "STUDIES", "checks"]
@@ -38,7 +44,13 @@ _RATE_REFUSAL = (
 )
 STUDIES: dict = {}
 REFUSED = {
-    gid: _RATE_REFUSAL for gid in ("klm19.lem43", "klm19.lem43.vc", "klm19.thm53", "klm19.thm54")
+    **{
+        gid: _RATE_REFUSAL
+        for gid in ("klm19.lem43", "klm19.lem43.vc", "klm19.thm53", "klm19.thm54")
+    },
+    "klm19.prop33": "an inequality over all laws and binnings: the check draws random laws "
+    "and schemes itself",
+    "klm19.ex32": "an existence statement: the law is constructed from the binning scheme",
 }
 
 
@@ -111,6 +123,54 @@ def _rate_of(name, description, f):
     return BoundRule(name, function=lambda s, alpha: f(s), description=description)
 
 
+def _population_checks() -> list:
+    """Proposition 3.3 and Example 3.2, exact by quadrature (claim: every replicate)."""
+    prop = (Prop33Experiment(30),)
+    ex = (Ex32Experiment(),)
+    jensen = tuple((f"binned_l{p}", f"ce_l{p}") for p in (1, 2, 3))
+    return [
+        Check(
+            "klm19.prop33",
+            "klm19.prop33",
+            prop,
+            Ordered(pairs=(*jensen, ("binned_l2", "nested_l2"), ("nested_l2", "ce_l2"))),
+            claim="one",
+            description="CE_p(f_B) <= CE_p(f), p = 1, 2, 3, and a nested refinement in "
+            "between, on random laws and schemes (quadrature)",
+        ),
+        Check(
+            "klm19.prop33.control.non_nested",
+            "klm19.prop33",
+            prop,
+            Ordered(pairs=(("binned_l2", "finer_l2"),)),
+            claim="one",
+            expect="violated",
+            description="a finer but non-nested scheme (2B random bins) claimed to give a "
+            "larger binned CE: it does not always",
+        ),
+        Check(
+            "klm19.ex32",
+            "klm19.ex32",
+            ex,
+            AtLeast("gap"),
+            claim="one",
+            description="the constructed law: min_p CE_p(f) - max_p CE_p(f_B) >= 0.49 for "
+            "random schemes (quadrature)",
+        ),
+        Check(
+            "klm19.ex32.control.half",
+            "klm19.ex32",
+            ex,
+            AtLeast("gap"),
+            claim="one",
+            expect="violated",
+            bound=constant("half", 0.5, "a gap of 1/2 claimed; only constants below 1/2"),
+            description="a hidden CE of 1/2 claimed (any constant below 1/2 is reachable, "
+            "1/2 is not)",
+        ),
+    ]
+
+
 def checks(budget="quick") -> list:
     """The klm19 rate checks and their negative controls."""
     full = get_budget(budget).full
@@ -118,7 +178,9 @@ def checks(budget="quick") -> list:
     bal = _balance_series(full)
     plugin = FactorWithin("plugin")
     debiased = FactorWithin("debiased")
+    population = _population_checks()
     return [
+        *population,
         RateCheck(
             "klm19.thm53",
             "klm19.thm53",
