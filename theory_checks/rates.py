@@ -320,6 +320,35 @@ class RateCheckResult:
         lines += [f"  {s.describe()}" for s in self.series]
         return "\n".join(lines) + ">"
 
+    def plot(self, ax=None):
+        """Thresholds n* against h(theta) on log-log axes, one colour per series.
+
+        The dotted lines have slope 1 through each series' largest ``n*/h`` (the fitted
+        constant): a claim that holds keeps every series on or below a line of slope 1.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        if ax is None:
+            from matplotlib.figure import Figure
+
+            ax = Figure(figsize=(6.4, 4.4), layout="constrained").subplots()
+        for i, s in enumerate(self.series):
+            color = f"C{i}"
+            h = np.asarray(s.h)
+            ax.loglog(h, s.n_star, "o-", color=color, ms=4, label=f"{s.name} (slope {s.slope:.2f})")
+            ax.loglog(h, s.c_fit * h, ":", color=color, lw=1)
+        ax.set_xlabel(f"h(theta) of {self.check.bound_mode} rate ({self.check.guarantee}, c = 1)")
+        ax.set_ylabel(f"threshold n* (coverage {1 - self.check.delta:g})")
+        ax.set_title(f"{self.check.id}: {self.verdict}", fontsize=9)
+        ax.legend(fontsize=7)
+        return ax
+
 
 def is_rate_result(result) -> bool:
     """Whether a result comes from a :class:`RateCheck`."""
