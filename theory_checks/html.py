@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from .report import SUMMARY_HEADERS, summary_row
+from .report import SUMMARY_HEADERS, rate_lines, summary_row
 
 __all__ = ["write_html"]
 
@@ -52,6 +52,21 @@ def _verdict_table(results: dict) -> str:
         "the claim. Coverage is the fraction of replicates in which the guaranteed event "
         "held; claimed is 1 - alpha (1 - bound for expectation guarantees); tightness is how "
         "many times larger the bound is than the claimed-level quantile of the error.</p>"
+        + _rate_fits(results)
+    )
+
+
+def _rate_fits(results: dict) -> str:
+    lines = rate_lines(results)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{html.escape(x)}</li>" for x in lines)
+    return (
+        "<h3>Rate fits</h3><p class='small'>Rate checks measure the threshold n* (coverage "
+        "1 - delta) on grids of n; the verdict is the slope of log n* on log h. Exponents "
+        "against the varied parameter, 95% bootstrap intervals:</p><ul class='small'>"
+        + items
+        + "</ul>"
     )
 
 

@@ -343,7 +343,7 @@ class RateCheckResult:
             h = np.asarray(s.h)
             ax.loglog(h, s.n_star, "o-", color=color, ms=4, label=f"{s.name} (slope {s.slope:.2f})")
             ax.loglog(h, s.c_fit * h, ":", color=color, lw=1)
-        ax.set_xlabel(f"h(theta) of {self.check.bound_mode} rate ({self.check.guarantee}, c = 1)")
+        ax.set_xlabel(f"h(theta): rate {self.check.bound_mode!r} of {self.check.guarantee}, c = 1")
         ax.set_ylabel(f"threshold n* (coverage {1 - self.check.delta:g})")
         ax.set_title(f"{self.check.id}: {self.verdict}", fontsize=9)
         ax.legend(fontsize=7)
