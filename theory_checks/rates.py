@@ -17,9 +17,11 @@ independent draws). The coverage p_j of the event at each grid point is a binomi
 proportion; n* is where the coverage curve last crosses 1 - delta from below, interpolated
 linearly in log n between the two grid points around the crossing (the smallest grid n at
 which the coverage *passes* a test would depend on the number of replicates; the crossing
-estimates a replicate-free quantity). If no grid point fails, n* is reported as the first
-grid point (an upper bound); if the last one fails, n* is infinite and the check is
-violated (the grid is too short to support the claim).
+estimates a replicate-free quantity). A grid must bracket the threshold: if no grid point
+fails, n* is only known to lie below the first one, and if the last one fails it is
+infinite. Either way the series cannot support the claim and is reported violated, with
+the number of such points (``unbracketed``): a censored n* would flatten or steepen the
+slope, and a grid that starts above every threshold would make any rate look consistent.
 
 Uncertainty. Columns are independent binomial counts, so resampling replicates is the same
 as drawing ``Binomial(R, p_j)`` counts: the bootstrap is exact and cheap. The slope's
@@ -29,7 +31,6 @@ a 95% percentile interval is reported.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -208,17 +209,19 @@ class RateCheck:
 
     def _series_result(self, series, store, reps, root_seed, level, rng) -> SeriesResult:
         target = 1.0 - self.delta
-        n_star, n_boot, h, theta = [], [], [], []
+        n_star, n_boot, h, theta, unbracketed = [], [], [], [], 0
         for exp in series.experiments:
             outcome = load_outcome(store, exp, reps, root_seed)
             success = self.event.success(exp, outcome)
             r = success.shape[0]
             k = success.sum(axis=0)
-            grid = exp.symbols(outcome)["n_grid"]
-            n_star.append(float(threshold(k / r, grid, target)))
-            boot = rng.binomial(r, k / r, size=(N_BOOT, k.size)) / r
-            n_boot.append(threshold(boot, grid, target))
             symbols = exp.symbols(outcome)
+            grid = symbols["n_grid"]
+            cov = k / r
+            unbracketed += int(cov.min() >= target or cov[-1] < target)
+            n_star.append(float(threshold(cov, grid, target)))
+            boot = rng.binomial(r, cov, size=(N_BOOT, k.size)) / r
+            n_boot.append(threshold(boot, grid, target))
             h.append(self.rate(symbols))
             theta.append(float(symbols[series.varying]))
         log_h, log_t = np.log(h), np.log(theta)
@@ -240,8 +243,9 @@ class RateCheck:
             float(_slopes(log_t, y)),
             tuple(float(q) for q in np.quantile(boot_t, (0.025, 0.975))),
             float(np.max(ratios)),
-            lower > 1.0 + self.slack,
+            lower > 1.0 + self.slack or unbracketed > 0,
             level,
+            unbracketed,
         )
 
 
@@ -260,7 +264,9 @@ class SeriesResult:
     c_fit : float
         ``max n*/h`` over the series: the smallest constant the claim needs here.
     violated : bool
-        ``slope_lower > 1 + slack``.
+        ``slope_lower > 1 + slack``, or a threshold not bracketed by its grid.
+    unbracketed : int
+        Parameter points whose grid does not bracket n* (see the module docstring).
     """
 
     name: str
@@ -276,6 +282,7 @@ class SeriesResult:
     c_fit: float
     violated: bool
     level: float
+    unbracketed: int = 0
 
     def describe(self) -> str:
         """One line: exponent, slope on log h and the fitted constant."""
@@ -285,6 +292,11 @@ class SeriesResult:
             f"{self.name}: n* ~ {self.varying}^{self.exponent:.2f} [{e_lo:.2f}, {e_hi:.2f}]; "
             f"slope on log h {self.slope:.2f} [{s_lo:.2f}, {s_hi:.2f}] (lower bound "
             f"{self.slope_lower:.2f} at {self.level:.2g}); c = max n*/h = {self.c_fit:.3g}"
+            + (
+                f"; {self.unbracketed} threshold(s) outside the grid: no verdict possible"
+                if self.unbracketed
+                else ""
+            )
         )
 
 
@@ -353,8 +365,3 @@ class RateCheckResult:
 def is_rate_result(result) -> bool:
     """Whether a result comes from a :class:`RateCheck`."""
     return isinstance(result, RateCheckResult)
-
-
-def finite_or_none(x):
-    """JSON-friendly float."""
-    return x if math.isfinite(x) else None

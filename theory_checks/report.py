@@ -62,30 +62,26 @@ def _series_dict(s) -> dict:
         "exponent": _clean(s.exponent),
         "exponent_ci": [_clean(x) for x in s.exponent_ci],
         "c_fit": _clean(s.c_fit),
+        "unbracketed": s.unbracketed,
         "verdict": "violated" if s.violated else "consistent",
     }
 
 
-def _rate_dict(r) -> dict:
+def _check_dict(r) -> dict:
+    """The keys every result shares (coverage checks and rate checks)."""
     ch = r.check
     return {
         "id": ch.id,
         "guarantee": ch.guarantee,
-        "kind": "rate",
         "description": ch.description,
         "event": ch.metric,
-        "claim": f"n*/h bounded: slope of log n* on log h <= 1 + {ch.slack:g}",
         "bound_mode": ch.bound_mode,
         "expect": ch.expect,
         "verdict": r.verdict,
         "passed": r.passed,
         "reps": r.reps,
         "false_alarm": r.false_alarm,
-        "delta": ch.delta,
-        "slack": ch.slack,
         "experiments": ch.law_specs(),
-        "series": [_series_dict(s) for s in r.series],
-        "cells": [],
     }
 
 
@@ -93,28 +89,23 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
     """Every verdict of a run, JSON-able."""
     checks = []
     for r in results:
-        if is_rate_result(r):
-            checks.append(_rate_dict(r))
-            continue
         ch = r.check
-        checks.append(
-            {
-                "id": ch.id,
-                "guarantee": ch.guarantee,
-                "description": ch.description,
-                "event": ch.metric,
+        if is_rate_result(r):
+            extra = {
+                "kind": "rate",
+                "claim": f"n*/h bounded: slope of log n* on log h <= 1 + {ch.slack:g}",
+                "delta": ch.delta,
+                "slack": ch.slack,
+                "series": [_series_dict(s) for s in r.series],
+                "cells": [],
+            }
+        else:
+            extra = {
                 "claim": ch.claim,
-                "bound_mode": ch.bound_mode,
-                "expect": ch.expect,
-                "verdict": r.verdict,
-                "passed": r.passed,
-                "reps": r.reps,
-                "false_alarm": r.false_alarm,
                 "per_cell_level": r.cells[0].verdict.level if r.cells else None,
-                "experiments": ch.law_specs(),
                 "cells": [_cell_dict(c) for c in r.cells],
             }
-        )
+        checks.append({**_check_dict(r), **extra})
     return {"meta": meta, "all_passed": all(r.passed for r in results), "checks": checks}
 
 

@@ -34,3 +34,21 @@ def test_lemma43_rate_and_control_on_shared_data(tmp_path):
     assert "slope on log h" in repr(check)
     ax = check.plot()
     assert len(ax.get_lines()) == 2
+
+
+def test_a_grid_that_does_not_bracket_the_threshold_gives_no_consistent_verdict(tmp_path):
+    # Grids that start above every threshold would make any rate look consistent: the
+    # censored thresholds are counted and the series is reported violated.
+    from simulations.experiments.klm19 import BinBalanceExperiment
+
+    high = RateSeries(
+        "grids above n*",
+        "n_bins",
+        tuple(BinBalanceExperiment(b, (200 * b, 400 * b)) for b in (10, 30, 100)),
+    )
+    check = RateCheck("too_high", "klm19.lem43", (high,), klm19.Balanced(2.0))
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        (result,) = run_checks([check], store, reps=200, root_seed=3).results
+    assert result.series[0].unbracketed == 3
+    assert result.verdict == "violated"
+    assert "outside the grid" in repr(result)

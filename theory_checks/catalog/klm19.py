@@ -30,7 +30,7 @@ from simulations.laws.binned import binned_model
 
 from ..budgets import get_budget
 from ..check import Check
-from ..events import AtLeast, BoundRule, Ordered, constant
+from ..events import AtLeast, BoundRule, Ordered, constant, other_guarantee
 from ..rates import Balanced, FactorWithin, RateCheck, RateSeries
 
 __all__ = ["DELTA", "REFUSED", "STUDIES", "checks"]
@@ -196,7 +196,7 @@ def checks(budget="quick") -> list:
             plugin,
             DELTA,
             "violated",
-            BoundRule("debiased_rate", guarantee="klm19.thm54"),
+            other_guarantee("debiased_rate", "klm19.thm54"),
             description="the plug-in claimed at the debiased rate sqrt(B)/E^2 log(B/delta)",
         ),
         RateCheck(
