@@ -19,7 +19,10 @@ __all__ = ["QUANTIFIERS", "Guarantee"]
 #: lower_bound: an impossibility (no method can do better on some law);
 #: identity: exact, no probability;
 #: rate: there is an (unspecified) constant c such that n >= c h(...) suffices for the event
-#: w.p. >= 1 - delta (checked by thresholds, :mod:`theory_checks.rates`).
+#: w.p. >= 1 - delta (checked by thresholds, :mod:`theory_checks.rates`);
+#: informal_rate: a rate stated in prose, not as a theorem ("needs O(B/eps^2) samples",
+#: "decreases as 1/n"), checked by thresholds or by fitted exponents
+#: (:mod:`theory_checks.exponents`).
 QUANTIFIERS = (
     "conditional",
     "marginal",
@@ -28,6 +31,7 @@ QUANTIFIERS = (
     "lower_bound",
     "identity",
     "rate",
+    "informal_rate",
 )
 
 

@@ -18,8 +18,9 @@ proportion; n* is where the coverage curve last crosses 1 - delta from below, in
 linearly in log n between the two grid points around the crossing (the smallest grid n at
 which the coverage *passes* a test would depend on the number of replicates; the crossing
 estimates a replicate-free quantity). A grid must bracket the threshold: if no grid point
-fails, n* is only known to lie below the first one, and if the last one fails it is
-infinite. Either way the series cannot support the claim and is reported violated, with
+fails, n* is only known to lie below the first one (unless the first one is the smallest n
+the method accepts, the symbol ``n_min``: then n* is that n), and if the last one fails it
+is infinite. Either way the series cannot support the claim and is reported violated, with
 the number of such points (``unbracketed``): a censored n* would flatten or steepen the
 slope, and a grid that starts above every threshold would make any rate look consistent.
 
@@ -48,7 +49,9 @@ __all__ = [
     "RateCheck",
     "RateCheckResult",
     "RateSeries",
+    "SeriesCheckResult",
     "SeriesResult",
+    "SquaredCEWithin",
     "threshold",
 ]
 
@@ -89,6 +92,28 @@ class Balanced:
     def success(self, experiment, outcome) -> np.ndarray:
         """Boolean array ``(R, G)``."""
         return outcome.imbalance(self.factor) <= 1.0
+
+
+@dataclass(frozen=True)
+class SquaredCEWithin:
+    """``stat <= factor * min_ce_sq + eps_sq`` (klm19 Theorem 4.1: factor 2).
+
+    ``min_ce_sq`` (the best CE^2 in the family) and ``eps_sq`` come from the experiment's
+    symbols; ``factor = 0`` claims the well-specified bound on any law (a control).
+    """
+
+    statistic: str
+    factor: float = 2.0
+
+    def describe(self) -> str:
+        """Short name for reports."""
+        return f"{self.statistic} <= {self.factor:g} min_G CE^2 + eps^2"
+
+    def success(self, experiment, outcome) -> np.ndarray:
+        """Boolean array ``(R, G)``."""
+        s = experiment.symbols(outcome)
+        bound = self.factor * s["min_ce_sq"] + s["eps_sq"]
+        return np.asarray(getattr(outcome, self.statistic), dtype=float) <= bound
 
 
 # ------------------------------------------------------------------ thresholds
@@ -171,7 +196,7 @@ class RateCheck:
     description: str = ""
 
     def __post_init__(self):
-        if registry.get(self.guarantee).quantifier != "rate":
+        if registry.get(self.guarantee).quantifier not in ("rate", "informal_rate"):
             raise ValueError(f"{self.guarantee} is not a rate guarantee")
         if self.expect not in ("consistent", "violated"):
             raise ValueError(f"expect must be 'consistent' or 'violated', got {self.expect!r}")
@@ -218,7 +243,10 @@ class RateCheck:
             symbols = exp.symbols(outcome)
             grid = symbols["n_grid"]
             cov = k / r
-            unbracketed += int(cov.min() >= target or cov[-1] < target)
+            # a grid that starts at the smallest n the method accepts (symbol n_min) is
+            # not censored below: the threshold is then that n itself
+            exact_start = grid[0] == symbols.get("n_min")
+            unbracketed += int((cov.min() >= target and not exact_start) or cov[-1] < target)
             n_star.append(float(threshold(cov, grid, target)))
             boot = rng.binomial(r, cov, size=(N_BOOT, k.size)) / r
             n_boot.append(threshold(boot, grid, target))
@@ -229,7 +257,12 @@ class RateCheck:
         slope = float(_slopes(log_h, y))
         boot_h = _slopes(log_h, yb)
         boot_t = _slopes(log_t, yb)
-        lower = float(np.quantile(boot_h, level))
+        # censored thresholds make some bootstrap slopes infinite: their quantiles are
+        # inf or nan, reported as such (the series is violated anyway)
+        with np.errstate(invalid="ignore"):
+            lower = float(np.quantile(boot_h, level))
+            slope_ci = tuple(float(q) for q in np.quantile(boot_h, (0.025, 0.975)))
+            exponent_ci = tuple(float(q) for q in np.quantile(boot_t, (0.025, 0.975)))
         ratios = np.asarray(n_star) / np.asarray(h)
         return SeriesResult(
             series.name,
@@ -238,10 +271,10 @@ class RateCheck:
             tuple(n_star),
             tuple(h),
             slope,
-            tuple(float(q) for q in np.quantile(boot_h, (0.025, 0.975))),
+            slope_ci,
             lower,
             float(_slopes(log_t, y)),
-            tuple(float(q) for q in np.quantile(boot_t, (0.025, 0.975))),
+            exponent_ci,
             float(np.max(ratios)),
             lower > 1.0 + self.slack or unbracketed > 0,
             level,
@@ -301,10 +334,10 @@ class SeriesResult:
 
 
 @dataclass(frozen=True)
-class RateCheckResult:
-    """Series fits of a rate check and its verdict (violated if any series is)."""
+class SeriesCheckResult:
+    """Series fits of a check over parameter series; violated if any series is."""
 
-    check: RateCheck
+    check: object
     series: tuple
     reps: int
     false_alarm: float
@@ -316,6 +349,11 @@ class RateCheckResult:
         bad = any(s.violated for s in self.series)
         object.__setattr__(self, "verdict", "violated" if bad else "consistent")
         object.__setattr__(self, "passed", self.verdict == self.check.expect)
+
+
+@dataclass(frozen=True)
+class RateCheckResult(SeriesCheckResult):
+    """Series fits of a rate check and its verdict (violated if any series is)."""
 
     def worst_series(self) -> SeriesResult:
         """The series with the largest lower slope bound."""

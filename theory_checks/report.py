@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 from .check import CheckResult
+from .exponents import ExponentCheckResult
 from .rates import is_rate_result
 
 __all__ = [
@@ -67,6 +68,24 @@ def _series_dict(s) -> dict:
     }
 
 
+def _exponent_series_dict(s) -> dict:
+    return {
+        "name": s.name,
+        "varying": s.varying,
+        "theta": list(s.theta),
+        "means": list(s.means),
+        "h": list(s.h),
+        "exponent": s.exponent,
+        "exponent_ci": list(s.exponent_ci),
+        "claimed": s.claimed,
+        "excess": s.excess,
+        "excess_ci": list(s.excess_ci),
+        "level": s.level,
+        "c_fit": s.c_fit,
+        "verdict": "violated" if s.violated else "consistent",
+    }
+
+
 def _check_dict(r) -> dict:
     """The keys every result shares (coverage checks and rate checks)."""
     ch = r.check
@@ -90,7 +109,15 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
     checks = []
     for r in results:
         ch = r.check
-        if is_rate_result(r):
+        if isinstance(r, ExponentCheckResult):
+            extra = {
+                "kind": "exponent",
+                "claim": f"E[stat] ~ h: excess exponent within +-{ch.tolerance:g}",
+                "tolerance": ch.tolerance,
+                "series": [_exponent_series_dict(s) for s in r.series],
+                "cells": [],
+            }
+        elif is_rate_result(r):
             extra = {
                 "kind": "rate",
                 "claim": f"n*/h bounded: slope of log n* on log h <= 1 + {ch.slack:g}",
@@ -128,35 +155,72 @@ def _worst(cells: list[dict]) -> dict:
     return min(cells, key=lambda x: (x["p_value"], x["coverage"] - x["claimed"]))
 
 
+def _num(x, spec=".2f") -> str:
+    # results hold "inf" / None where a threshold left its grid
+    return format(x, spec) if isinstance(x, int | float) else str(x)
+
+
 def _rate_row(check: dict) -> tuple[str, ...]:
     # The series with the largest lower slope bound plays the worst cell.
-    worst = max(check["series"], key=lambda s: s["slope_lower"])
+    def key(s):
+        lower = s["slope_lower"]
+        return (s["unbracketed"], lower if isinstance(lower, int | float) else -math.inf)
+
+    worst = max(check["series"], key=key)
     status = "as expected" if check["passed"] else "NOT as expected"
     lo, hi = worst["slope_ci"]
+    censored = f"; {worst['unbracketed']} n* outside grid" if worst["unbracketed"] else ""
     return (
         check["id"],
         "rate control" if check["expect"] == "violated" else "rate check",
         f"{check['verdict']} ({status})",
         f"{len(check['series'])} series",
         worst["name"],
-        f"slope {worst['slope']:.2f} [{lo:.2f}, {hi:.2f}]",
+        f"slope {_num(worst['slope'])} [{_num(lo)}, {_num(hi)}]",
         f"<= {1 + check['slack']:g}",
-        f"lower {worst['slope_lower']:.2f}",
+        f"lower {_num(worst['slope_lower'])}{censored}",
+        f"c={_num(worst['c_fit'], '.3g')}",
+    )
+
+
+def _exponent_row(check: dict) -> tuple[str, ...]:
+    # The series whose excess-exponent interval is farthest from 0 plays the worst cell.
+    worst = max(check["series"], key=lambda s: min(abs(x) for x in s["excess_ci"]))
+    status = "as expected" if check["passed"] else "NOT as expected"
+    lo, hi = worst["exponent_ci"]
+    return (
+        check["id"],
+        "exponent control" if check["expect"] == "violated" else "exponent check",
+        f"{check['verdict']} ({status})",
+        f"{len(check['series'])} series",
+        worst["name"],
+        f"exponent {worst['exponent']:.2f} [{lo:.2f}, {hi:.2f}]",
+        f"{worst['claimed']:.2f} +- {check['tolerance']:g}",
+        f"excess [{worst['excess_ci'][0]:+.2f}, {worst['excess_ci'][1]:+.2f}]",
         f"c={worst['c_fit']:.3g}",
     )
 
 
 def rate_lines(data: dict) -> list[str]:
-    """The fitted exponents of every rate check, one line per series."""
+    """The fitted exponents of every rate and exponent check, one line per series."""
     lines = []
     for c in data["checks"]:
-        if c["expect"] == "violated":  # a control fits the same thresholds to a wrong h
+        if c["expect"] == "violated":  # a control fits the same data to a wrong h
+            continue
+        if c.get("kind") == "exponent":
+            for s in c["series"]:
+                e_lo, e_hi = s["exponent_ci"]
+                lines.append(
+                    f"{c['id']} | {s['name']}: E ~ {s['varying']}^{s['exponent']:.2f} "
+                    f"[{e_lo:.2f}, {e_hi:.2f}] (claimed {s['claimed']:.2f}), "
+                    f"c = {s['c_fit']:.3g}"
+                )
             continue
         for s in c.get("series", ()):
             e_lo, e_hi = s["exponent_ci"]
             lines.append(
-                f"{c['id']} | {s['name']}: n* ~ {s['varying']}^{s['exponent']:.2f} "
-                f"[{e_lo:.2f}, {e_hi:.2f}], c = max n*/h = {s['c_fit']:.3g}"
+                f"{c['id']} | {s['name']}: n* ~ {s['varying']}^{_num(s['exponent'])} "
+                f"[{_num(e_lo)}, {_num(e_hi)}], c = max n*/h = {_num(s['c_fit'], '.3g')}"
             )
     return lines
 
@@ -165,6 +229,8 @@ def summary_row(check: dict) -> tuple[str, ...]:
     """One check of :func:`results_to_dict` as the strings of :data:`SUMMARY_HEADERS`."""
     if check.get("kind") == "rate":
         return _rate_row(check)
+    if check.get("kind") == "exponent":
+        return _exponent_row(check)
     worst = _worst(check["cells"])
     tight = [x["tightness"] for x in check["cells"] if isinstance(x["tightness"], float)]
     alpha = "-" if worst["alpha"] is None else f"{worst['alpha']:g}"

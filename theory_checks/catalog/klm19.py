@@ -32,6 +32,8 @@ from ..budgets import get_budget
 from ..check import Check
 from ..events import AtLeast, BoundRule, Ordered, constant, other_guarantee
 from ..rates import Balanced, FactorWithin, RateCheck, RateSeries
+from .klm19_recalibration import REFUSED as _RECALIBRATION_REFUSED
+from .klm19_recalibration import recalibration_checks
 
 __all__ = ["DELTA", "REFUSED", "STUDIES", "checks"]
 
@@ -51,6 +53,7 @@ REFUSED = {
     "klm19.prop33": "an inequality over all laws and binnings: the check draws random laws "
     "and schemes itself",
     "klm19.ex32": "an existence statement: the law is constructed from the binning scheme",
+    **_RECALIBRATION_REFUSED,
 }
 
 
@@ -181,6 +184,7 @@ def checks(budget="quick") -> list:
     population = _population_checks()
     return [
         *population,
+        *recalibration_checks(full, est),
         RateCheck(
             "klm19.thm53",
             "klm19.thm53",

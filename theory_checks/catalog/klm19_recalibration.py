@@ -1,0 +1,273 @@
+"""klm19 checks on fitted calibrators: Theorem 4.1 and the informal rates G-I1, G-I2, G-I3, G-I5.
+
+Kumar, A., Liang, P. and Ma, T. (2019). Verified uncertainty calibration. NeurIPS.
+Theorem 4.1, Secs. 4, 4.3 (App. E) and 5.
+
+Every CE^2 here is exact (quadrature under :mod:`simulations.laws.recalibration`), so the
+only Monte Carlo error is over the recalibration data. Theorem 4.1 is a
+:class:`~theory_checks.rates.RateCheck` of the paper's calibrator (T1/T2/T3 thirds,
+squared-loss Platt): the threshold n* where CE^2 <= 2 min_G CE^2 + eps^2 holds w.p. 0.9,
+against h = B log B + log B / eps^2, on a well-specified law (eps^2 and B sweeps) and on
+two misspecified ones (the authors' noisy Platt and a sine perturbation), where the factor
+2 is checked at the 0.9-quantile. The proportionality claims (G-I1, G-I3, G-I5) are
+:class:`~theory_checks.exponents.ExponentCheck` s on the App. E grids (n = 500..4000 at
+B = 10; B = 10..80 at n = 2000) and on the binned-model estimator data.
+
+Negative controls: Theorem 4.1 claimed with eps in place of eps^2 (slope 2 on the eps
+sweep); the well-specified bound CE^2 <= eps^2 claimed on a misspecified law (no n
+reaches it); Platt's CE^2 claimed to decay as 1/sqrt(n); the plug-in bias claimed to grow
+as sqrt(B); histogram binning's "nearly linear in B" on the map users get, whose tied
+outputs merge (documented: it holds for the binning's CE, not the map's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulations.experiments.klm19_recalibration import (
+    RecalibrationExperiment,
+    smallest_thirds_size,
+)
+from simulations.laws.recalibration import noisy_platt_law, platt_law, sine_platt_law
+
+from ..events import BoundRule
+from ..exponents import ExponentCheck, ExponentSeries
+from ..rates import RateCheck, RateSeries, SquaredCEWithin
+
+__all__ = ["REFUSED", "recalibration_checks"]
+
+DELTA = 0.1
+
+REFUSED = {
+    "klm19.thm41": "a rate claim over eps^2 and B sweeps of the calibrator's exact CE^2",
+    "klm19.gi1": "a proportionality over an n sweep (informal rate)",
+    "klm19.gi2": "a rate claim over eps^2 and B sweeps (informal rate)",
+    "klm19.gi3": "a proportionality of the plug-in bias over B and n sweeps (informal rate)",
+    "klm19.gi5.sb": "a proportionality over the App. E sweeps (informal rate)",
+    "klm19.gi5.hist": "a proportionality over the App. E sweeps (informal rate)",
+}
+
+# Measured 0.9-quantiles of n CE^2 on platt(2, 1): scaling-binning (thirds) ~2.4, flat in
+# B and n above n ~ 300; histogram binning ~0.6 (B = 2) to ~9.5 (B = 200). Grids span
+# [0.5, 2] times the expected threshold, two points per octave, and start at the smallest
+# n the split accepts when that is larger (then the threshold there is exact, not censored).
+_Q90 = 2.4
+
+
+def _grid(lo, hi, n_bins):
+    n_min = smallest_thirds_size(n_bins)
+    lo = max(lo, n_min)
+    k = int(np.ceil(2 * np.log2(max(hi / lo, 2.0)))) + 1
+    return tuple(int(n) for n in np.unique(np.round(np.geomspace(lo, max(hi, 2 * lo), k))))
+
+
+def _at(law, n_bins, eps_sq, *, floor=None):
+    center = _Q90 / (eps_sq + 2 * (0 if law.kind == "sigmoid" else _floor(law)))
+    lo = 0.5 * center if floor is None else min(floor, 0.5 * center)
+    return RecalibrationExperiment(law, n_bins, _grid(lo, 2.0 * center, n_bins), eps_sq)
+
+
+def _floor(law) -> float:
+    # min_G CE^2 of the misspecified laws (quadrature, min_platt_ce_sq): only shifts grids
+    return {"noisy": 4.0e-4, "sine": 1.16e-3}[law.kind]
+
+
+def _thm41_series(full: bool):
+    eps = (4e-2, 1e-2, 2.5e-3, 1e-3) + ((4e-4, 1.6e-4) if full else ())
+    b_values = (2, 5, 10, 20, 50, 100, 200) + ((500,) if full else ())
+    noisy = (2e-2, 8e-3, 3.2e-3) + ((1.28e-3,) if full else ())
+    # down to 8e-4, below the sine law's binned CE^2 (~1.0e-3 at B = 10): reachable with
+    # the 2 min_G CE^2 term, unreachable without it (the control)
+    sine = (8e-3, 3.2e-3, 8e-4) + ((4e-4,) if full else ())
+    well = platt_law(2.0, 1.0)
+    return (
+        RateSeries(
+            "eps^2 sweep, well-specified platt(2, 1), B = 10",
+            "eps_sq",
+            tuple(_at(well, 10, e) for e in eps),
+        ),
+        RateSeries(
+            "B sweep, well-specified, eps^2 = 0.01",
+            "n_bins",
+            # down to n = 50 so that histogram binning's threshold is bracketed too
+            tuple(_at(well, b, 1e-2, floor=50) for b in b_values),
+        ),
+        RateSeries(
+            "eps^2 sweep, noisy Platt (min_G CE^2 = 4e-4), B = 10",
+            "eps_sq",
+            tuple(_at(noisy_platt_law(), 10, e) for e in noisy),
+        ),
+        RateSeries(
+            "eps^2 sweep, sine-perturbed Platt (min_G CE^2 = 1.16e-3), B = 10",
+            "eps_sq",
+            tuple(_at(sine_platt_law(), 10, e) for e in sine),
+        ),
+    )
+
+
+def _app_e(full: bool):
+    """The App. E grids: n = 500..4000 at B = 10, and B = 10..80 at n = 2000."""
+    law = platt_law(2.0, 1.0)
+    n_sweep = (500, 1000, 2000, 4000) if not full else (500, 1000, 1500, 2000, 3000, 4000)
+    b_sweep = (10, 20, 40, 80) if not full else (10, 20, 30, 40, 50, 60, 70, 80)
+    return (
+        RecalibrationExperiment(law, 10, n_sweep),
+        tuple(RecalibrationExperiment(law, b, (2000,)) for b in b_sweep),
+    )
+
+
+def _rate(name, description, f):
+    return BoundRule(name, function=lambda s, alpha: f(s), description=description)
+
+
+def recalibration_checks(full: bool, estimator_series) -> list:
+    """Theorem 4.1, G-I1, G-I2, G-I3 and G-I5 checks and their controls."""
+    thm = _thm41_series(full)
+    well_specified, misspecified = thm[:2], thm[2:]
+    n_exp, b_exps = _app_e(full)
+    n_series = ExponentSeries("n sweep, platt(2, 1), B = 10 (App. E)", "n", (n_exp,))
+    b_series = ExponentSeries("B sweep, platt(2, 1), n = 2000 (App. E)", "n_bins", b_exps)
+    eps_not_squared = _rate(
+        "eps_not_squared",
+        "B log B + log B / eps (eps in place of eps^2)",
+        lambda s: np.log(s["n_bins"]) * (s["n_bins"] + 1.0 / np.sqrt(s["eps_sq"])),
+    )
+    bias_n, bias_b = _bias_series(estimator_series)
+    # Histogram binning's threshold at eps^2 = 0.04 is below 40 points (< 4 per bin), where
+    # its CE^2 is below the asymptotic ~1.8/n: that point steepens the fit, and the claim
+    # is about the regime of several points per bin, so the G-I2 eps sweep starts at 0.01.
+    eps_sweep = well_specified[0]
+    gi2_series = (
+        RateSeries(eps_sweep.name, "eps_sq", eps_sweep.experiments[1:]),
+        well_specified[1],
+    )
+    return [
+        RateCheck(
+            "klm19.thm41",
+            "klm19.thm41",
+            thm,
+            SquaredCEWithin("sb"),
+            DELTA,
+            description="scaling-binning (thirds, squared-loss Platt): CE^2 <= 2 min_G CE^2 "
+            "+ eps^2 once n >= c (B log B + log B / eps^2); exact CE^2 by quadrature",
+        ),
+        RateCheck(
+            "klm19.thm41.control.eps_not_squared",
+            "klm19.thm41",
+            well_specified[:1],
+            SquaredCEWithin("sb"),
+            DELTA,
+            "violated",
+            eps_not_squared,
+            description="Theorem 4.1 claimed at log B / eps (eps not squared)",
+        ),
+        RateCheck(
+            "klm19.thm41.control.misspecification_ignored",
+            "klm19.thm41",
+            misspecified[1:],
+            SquaredCEWithin("sb", factor=0.0),
+            DELTA,
+            "violated",
+            description="CE^2 <= eps^2 claimed on the sine-perturbed law (the 2 min_G CE^2 "
+            "term dropped): its binned CE^2 stays near 1e-3 > eps^2 = 8e-4",
+        ),
+        RateCheck(
+            "klm19.gi2",
+            "klm19.gi2",
+            gi2_series,
+            SquaredCEWithin("hist", factor=0.0),
+            DELTA,
+            slack=0.1,
+            description="histogram binning: CE^2 <= eps^2 once n >= c B / eps^2",
+        ),
+        RateCheck(
+            "klm19.gi2.control.eps_not_squared",
+            "klm19.gi2",
+            gi2_series[:1],
+            SquaredCEWithin("hist", factor=0.0),
+            DELTA,
+            "violated",
+            _rate(
+                "B_over_eps",
+                "B / eps (eps not squared)",
+                lambda s: s["n_bins"] / np.sqrt(s["eps_sq"]),
+            ),
+            slack=0.1,
+            description="histogram binning claimed at n >= c B / eps",
+        ),
+        ExponentCheck(
+            "klm19.gi1",
+            "klm19.gi1",
+            (n_series,),
+            "platt",
+            description="Platt scaling (log-loss, well-specified): E[CE^2] ~ c / n",
+        ),
+        ExponentCheck(
+            "klm19.gi1.control.sqrt_n",
+            "klm19.gi1",
+            (n_series,),
+            "platt",
+            "violated",
+            _rate("one_over_sqrt_n", "c / sqrt(n)", lambda s: 1.0 / np.sqrt(s["n"])),
+            description="Platt's E[CE^2] claimed to decay as 1/sqrt(n)",
+        ),
+        ExponentCheck(
+            "klm19.gi5.sb",
+            "klm19.gi5.sb",
+            (n_series, b_series),
+            "sb",
+            tolerance=0.15,
+            description="scaling-binning: E[CE^2] ~ c/n, nearly constant in B (App. E)",
+        ),
+        ExponentCheck(
+            "klm19.gi5.hist",
+            "klm19.gi5.hist",
+            (n_series, b_series),
+            "hist_bins",
+            tolerance=0.15,
+            description="histogram binning: E[CE^2] ~ c B/n (the binning's CE: every bin "
+            "its own level set)",
+        ),
+        ExponentCheck(
+            "klm19.gi5.hist.control.merged",
+            "klm19.gi5.hist",
+            (b_series,),
+            "hist",
+            "violated",
+            tolerance=0.15,
+            description="documented: the map users get merges tied bin means; at n/B = 25 "
+            "its CE^2 stops growing with B",
+        ),
+        ExponentCheck(
+            "klm19.gi3",
+            "klm19.gi3",
+            (bias_n, bias_b),
+            _plugin_bias,
+            description="plug-in bias E[Ehat^2] - E^2 ~ B / n (y_s = 1/2 binned models)",
+        ),
+        ExponentCheck(
+            "klm19.gi3.control.sqrt_B",
+            "klm19.gi3",
+            (bias_b,),
+            _plugin_bias,
+            "violated",
+            _rate("sqrt_B_over_n", "sqrt(B) / n", lambda s: np.sqrt(s["n_bins"]) / s["n"]),
+            description="the plug-in bias claimed to grow as sqrt(B)",
+        ),
+    ]
+
+
+def _plugin_bias(experiment, outcome):
+    """Per-replicate plug-in error ``Ehat^2 - E^2`` (its mean is the bias)."""
+    return np.asarray(outcome.plugin) - experiment.law.ce_sq
+
+
+def _bias_series(estimator_series):
+    """G-I3 series from the Theorem 5.3/5.4 data: an n sweep and a B sweep (y_s = 1/2)."""
+    b_sweep = estimator_series[0]  # "B sweep, y_s = 1/2, E^2 = 0.01"
+    return (
+        ExponentSeries("n sweep, y_s = 1/2, B = 100, E^2 = 0.01", "n", (b_sweep.experiments[2],)),
+        ExponentSeries(
+            "B sweep, y_s = 1/2, E^2 = 0.01, n ~ 5000", "n_bins", b_sweep.experiments, at_n=5000
+        ),
+    )
