@@ -19,6 +19,7 @@ __all__ = [
     "CreditSplit",
     "credit_base_model",
     "default_data_dir",
+    "load_cifar10_vgg16",
     "load_cifar_logits",
     "load_credit",
 ]
@@ -213,3 +214,39 @@ def load_cifar_logits(dataset: str, model: str, path=None) -> CifarLogits:
         arrays["test_logits"].astype(np.float64),
         arrays["test_labels"].astype(np.int64),
     )
+
+
+def load_cifar10_vgg16(path=None) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax probabilities and labels of klm19's CIFAR-10 VGG16 on the 10,000 test images.
+
+    The input of Kumar, Liang & Ma (2019), Figs. 2(b), 3 and 4 (their ``cifar_probs.dat``,
+    converted to ``.npy``).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        Folder holding ``test_probs.npy`` and ``test_labels.npy``. Default:
+        ``<data dir>/cifar10_vgg16_probs``.
+
+    Returns
+    -------
+    probs : ndarray, shape (10000, 10), float64
+    labels : ndarray, shape (10000,), int64 (0-based)
+    """
+    folder = Path(path) if path is not None else default_data_dir() / "cifar10_vgg16_probs"
+    arrays = []
+    for name in ("test_probs.npy", "test_labels.npy"):
+        f = folder / name
+        if not f.is_file():
+            raise FileNotFoundError(
+                f"CIFAR-10 VGG16 probabilities not found at {str(f)!r}: pass the folder "
+                "holding test_probs.npy and test_labels.npy (data/cifar_probs.dat of "
+                "GitHub p-lambda/verified_calibration, converted to .npy)"
+            )
+        arrays.append(np.load(f, allow_pickle=False))
+    probs, labels = arrays[0].astype(np.float64), arrays[1].astype(np.int64)
+    if probs.ndim != 2 or labels.shape != (probs.shape[0],):
+        raise ValueError(f"{str(folder)!r}: probs {probs.shape} / labels {labels.shape}")
+    if labels.min() < 0 or labels.max() >= probs.shape[1]:
+        raise ValueError(f"{str(folder)!r}: labels must be 0-based class indices")
+    return probs, labels

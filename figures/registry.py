@@ -12,20 +12,36 @@ from simulations.provenance import package_version
 
 from .cache import figure_code_stamp
 
-__all__ = ["FIGURE_MODULES", "PAPERS", "get_figure", "regenerate", "select_figures"]
+__all__ = [
+    "FIGURE_MODULES",
+    "PAPERS",
+    "UNAVAILABLE",
+    "get_figure",
+    "regenerate",
+    "select_figures",
+]
 
 logger = logging.getLogger(__name__)
 
 #: Paper key -> package of its figures (each defines ``FIGURES``: id -> module).
-PAPERS = ("gr21", "gpr20", "gr22")
+PAPERS = ("gr21", "gpr20", "gr22", "klm19")
 
 FIGURE_MODULES = {
     fid: mod for paper in PAPERS for fid, mod in import_module(f"figures.{paper}").FIGURES.items()
 }
 
+#: Figure id -> why it cannot be regenerated (a paper package's ``UNAVAILABLE``).
+UNAVAILABLE = {
+    fid: why
+    for paper in PAPERS
+    for fid, why in getattr(import_module(f"figures.{paper}"), "UNAVAILABLE", {}).items()
+}
+
 
 def get_figure(fig_id: str):
     """The module of a figure id."""
+    if fig_id in UNAVAILABLE:
+        raise ValueError(f"figure {fig_id} cannot be regenerated: {UNAVAILABLE[fig_id]}")
     if fig_id not in FIGURE_MODULES:
         raise ValueError(f"unknown figure id {fig_id!r}; known: {sorted(FIGURE_MODULES)}")
     return import_module(FIGURE_MODULES[fig_id])
@@ -35,6 +51,11 @@ def select_figures(patterns) -> list[str]:
     """Figure ids matching ids or prefixes (``gr21`` selects every gr21 figure)."""
     if not patterns:
         return list(FIGURE_MODULES)
+    missing = [p for p in patterns if p in UNAVAILABLE]
+    if missing:
+        raise ValueError(
+            "; ".join(f"figure {p} cannot be regenerated: {UNAVAILABLE[p]}" for p in missing)
+        )
     chosen = [f for f in FIGURE_MODULES if any(f == p or f.startswith(p + ".") for p in patterns)]
     if not chosen:
         raise ValueError(f"{patterns!r} matches no figure; known: {sorted(FIGURE_MODULES)}")

@@ -249,7 +249,13 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_figures(args) -> int:
-    from figures.registry import FIGURE_MODULES, get_figure, regenerate, select_figures
+    from figures.registry import (
+        FIGURE_MODULES,
+        UNAVAILABLE,
+        get_figure,
+        regenerate,
+        select_figures,
+    )
 
     from .html import write_html
 
@@ -257,6 +263,8 @@ def _cmd_figures(args) -> int:
         for fig_id, module in FIGURE_MODULES.items():
             print(f"{fig_id:12s} {module}")
             print(f"{'':12s} {get_figure(fig_id).CAPTION}")
+        for fig_id, why in UNAVAILABLE.items():
+            print(f"{fig_id:12s} not available: {why}")
         return 0
     ids = select_figures(args.ids)
     out = Path(args.out)

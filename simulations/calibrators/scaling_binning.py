@@ -6,8 +6,8 @@ Algorithm (klm19 Sec. 4.1; catalog Sec. 3.4), on recalibration data T split into
    ``G = {sigma(a logit z + b)}`` (``loss="squared"``, the algorithm as written), or by
    maximum likelihood (``loss="log"``, what the paper's experiments and code do: "we fit a
    sigmoid").
-2. *Bins*: uniform-mass bins of the values g(z) on T2 (the project's edges,
-   :func:`~simulations.calibrators.edges.uniform_mass_edges`).
+2. *Bins*: uniform-mass bins of the values g(z) on T2 (order statistics at the project's
+   ranks, :func:`~simulations.calibrators.edges.uniform_mass_edge_ranks`).
 3. *Discretisation*: the output on bin j is the mean of the *values* g(z) (not the labels)
    of the T3 points in bin j. An empty bin outputs the midpoint of its edges (the authors'
    code; the paper does not say).
@@ -29,10 +29,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 from .._validation import as_generator, check_n_bins, check_scores_labels
 from .binning import _bin_means
-from .edges import bin_index_rows, uniform_mass_edges
+from .edges import uniform_mass_edge_ranks
 from .multiclass_binning import check_probability_matrix
 from .scaling import _logit, _sigmoid
 
@@ -45,7 +46,6 @@ __all__ = [
     "TopLabelScalingBinning",
     "bin_platt_values",
     "platt_fit_batch",
-    "platt_inverse_batch",
     "platt_map_batch",
     "scaling_binning_fit_batch",
 ]
@@ -65,13 +65,25 @@ def _moments(x, v):
     return np.sum(vx * x, axis=1), np.sum(vx, axis=1), np.sum(v, axis=1)
 
 
-def _platt_log_loss_fit(x, y, *, max_iter=50, tol=1e-9):
+def _platt_log_loss_fit(x, y, *, max_iter=200, tol=1e-9, penalty=1e-10):
     """Maximum likelihood for ``sigma(a x + b)`` row-wise (Newton, closed-form 2x2 steps).
 
     The same estimator as :func:`~simulations.calibrators.scaling.logistic_newton_batch`
     with features ``(x, 1)`` (tested equal), written out for two parameters because the
-    generic batched einsum dominates the Monte Carlo cost.
+    generic batched einsum dominates the Monte Carlo cost, and globalised: a step is halved
+    until the objective decreases (plain Newton cycles on nearly separable data, e.g. a
+    confident network's class probabilities). ``penalty`` adds ``penalty (a^2 + b^2) / 2``
+    to the negative log-likelihood (the authors' code fits scikit-learn's logistic
+    regression with C = 1e10): it changes nothing measurable on overlapping classes and
+    keeps the fit finite when they are separable (no maximum exists then; the penalised
+    optimum sits where the likelihood has flattened, |a| ~ log(n / penalty) / margin).
     """
+
+    def objective(rows, a_, b_):
+        t = a_[:, None] * x[rows] + b_[:, None]
+        nll = np.sum(np.logaddexp(0.0, t) - y[rows] * t, axis=1)
+        return nll + 0.5 * penalty * (a_**2 + b_**2)
+
     # start at the identity map sigma(logit z) = z: scores are usually near-calibrated
     a = np.ones(x.shape[0])
     b = np.zeros(x.shape[0])
@@ -79,10 +91,33 @@ def _platt_log_loss_fit(x, y, *, max_iter=50, tol=1e-9):
         p = _sigmoid(a[:, None] * x + b[:, None])
         w = p * (1.0 - p)
         h11, h12, h22 = _moments(x, w)
-        r = y - p
-        da, db = _solve2(h11 + 1e-10, h12, h22 + 1e-10, np.sum(r * x, axis=1), np.sum(r, axis=1))
+        da, db = _solve2(
+            h11 + penalty,
+            h12,
+            h22 + penalty,
+            np.sum((y - p) * x, axis=1) - penalty * a,
+            np.sum(y - p, axis=1) - penalty * b,
+        )
+        size = np.maximum(np.abs(da), np.abs(db))
+        # Near the optimum Newton's step is safe; a large one is halved until the
+        # objective decreases (only those rows pay for evaluating it).
+        rows = np.flatnonzero(size > 0.5)
+        if rows.size:
+            current = objective(rows, a[rows], b[rows])
+            slack = 1e-12 * (1.0 + np.abs(current))  # rounding of a sum of n terms
+            step = np.ones(rows.size)
+            new = objective(rows, a[rows] + da[rows], b[rows] + db[rows])
+            for _ in range(60):
+                worse = ~(new <= current + slack)
+                if not worse.any():
+                    break
+                step = np.where(worse, step / 2, step)
+                trial = objective(rows, a[rows] + step * da[rows], b[rows] + step * db[rows])
+                new = np.where(worse, trial, new)
+            da[rows] *= step
+            db[rows] *= step
         a, b = a + da, b + db
-        if max(np.max(np.abs(da)), np.max(np.abs(db))) < tol:
+        if np.all(size < tol * (1.0 + np.abs(a) + np.abs(b))):
             break
     return a, b
 
@@ -154,28 +189,20 @@ def platt_map_batch(coef, scores):
     return _sigmoid(coef[:, :1] * _logit(np.asarray(scores, dtype=float)) + coef[:, 1:2])
 
 
-def platt_inverse_batch(coef, values):
-    """``z`` with ``g(z) = value`` for ``a != 0`` (values 0 and 1 map to the ends)."""
-    with np.errstate(divide="ignore"):
-        t = (_logit_exact(values) - coef[:, 1:2]) / coef[:, :1]
-    return _sigmoid(t)
-
-
-def _logit_exact(v):
-    with np.errstate(divide="ignore"):
-        return np.log(v) - np.log1p(-v)
-
-
 @dataclass(frozen=True)
 class ScalingBinningBatch:
     """R fitted scaling-binning maps.
+
+    Bins are kept on the scale of g's logit ``t = a logit z + b`` (``t_edges``): the map
+    is the same, but g(z) = sigma(t) underflows to exactly 0 for t < -745 (and is 1.0 in
+    floating point for t > 37), where a steep fit (separable data) would merge bins.
 
     Attributes
     ----------
     coef : ndarray, shape (R, 2)
         Platt coefficients ``(a, b)`` of g.
-    edges : ndarray, shape (R, B + 1)
-        Bin edges in the space of g's values (``0 = e_0 <= ... <= e_B = 1``).
+    t_edges : ndarray, shape (R, B + 1)
+        Bin edges on ``t`` (``-inf = t_0 <= ... <= t_B = inf``).
     values : ndarray, shape (R, B)
         Output of each bin.
     counts : ndarray, shape (R, B)
@@ -183,14 +210,35 @@ class ScalingBinningBatch:
     """
 
     coef: np.ndarray
-    edges: np.ndarray
+    t_edges: np.ndarray
     values: np.ndarray
     counts: np.ndarray
 
+    @property
+    def edges(self) -> np.ndarray:
+        """Bin edges on g's values, ``sigma(t_edges)`` (``0 = e_0 <= ... <= e_B = 1``)."""
+        return expit(self.t_edges)
+
+    def z_edges(self) -> np.ndarray:
+        """Bin edges on the score scale (decreasing in a row where ``a < 0``)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return expit((self.t_edges - self.coef[:, 1:2]) / self.coef[:, :1])
+
+    def bins(self, scores):
+        """Bin of every score ``(R, m)`` (a score on an edge belongs to the upper bin)."""
+        t = self.coef[:, :1] * _logit(np.asarray(scores, dtype=float)) + self.coef[:, 1:2]
+        return _row_bins(t, self.t_edges)
+
     def predict(self, scores):
         """Outputs for scores ``(R, m)``."""
-        g = platt_map_batch(self.coef, scores)
-        return np.take_along_axis(self.values, bin_index_rows(g, self.edges), axis=1)
+        return np.take_along_axis(self.values, self.bins(scores), axis=1)
+
+
+def _row_bins(values, edges):
+    """Row-wise ``searchsorted`` on the inner edges (any real values; upper bin on ties)."""
+    return np.stack(
+        [np.searchsorted(e[1:-1], v, side="right") for e, v in zip(edges, values, strict=True)]
+    )
 
 
 def _split_sizes(n, split):
@@ -240,10 +288,16 @@ def bin_platt_values(coef, logits, n_bins, *, split="thirds"):
     x = np.asarray(logits, dtype=float)
     _, (a2, b2), (a3, b3) = _split_sizes(x.shape[1], split)
     a, b = coef[:, :1], coef[:, 1:2]
-    edges = uniform_mass_edges(np.sort(_sigmoid(a * x[:, a2:b2] + b), axis=1), n_bins)
-    g3 = _sigmoid(a * x[:, a3:b3] + b)
-    values, counts = _bin_means(bin_index_rows(g3, edges), g3, n_bins, edges[:, :-1], edges[:, 1:])
-    return ScalingBinningBatch(coef, edges, values, counts)
+    t2 = np.sort(a * x[:, a2:b2] + b, axis=1)
+    inner = t2[:, uniform_mass_edge_ranks(t2.shape[1], n_bins)[1:-1] - 1]
+    inf = np.full((x.shape[0], 1), np.inf)
+    t_edges = np.concatenate([-inf, inner, inf], axis=1)
+    t3 = a * x[:, a3:b3] + b
+    g_edges = expit(t_edges)
+    values, counts = _bin_means(
+        _row_bins(t3, t_edges), expit(t3), n_bins, g_edges[:, :-1], g_edges[:, 1:]
+    )
+    return ScalingBinningBatch(coef, t_edges, values, counts)
 
 
 class _ScalingBinningParams:

@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..calibrators.binning import _uniform_mass_fit_sorted
-from ..calibrators.scaling_binning import bin_platt_values, platt_fit_batch, platt_inverse_batch
+from ..calibrators.scaling_binning import bin_platt_values, platt_fit_batch
 from ..laws.recalibration import RecalibrationLaw, logit
 from ..metrics.recalibration import binned_map_truth, min_platt_ce_sq, platt_truth
 from .base import Experiment, Outcome
@@ -147,7 +147,7 @@ def smallest_thirds_size(n_bins: int) -> int:
 
 
 def _binned_truth(law, fit):
-    z_edges = platt_inverse_batch(fit.coef, fit.edges)
+    z_edges = fit.z_edges()
     return binned_map_truth(law, z_edges[:, :-1], z_edges[:, 1:], fit.values)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["conditional_sq_ce", "debiased_sq_ce", "plugin_sq_ce"]
+__all__ = ["binned_sq_ce", "conditional_sq_ce", "debiased_sq_ce", "plugin_sq_ce"]
 
 
 def _stats(values, counts, label_sums):
@@ -102,3 +102,83 @@ def conditional_sq_ce(values, label_means, counts, *, min_count=2):
     y = np.asarray(label_means, dtype=float)
     n = n_s.sum(axis=-1)
     return np.sum(np.where(n_s >= min_count, n_s, 0.0) * (s - y) ** 2, axis=-1) / n
+
+
+_ESTIMATORS = ("plugin", "debiased")
+_MODES = ("binary", "marginal", "top_label")
+
+
+def _grouped(outputs, labels, bins, estimator):
+    """One binary problem: group by ``bins`` (or distinct outputs), then estimate."""
+    key = outputs if bins is None else bins
+    _, inv = np.unique(key, return_inverse=True)
+    counts = np.bincount(inv).astype(float)
+    sums = np.bincount(inv, weights=labels)
+    values = np.bincount(inv, weights=outputs) / counts  # mean output per group
+    if estimator == "plugin":
+        return float(plugin_sq_ce(values, counts, sums))
+    return float(debiased_sq_ce(values, counts, sums))
+
+
+def binned_sq_ce(outputs, labels, *, estimator="plugin", mode="binary", bins=None):
+    r"""Squared CE estimate from data: binary, marginal (mean over classes) or top-label.
+
+    Points are grouped by their distinct outputs (a binned model, klm19 Sec. 5) or, with
+    ``bins``, by given bin indices (a continuous model binned, Sec. 3: the group's value is
+    its mean output, which makes it an estimate of CE(f_B), a lower bound on CE(f)).
+
+    Parameters
+    ----------
+    outputs : array_like
+        ``(n,)`` probabilities of class 1 (``mode="binary"``) or ``(n, K)`` probability
+        vectors (``"marginal"``: every column against ``1{y = k}``, averaged with weights
+        1/K, klm19 Definition 2.4; ``"top_label"``: the largest entry against
+        ``1{argmax = y}``).
+    labels : array_like of int, shape (n,)
+        0/1 (binary) or 0..K-1.
+    estimator : {"plugin", "debiased"}
+        Definition 5.1, or Definition 5.2 with bins of fewer than 2 points dropped.
+    mode : {"binary", "marginal", "top_label"}
+    bins : array_like of int, optional
+        Bin index of every point (``(n,)``, or ``(n, K)`` per class in marginal mode).
+
+    Returns
+    -------
+    float
+        The squared CE estimate (the debiased one may be negative; it is not clipped, unlike
+        the authors' ``get_calibration_error``, which clips every class at 0 before
+        averaging).
+    """
+    if estimator not in _ESTIMATORS:
+        raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
+    p = np.asarray(outputs, dtype=float)
+    y = np.asarray(labels)
+    if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError("outputs must be finite probabilities in [0, 1]")
+    if (p.ndim != 1) == (mode == "binary") or p.ndim > 2 or y.shape != p.shape[:1]:
+        raise ValueError(
+            f"outputs must be (n,) for mode='binary' and (n, K) otherwise, with labels (n,); "
+            f"got {p.shape} and {y.shape} for mode={mode!r}"
+        )
+    k = 2 if p.ndim == 1 else p.shape[1]
+    if y.size == 0 or (not np.issubdtype(y.dtype, np.integer) and np.any(y != np.round(y))):
+        raise ValueError("labels must be a non-empty array of integers")
+    if np.any((y < 0) | (y >= k)):
+        raise ValueError(f"labels must lie in 0..{k - 1}, got values in [{y.min()}, {y.max()}]")
+    b = None if bins is None else np.asarray(bins)
+    if b is not None and b.shape != (p.shape if mode == "marginal" else y.shape):
+        raise ValueError(f"bins must have shape {p.shape if mode == 'marginal' else y.shape}")
+    if mode == "binary":
+        return _grouped(p, y.astype(float), b, estimator)
+    if mode == "top_label":
+        return _grouped(p.max(axis=1), (p.argmax(axis=1) == y).astype(float), b, estimator)
+    return float(
+        np.mean(
+            [
+                _grouped(p[:, j], (y == j).astype(float), None if b is None else b[:, j], estimator)
+                for j in range(k)
+            ]
+        )
+    )

@@ -15,9 +15,10 @@ B = 10; B = 10..80 at n = 2000) and on the binned-model estimator data.
 
 Negative controls: Theorem 4.1 claimed with eps in place of eps^2 (slope 2 on the eps
 sweep); the well-specified bound CE^2 <= eps^2 claimed on a misspecified law (no n
-reaches it); Platt's CE^2 claimed to decay as 1/sqrt(n); the plug-in bias claimed to grow
-as sqrt(B); histogram binning's "nearly linear in B" on the map users get, whose tied
-outputs merge (documented: it holds for the binning's CE, not the map's).
+reaches it); histogram binning claimed at B/eps; Platt's CE^2 claimed to decay as
+1/sqrt(n); scaling-binning claimed linear in B; the plug-in bias claimed to grow as
+sqrt(B); histogram binning's "nearly linear in B" on the map users get, whose tied outputs
+merge (documented: it holds for the binning's CE, not the map's).
 """
 
 from __future__ import annotations
@@ -218,6 +219,16 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             "sb",
             tolerance=0.15,
             description="scaling-binning: E[CE^2] ~ c/n, nearly constant in B (App. E)",
+        ),
+        ExponentCheck(
+            "klm19.gi5.sb.control.linear_in_B",
+            "klm19.gi5.sb",
+            (b_series,),
+            "sb",
+            "violated",
+            _rate("B_over_n", "c B / n (histogram binning's rate)", lambda s: s["n_bins"] / s["n"]),
+            tolerance=0.15,
+            description="scaling-binning claimed to grow linearly in B, like histogram binning",
         ),
         ExponentCheck(
             "klm19.gi5.hist",

@@ -1,0 +1,80 @@
+"""Exponent checks and the Theorem 4.1 event: validation, a run, the report row, the plot."""
+
+import numpy as np
+import pytest
+
+from bounds.klm19 import thm41_ce_sq_bound
+from simulations.experiments.klm19_recalibration import (
+    RecalibrationExperiment,
+    smallest_thirds_size,
+)
+from simulations.laws.recalibration import platt_law, sine_platt_law
+from simulations.store import ResultStore
+from theory_checks.catalog import klm19
+from theory_checks.check import run_checks
+from theory_checks.exponents import ExponentCheck, ExponentSeries
+from theory_checks.rates import RateCheck, RateSeries, SquaredCEWithin
+from theory_checks.report import rate_lines, results_to_dict, summary_row
+
+
+def test_exponent_check_validation():
+    exp = RecalibrationExperiment(platt_law(), 10, (500, 1000))
+    with pytest.raises(ValueError, match="informal rate"):
+        ExponentCheck("x", "klm19.thm41", (), "sb")
+    with pytest.raises(ValueError, match="one experiment"):
+        ExponentSeries("n", "n", (exp, exp))
+    with pytest.raises(ValueError, match="at least 3"):
+        ExponentSeries("B", "n_bins", (exp, exp))
+
+
+def test_platt_rate_and_its_control_on_shared_data(tmp_path):
+    pair = [c for c in klm19.checks("quick") if c.id.startswith("klm19.gi1")]
+    assert [c.id for c in pair] == ["klm19.gi1", "klm19.gi1.control.sqrt_n"]
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        run = run_checks(pair, store, reps=300, root_seed=7, n_jobs=1)
+    assert run.stats.experiments == 1
+    check, control = run.results
+    assert (check.verdict, control.verdict) == ("consistent", "violated")
+    (s,) = check.series
+    assert -1.15 < s.exponent < -0.85
+    assert s.claimed == pytest.approx(-1.0)
+    assert 0.2 < s.c_fit < 0.35  # E[CE^2] ~ 0.27 / n for log-loss Platt on platt(2, 1)
+    data = results_to_dict(run.results, {})
+    row = summary_row(data["checks"][0])
+    assert row[1] == "exponent check"
+    assert "exponent" in row[5]
+    assert summary_row(data["checks"][1])[1] == "exponent control"
+    assert len(rate_lines(data)) == 1  # controls are not repeated
+    assert "excess" in repr(check)
+    assert len(check.plot().get_lines()) == 2
+
+
+def test_theorem41_event_is_the_registered_bound():
+    exp = RecalibrationExperiment(sine_platt_law(), 10, (200, 400), eps_sq=1e-3)
+    out = exp.simulate(np.random.default_rng(0), 20)
+    s = exp.symbols(out)
+    bound = thm41_ce_sq_bound(s["min_ce_sq"], s["eps_sq"])
+    np.testing.assert_array_equal(SquaredCEWithin("sb").success(exp, out), out.sb <= bound)
+    ignored = SquaredCEWithin("sb", factor=0.0).success(exp, out)
+    np.testing.assert_array_equal(ignored, out.sb <= 1e-3)
+
+
+def test_a_grid_starting_at_the_smallest_size_is_not_censored(tmp_path):
+    # At B = 100 and eps^2 = 0.05 the smallest n the split accepts already meets the event:
+    # its threshold is that n (exact), so the series still gets a verdict.
+    series = RateSeries(
+        "large B",
+        "n_bins",
+        tuple(
+            RecalibrationExperiment(
+                platt_law(), b, (smallest_thirds_size(b), 2 * smallest_thirds_size(b)), 0.05
+            )
+            for b in (100, 150, 200)
+        ),
+    )
+    check = RateCheck("start", "klm19.thm41", (series,), SquaredCEWithin("sb"))
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        (result,) = run_checks([check], store, reps=100, root_seed=1).results
+    (s,) = result.series
+    assert s.unbracketed == 0
+    assert s.n_star == tuple(float(smallest_thirds_size(b)) for b in (100, 150, 200))
