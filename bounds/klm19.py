@@ -29,6 +29,7 @@ from ._validation import as_integer_array, as_open_unit, as_positive, scalar_or_
 from .guarantee import Guarantee
 
 __all__ = [
+    "def52_conditional_mean",
     "ex32_hidden_ce",
     "lem43_sample_size",
     "lem43_vc_sample_size",
@@ -183,6 +184,55 @@ def lem43_vc_sample_size(n_bins, delta, *, c):
     b = _b(n_bins)
     d = as_open_unit(delta, "delta")
     return scalar_or_array(_c(c) * b**2 * np.log(b / d))
+
+
+def def52_conditional_mean(values, label_means, counts):
+    r"""Conditional mean of the debiased estimator (Definition 5.2) given the bin counts.
+
+    .. math:: E[\hat E^2_{db} \mid n_1, \ldots, n_B] = \sum_{s: n_s \ge 2} \frac{n_s}{n}
+        (s - y_s)^2
+
+    since :math:`E[(s - \hat y_s)^2 \mid n_s] = (s - y_s)^2 + y_s (1 - y_s) / n_s` and the
+    correction :math:`\hat y_s (1 - \hat y_s) / (n_s - 1)` has conditional mean
+    :math:`y_s (1 - y_s) / n_s`. Bins with :math:`n_s < 2` contribute 0 (the authors' code).
+
+    Paper: klm19, Definition 5.2 (the debiased estimator of Broecker 2012 and Ferro & Fricker
+    2012); the identity is what makes its bias vanish, the basis of Theorem 5.4.
+
+    Hypotheses: a binned model with values s and true label means y_s; labels independent
+    Bernoulli(y_s) given the counts.
+
+    Quantifier: expectation (an exact conditional mean).
+
+    Parameters
+    ----------
+    values, label_means : array_like, shape (B,)
+        s and y_s, in [0, 1].
+    counts : array_like of int, shape (B,) or (R, B)
+        n_s.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The plug-in estimator's conditional mean adds :math:`\sum_s y_s (1 - y_s) / n` over
+    non-empty bins (its bias, G-I3): the suite's control claims the plug-in is unbiased.
+    """
+    s = np.asarray(values, dtype=float)
+    y = np.asarray(label_means, dtype=float)
+    n_s = np.asarray(counts, dtype=float)
+    if s.shape != y.shape or n_s.shape[-1:] != s.shape:
+        raise ValueError(
+            f"values, label_means and counts disagree: {s.shape}, {y.shape}, {n_s.shape}"
+        )
+    if not (np.all((s >= 0) & (s <= 1)) and np.all((y >= 0) & (y <= 1))):
+        raise ValueError("values and label_means must lie in [0, 1]")
+    if np.any(n_s < 0) or np.any(n_s != np.round(n_s)) or np.any(n_s.sum(axis=-1) == 0):
+        raise ValueError("counts must be non-negative integers with a positive total")
+    big = np.where(n_s >= 2, n_s, 0.0)
+    return scalar_or_array(np.sum(big * (s - y) ** 2, axis=-1) / n_s.sum(axis=-1))
 
 
 def thm41_sample_size(n_bins, eps_sq, *, c):
@@ -372,6 +422,15 @@ GUARANTEES = (
         ("scores continuous (no atoms)", "n i.i.d. points build the bins", *_RATE_HYP),
         "rate",
         variant_of="klm19.lem43",
+    ),
+    Guarantee(
+        "klm19.def52",
+        def52_conditional_mean,
+        "klm19",
+        "Definition 5.2",
+        "the debiased estimator is conditionally unbiased for sum_{n_s >= 2} (n_s/n)(s - y_s)^2",
+        ("binned model", "labels Bernoulli(y_s) given the counts", "bins with n_s < 2 dropped"),
+        "expectation",
     ),
     Guarantee(
         "klm19.thm41",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .check import CheckResult
 from .exponents import ExponentCheckResult
+from .means import MeanZeroCheckResult
 from .rates import is_rate_result
 
 __all__ = [
@@ -109,7 +110,25 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
     checks = []
     for r in results:
         ch = r.check
-        if isinstance(r, ExponentCheckResult):
+        if isinstance(r, MeanZeroCheckResult):
+            extra = {
+                "kind": "mean",
+                "claim": "E[stat] = 0 in every cell (two-sided z-tests, Bonferroni)",
+                "series": [
+                    {
+                        "name": s.name,
+                        "n_grid": list(s.n_grid),
+                        "means": list(s.means),
+                        "z": [_clean(x) for x in s.z],
+                        "detectable": list(s.detectable),
+                        "level": s.level,
+                        "verdict": "violated" if s.violated else "consistent",
+                    }
+                    for s in r.series
+                ],
+                "cells": [],
+            }
+        elif isinstance(r, ExponentCheckResult):
             extra = {
                 "kind": "exponent",
                 "claim": f"E[stat] ~ h: excess exponent within +-{ch.tolerance:g}",
@@ -201,11 +220,34 @@ def _exponent_row(check: dict) -> tuple[str, ...]:
     )
 
 
+def _mean_row(check: dict) -> tuple[str, ...]:
+    # The experiment with the largest |z| plays the worst cell.
+    def largest(s):
+        return max(abs(z) if isinstance(z, int | float) else math.inf for z in s["z"])
+
+    worst = max(check["series"], key=largest)
+    status = "as expected" if check["passed"] else "NOT as expected"
+    cells = sum(len(s["z"]) for s in check["series"])
+    return (
+        check["id"],
+        "mean control" if check["expect"] == "violated" else "mean check",
+        f"{check['verdict']} ({status})",
+        str(cells),
+        worst["name"],
+        f"|z| = {_num(largest(worst))}",
+        "mean 0",
+        f"level {worst['level']:.2g}",
+        f"detects {min(s['detectable'][0] for s in check['series']):.2g}+",
+    )
+
+
 def rate_lines(data: dict) -> list[str]:
     """The fitted exponents of every rate and exponent check, one line per series."""
     lines = []
     for c in data["checks"]:
         if c["expect"] == "violated":  # a control fits the same data to a wrong h
+            continue
+        if c.get("kind") == "mean":
             continue
         if c.get("kind") == "exponent":
             for s in c["series"]:
@@ -231,6 +273,8 @@ def summary_row(check: dict) -> tuple[str, ...]:
         return _rate_row(check)
     if check.get("kind") == "exponent":
         return _exponent_row(check)
+    if check.get("kind") == "mean":
+        return _mean_row(check)
     worst = _worst(check["cells"])
     tight = [x["tightness"] for x in check["cells"] if isinstance(x["tightness"], float)]
     alpha = "-" if worst["alpha"] is None else f"{worst['alpha']:g}"

@@ -24,7 +24,7 @@ import numpy as np
 from .._validation import check_positive_int
 from ..calibrators.edges import uniform_mass_edge_ranks
 from ..laws.binned import BinnedModelLaw
-from ..metrics.binned import debiased_sq_ce, plugin_sq_ce
+from ..metrics.binned import conditional_sq_ce, debiased_sq_ce, plugin_sq_ce
 from .base import Experiment, Outcome
 
 __all__ = [
@@ -49,13 +49,17 @@ class EstimatorGridOutcome(Outcome):
     """Plug-in and debiased squared-CE estimates, shape ``(R, G)`` (one column per n).
 
     ``debiased`` drops bins with fewer than two points (the authors' code);
-    ``debiased_keep`` keeps their plug-in term; ``small_bins`` counts such bins.
+    ``debiased_keep`` keeps their plug-in term; ``small_bins`` counts such bins;
+    ``target`` is ``sum_{n_s >= 2} (n_s / n)(s - y_s)^2`` and ``target_all`` the same over
+    every non-empty bin, at the drawn counts (the estimators' conditional targets).
     """
 
     plugin: np.ndarray
     debiased: np.ndarray
     debiased_keep: np.ndarray
     small_bins: np.ndarray
+    target: np.ndarray
+    target_all: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -92,16 +96,18 @@ class EstimatorRateExperiment(Experiment):
         """``reps`` replicates at every n of the grid (independent draws per n)."""
         s = np.asarray(self.law.values)
         shape = (reps, len(self.n_grid))
-        out = {k: np.empty(shape) for k in ("plugin", "debiased", "debiased_keep", "small")}
+        keys = ("plugin", "debiased", "debiased_keep", "small", "target", "target_all")
+        out = {k: np.empty(shape) for k in keys}
+        y = np.asarray(self.law.label_means)
         for j, n in enumerate(self.n_grid):
             counts, sums = self.law.sample_counts(n, reps, rng)
             out["plugin"][:, j] = plugin_sq_ce(s, counts, sums)
             out["debiased"][:, j] = debiased_sq_ce(s, counts, sums, small_bins="drop")
             out["debiased_keep"][:, j] = debiased_sq_ce(s, counts, sums, small_bins="keep")
             out["small"][:, j] = np.sum(counts < 2, axis=1)
-        return EstimatorGridOutcome(
-            out["plugin"], out["debiased"], out["debiased_keep"], out["small"]
-        )
+            out["target"][:, j] = conditional_sq_ce(s, y, counts)
+            out["target_all"][:, j] = conditional_sq_ce(s, y, counts, min_count=1)
+        return EstimatorGridOutcome(*(out[k] for k in keys))
 
 
 @dataclass(frozen=True)

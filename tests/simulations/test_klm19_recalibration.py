@@ -219,3 +219,16 @@ def test_plugin_bias_exact_matches_simulation():
     exact = gi3_plugin_bias_exact(law.label_means, law.masses, 60)
     assert bias == pytest.approx(exact, rel=0.03)
     assert exact <= 20 / (4 * 60)
+
+
+def test_conditional_target_is_the_registered_identity():
+    from bounds.klm19 import def52_conditional_mean
+    from simulations.metrics.binned import conditional_sq_ce
+
+    law = binned_model("mixed", 15, 0.005)
+    counts, _ = law.sample_counts(40, 30, np.random.default_rng(4))
+    np.testing.assert_allclose(
+        conditional_sq_ce(law.values, law.label_means, counts),
+        def52_conditional_mean(law.values, law.label_means, counts),
+        rtol=1e-14,
+    )

@@ -78,3 +78,31 @@ def test_a_grid_starting_at_the_smallest_size_is_not_censored(tmp_path):
     (s,) = result.series
     assert s.unbracketed == 0
     assert s.n_star == tuple(float(smallest_thirds_size(b)) for b in (100, 150, 200))
+
+
+def test_definition52_mean_check_and_its_control(tmp_path):
+    from bounds.klm19 import def52_conditional_mean
+    from simulations.experiments.klm19 import EstimatorRateExperiment
+    from simulations.laws.binned import binned_model
+    from theory_checks.catalog.klm19 import _debiased_error, _plugin_error
+    from theory_checks.means import MeanZeroCheck
+
+    # hand-computed: bins with n_s >= 2 only; (0.5 - 0.25)^2 * 2/4 + (0.3 - 0.3)^2 * 2/4
+    assert def52_conditional_mean([0.5, 0.3, 0.9], [0.25, 0.3, 0.1], [2, 2, 0]) == 0.03125
+    assert def52_conditional_mean([0.5, 0.3], [0.25, 0.3], [1, 3]) == 0.0  # n_s = 1 drops
+    with pytest.raises(ValueError, match="counts"):
+        def52_conditional_mean([0.5], [0.2], [0])
+    exps = (EstimatorRateExperiment(binned_model("half", 30, 0.01), (60, 240, 960)),)
+    pair = [
+        MeanZeroCheck("m", "klm19.def52", exps, _debiased_error),
+        MeanZeroCheck("c", "klm19.def52", exps, _plugin_error, "violated"),
+    ]
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        check, control = run_checks(pair, store, reps=2000, root_seed=5).results
+    assert (check.verdict, control.verdict) == ("consistent", "violated")
+    (cells,) = check.series
+    assert cells.detectable[0] < 0.01 * 0.2  # a bias of a fifth of E^2 is detectable
+    data = results_to_dict([check, control], {})
+    assert summary_row(data["checks"][0])[1] == "mean check"
+    assert rate_lines(data) == []
+    assert "detectable bias" in repr(check)

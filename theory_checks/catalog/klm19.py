@@ -31,6 +31,7 @@ from simulations.laws.binned import binned_model
 from ..budgets import get_budget
 from ..check import Check
 from ..events import AtLeast, BoundRule, Ordered, constant, other_guarantee
+from ..means import MeanZeroCheck
 from ..rates import Balanced, FactorWithin, RateCheck, RateSeries
 from .klm19_recalibration import REFUSED as _RECALIBRATION_REFUSED
 from .klm19_recalibration import recalibration_checks
@@ -53,6 +54,7 @@ REFUSED = {
     "klm19.prop33": "an inequality over all laws and binnings: the check draws random laws "
     "and schemes itself",
     "klm19.ex32": "an existence statement: the law is constructed from the binning scheme",
+    "klm19.def52": "an identity checked on every binned model of the estimator grids",
     **_RECALIBRATION_REFUSED,
 }
 
@@ -174,6 +176,40 @@ def _population_checks() -> list:
     ]
 
 
+def _debiased_error(experiment, outcome):
+    """Debiased estimate minus its conditional target (Definition 5.2 says: mean 0)."""
+    return np.asarray(outcome.debiased) - np.asarray(outcome.target)
+
+
+def _plugin_error(experiment, outcome):
+    """Plug-in estimate minus the same target over every non-empty bin (mean: its bias)."""
+    return np.asarray(outcome.plugin) - np.asarray(outcome.target_all)
+
+
+def _unbiasedness_checks(est) -> list:
+    """Definition 5.2's conditional unbiasedness on every estimator experiment."""
+    experiments = tuple(dict.fromkeys(e for s in est for e in s.experiments))
+    return [
+        MeanZeroCheck(
+            "klm19.def52",
+            "klm19.def52",
+            experiments,
+            _debiased_error,
+            description="E[debiased - sum_{n_s >= 2} (n_s/n)(s - y_s)^2] = 0 at the drawn "
+            "counts, every binned model and n of the Theorem 5.3/5.4 grids",
+        ),
+        MeanZeroCheck(
+            "klm19.def52.control.plugin",
+            "klm19.def52",
+            experiments,
+            _plugin_error,
+            "violated",
+            description="the plug-in claimed conditionally unbiased (its bias is "
+            "sum_s y_s (1 - y_s) / n)",
+        ),
+    ]
+
+
 def checks(budget="quick") -> list:
     """The klm19 rate checks and their negative controls."""
     full = get_budget(budget).full
@@ -185,6 +221,7 @@ def checks(budget="quick") -> list:
     return [
         *population,
         *recalibration_checks(full, est),
+        *_unbiasedness_checks(est),
         RateCheck(
             "klm19.thm53",
             "klm19.thm53",
