@@ -26,7 +26,7 @@ PAPERS = {
     "gr21": ("bounds.gr21",),
     "gpr20": ("bounds.gpr20", "bounds.gpr20_shift"),
     "gr22": ("bounds.gr22",),
-    "klm19": ("bounds.klm19", "bounds.klm19_informal"),
+    "klm19": ("bounds.klm19", "bounds.klm19_scaling", "bounds.klm19_informal"),
 }
 
 _REGISTRY: dict[str, Guarantee] = {}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bounds.klm19 import thm41_ce_sq_bound
+from bounds.klm19_scaling import thm41_ce_sq_bound
 from simulations.experiments.klm19_recalibration import (
     RecalibrationExperiment,
     smallest_thirds_size,
