@@ -43,9 +43,10 @@ N_BOOT = 2000
 class ExponentSeries:
     """Points of one series of an exponent check.
 
-    The columns of one experiment (``varying="n"``), or one experiment per value of the
-    ``varying`` symbol, each read at grid ``column`` (or, with ``at_n``, at the column whose
-    n is closest to it).
+    The columns of one experiment's grid of n (``varying="n"`` and one experiment), or one
+    experiment per value of the ``varying`` symbol (at least 3), each read at grid
+    ``column`` (or, with ``at_n``, at the column whose n is closest to it); an experiment
+    without a grid has one column, its symbol ``n``.
     """
 
     name: str
@@ -55,9 +56,7 @@ class ExponentSeries:
     at_n: int | None = None
 
     def __post_init__(self):
-        if self.varying == "n" and len(self.experiments) != 1:
-            raise ValueError(f"series {self.name!r}: an n series reads one experiment's grid")
-        if self.varying != "n" and len(self.experiments) < 3:
+        if len(self.experiments) not in (1,) and len(self.experiments) < 3:
             raise ValueError(f"series {self.name!r} needs at least 3 parameter points")
 
 
@@ -94,8 +93,8 @@ class ExponentCheck:
     description: str = ""
 
     def __post_init__(self):
-        if registry.get(self.guarantee).quantifier != "informal_rate":
-            raise ValueError(f"{self.guarantee} is not an informal rate claim")
+        if registry.get(self.guarantee).quantifier not in ("informal_rate", "rate"):
+            raise ValueError(f"{self.guarantee} is not a rate claim (rate or informal_rate)")
         if self.expect not in ("consistent", "violated"):
             raise ValueError(f"expect must be 'consistent' or 'violated', got {self.expect!r}")
 
@@ -141,15 +140,17 @@ class ExponentCheck:
             outcome = load_outcome(store, exp, reps, root_seed)
             sym = exp.symbols(outcome)
             vals = self._values(exp, outcome)
-            grid = np.asarray(sym["n_grid"])
-            if series.varying == "n":
+            if vals.ndim == 1:  # one sample size per experiment (symbol n)
+                vals = vals[:, None]
+            grid = np.asarray(sym.get("n_grid", (sym.get("n"),)))
+            if series.varying == "n" and grid.size > 1:
                 cols = range(grid.size)
             elif series.at_n is not None:
                 cols = [int(np.argmin(np.abs(np.log(grid / series.at_n))))]
             else:
                 cols = [series.column]
             for j in cols:
-                point = {**sym, "n": sym["n_grid"][j]}
+                point = {**sym, "n": int(grid[j])}
                 out.append((float(point[series.varying]), self._h(point), vals[:, j]))
         return out
 

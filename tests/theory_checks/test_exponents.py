@@ -19,9 +19,9 @@ from theory_checks.report import rate_lines, results_to_dict, summary_row
 
 def test_exponent_check_validation():
     exp = RecalibrationExperiment(platt_law(), 10, (500, 1000))
-    with pytest.raises(ValueError, match="informal rate"):
-        ExponentCheck("x", "klm19.thm41", (), "sb")
-    with pytest.raises(ValueError, match="one experiment"):
+    with pytest.raises(ValueError, match="not a rate claim"):
+        ExponentCheck("x", "klm19.prop33", (), "sb")
+    with pytest.raises(ValueError, match="at least 3"):
         ExponentSeries("n", "n", (exp, exp))
     with pytest.raises(ValueError, match="at least 3"):
         ExponentSeries("B", "n_bins", (exp, exp))

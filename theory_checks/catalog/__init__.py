@@ -20,6 +20,7 @@ PAPERS = {
     "gpr20": "theory_checks.catalog.gpr20",
     "gr22": "theory_checks.catalog.gr22",
     "klm19": "theory_checks.catalog.klm19",
+    "nch14": "theory_checks.catalog.nch14",
 }
 
 

@@ -1,0 +1,418 @@
+"""Guarantees of Naeini, Cooper & Hauskrecht (2014), binary histogram binning (Hist).
+
+Symbols follow the project, not the paper: ``n`` is the calibration sample size (the
+paper's N; its ``n`` counts negatives), ``n_bins`` the paper's B, and ``alpha`` the failure
+probability (the paper's delta). Bins are equal-frequency (hypothesis H2: every bin holds
+n/B points), logs are natural.
+
+The paper's eq. (3) (and hence Theorem 3.1) uses the exponent N eps^2/(2B), four times
+weaker than its own Hoeffding step eq. (1), 2 N eps^2 / B: both forms are registered, the
+stated one as printed and the Hoeffding-consistent one as a variant (catalog Sec. 9 item 1).
+Theorem 3.3's constant C is not given: three reconstructions are registered as variants.
+Theorem 3.4 holds only in the limit n/B -> infinity (quantifier ``asymptotic``).
+
+References
+----------
+.. [1] M. P. Naeini, G. F. Cooper and M. Hauskrecht, "Binary classifier calibration:
+       non-parametric approach", arXiv:1401.3390 (2014), Secs. 3, 7.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_integer_array, as_open_unit, scalar_or_array
+from .guarantee import Guarantee
+
+__all__ = [
+    "chebyshev_sum_gap",
+    "cor32_mce_rate",
+    "eq1_bin_rate_radius",
+    "thm31_mce_bound",
+    "thm31_mce_bound_hoeffding",
+    "thm33_ece_bound",
+    "thm33_ece_bound_hoeffding",
+    "thm33_ece_bound_variance",
+    "thm34_auc_loss_bound",
+    "thm34_auc_loss_bound_unequal",
+]
+
+
+def _n_b(n, n_bins):
+    n_ = as_integer_array(n, "n", minimum=1).astype(float)
+    b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
+    return n_, b
+
+
+def thm31_mce_bound(n, n_bins, alpha):
+    r"""Theorem 3.1 as printed: w.p. >= 1 - alpha, MCE <= sqrt(2 B log(2B/alpha) / n).
+
+    Paper: nch14, Theorem 3.1 (Sec. 3; proof via eqs. (1)-(3): Hoeffding per bin, the
+    triangle inequality (2) and a union bound over the B bins).
+
+    Hypotheses: calibration pairs i.i.d. (H1); equal-frequency bins of n/B points (H2);
+    the base classifier independent of the calibration data.
+
+    Quantifier: conditional (w.p. >= 1 - alpha over the calibration sample, for every
+    output bin at once: MCE is the population max over bins of |o_i - e_i|, bounded by
+    max_K |thetahat_K - theta_K| over the input bins).
+
+    Parameters
+    ----------
+    n, n_bins : int or array_like of int
+    alpha : float or array_like
+        Failure probability in (0, 1) (the paper's delta).
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The exponent of eq. (3), n eps^2 / (2B), is four times weaker than eq. (1)'s: the
+    bound is twice :func:`thm31_mce_bound_hoeffding`. It is vacuous (>= 1) for
+    n <= 2B log(2B/alpha).
+    """
+    n_, b = _n_b(n, n_bins)
+    a = as_open_unit(alpha, "alpha")
+    return scalar_or_array(np.sqrt(2.0 * b * np.log(2.0 * b / a) / n_))
+
+
+def thm31_mce_bound_hoeffding(n, n_bins, alpha):
+    r"""Theorem 3.1 with eq. (1)'s exponent: MCE <= sqrt(B log(2B/alpha) / (2n)).
+
+    Paper: nch14, Theorem 3.1, corrected (catalog Sec. 9 item 1): solving
+    alpha = 2B exp(-2 n eps^2 / B) instead of eq. (3)'s 2B exp(-n eps^2 / (2B)).
+
+    Hypotheses: as :func:`thm31_mce_bound`.
+
+    Quantifier: conditional.
+
+    Parameters
+    ----------
+    n, n_bins : int or array_like of int
+    alpha : float or array_like
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Exactly half of the printed bound. Still a union bound over B bins and Hoeffding in
+    place of the binomial law, so it is loose except for eta = 1/2.
+    """
+    n_, b = _n_b(n, n_bins)
+    a = as_open_unit(alpha, "alpha")
+    return scalar_or_array(np.sqrt(b * np.log(2.0 * b / a) / (2.0 * n_)))
+
+
+def eq1_bin_rate_radius(n, n_bins, alpha):
+    r"""Eqs. (1), (9): one bin's rate is within sqrt(B log(2/alpha) / (2n)) w.p. 1 - alpha.
+
+    Paper: nch14, eq. (1) (= eq. 7) and its inverse eq. (9).
+
+    Hypotheses: H1, H2 (the bin holds n/B points with i.i.d. labels of mean theta).
+
+    Quantifier: marginal over one bin (no union bound): w.p. >= 1 - alpha for a fixed bin
+    index.
+
+    Parameters
+    ----------
+    n, n_bins : int or array_like of int
+    alpha : float or array_like
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    With data-dependent equal-frequency edges the boundary order statistics sit inside the
+    bins; conditionally on the edges the interior points are i.i.d., so the bound holds up
+    to O(1) points per bin.
+    """
+    n_, b = _n_b(n, n_bins)
+    a = as_open_unit(alpha, "alpha")
+    return scalar_or_array(np.sqrt(b * np.log(2.0 / a) / (2.0 * n_)))
+
+
+def cor32_mce_rate(n, n_bins, *, c):
+    r"""Corollary 3.2: MCE = O(sqrt(B log B / n)) (for fixed alpha).
+
+    Paper: nch14, Corollary 3.2 (from Theorem 3.1: log(2B/alpha) = log B + log(2/alpha)).
+
+    Hypotheses: those of Theorem 3.1; alpha fixed.
+
+    Quantifier: rate (a high-probability rate: the (1 - alpha)-quantile of the MCE is at
+    most c sqrt(B log B / n)).
+
+    Parameters
+    ----------
+    n, n_bins : int or array_like of int
+        B >= 2.
+    c : float
+        The unspecified constant (keyword, required).
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Checked as an exponent: the quantile's slope in n at fixed B is -1/2; under the
+    schedule B = n^(1/3) the rate is n^(-1/3) sqrt(log n).
+    """
+    if c is None:
+        raise ValueError("c must be given: the paper leaves its constant unspecified")
+    n_, b = _n_b(n, n_bins)
+    if np.any(b < 2):
+        raise ValueError(f"n_bins must be >= 2 (log B = 0 at B = 1), got {n_bins!r}")
+    return scalar_or_array(float(c) * np.sqrt(b * np.log(b) / n_))
+
+
+def _ece(n, n_bins, const):
+    n_, b = _n_b(n, n_bins)
+    return scalar_or_array(const * np.sqrt(b / n_))
+
+
+def thm33_ece_bound(n, n_bins):
+    r"""Theorem 3.3 with the paper's exponent: E[ECE] <= sqrt(2 pi) sqrt(B/n).
+
+    Paper: nch14, Theorem 3.3 and App. 7.1 ("E_i <= C sqrt(B/N), where C is a constant";
+    C is not given). Reconstructed: integrating eq. (6)'s tail 2 exp(-n t^2/(2B)) for one
+    bin (Lemmas 7.1, 7.2) and averaging with the eta weights of eq. (2) gives
+    C = sqrt(2 pi) ~ 2.507 (catalog G6).
+
+    Hypotheses: H1, H2.
+
+    Quantifier: expectation over the calibration sample of the population ECE
+    sum_K eta_K |thetahat_K - theta_K| (which bounds the ECE of every output partition).
+
+    Parameters
+    ----------
+    n, n_bins : int or array_like of int
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The sketch's per-output-bin integral carries a factor k_i (input bins per output bin),
+    up to B: "C is a constant" is a gap that the eta-weighted form avoids.
+    """
+    return _ece(n, n_bins, np.sqrt(2.0 * np.pi))
+
+
+def thm33_ece_bound_hoeffding(n, n_bins):
+    r"""Theorem 3.3 with eq. (1)'s exponent: E[ECE] <= sqrt(pi/2) sqrt(B/n) ~ 1.253 sqrt(B/n).
+
+    Paper: nch14, Theorem 3.3, reconstructed constant (catalog G6).
+
+    Hypotheses: H1, H2.
+
+    Quantifier: expectation.
+
+    Parameters
+    ----------
+    n, n_bins : int or array_like of int
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The integral of 2 exp(-2 n t^2 / B) over t >= 0.
+    """
+    return _ece(n, n_bins, np.sqrt(np.pi / 2.0))
+
+
+def thm33_ece_bound_variance(n, n_bins):
+    r"""Theorem 3.3 by Jensen and the binomial variance: E[ECE] <= (1/2) sqrt(B/n).
+
+    Not in the paper (catalog G6): E|thetahat_K - theta_K| <= sqrt(theta_K (1 - theta_K)
+    B/n) <= sqrt(B/n)/2 for a bin of n/B points.
+
+    Hypotheses: H1, H2.
+
+    Quantifier: expectation.
+
+    Parameters
+    ----------
+    n, n_bins : int or array_like of int
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Asymptotically E|.| ~ sqrt(2/pi) sqrt(theta (1 - theta) B / n) <= 0.399 sqrt(B/n): the
+    tightest of the three, attained at theta = 1/2.
+    """
+    return _ece(n, n_bins, 0.5)
+
+
+def thm34_auc_loss_bound(n_bins):
+    r"""Theorem 3.4 / eq. (23): the AUC loss of histogram binning is at most 1/(2B) as n -> inf.
+
+    Paper: nch14, Theorem 3.4 ("O(1/B)") with the constant of App. 7.2, eq. (23):
+    Loss_1 <= 0 (pairs in different bins, eqs. 16-20) and Loss_2 <= 1/(2B) (pairs in the
+    same bin, eqs. 21-23, by Chebyshev's sum inequality).
+
+    Hypotheses: H1; equal-frequency bins (eta_K = 1/B); a continuous score; distinct
+    thetahat (Assumption 1); thetahat = theta (the large-n limit).
+
+    Quantifier: asymptotic (a statement about the limit n/B -> infinity, not about any
+    finite n).
+
+    Parameters
+    ----------
+    n_bins : int or array_like of int
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Tight: the staircase law (labels deterministic within bins, nearly equal bin rates)
+    attains 1/(2B) in the limit. At finite n the loss can exceed it (ties and misorderings
+    of thetahat when bins hold few points): what an asymptotic statement allows.
+    """
+    b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
+    return scalar_or_array(1.0 / (2.0 * b))
+
+
+def thm34_auc_loss_bound_unequal(bin_masses, bin_rates):
+    r"""Eq. (22) with unequal masses: Loss_2 <= sum_K eta_K^2 theta_K (1 - theta_K) / (2 pi1 pi0).
+
+    Paper: nch14, App. 7.2, eq. (22) before eta_K = 1/B is used (catalog G13).
+
+    Hypotheses: H1; continuous score; the bins' true masses eta_K and rates theta_K.
+
+    Quantifier: asymptotic.
+
+    Parameters
+    ----------
+    bin_masses : array_like, shape (..., B)
+        eta_K, summing to 1.
+    bin_rates : array_like, shape (..., B)
+        theta_K in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Equals 1/(2B) times ``sum theta (1 - theta) / (B pi1 pi0)`` when eta_K = 1/B, which is at
+    most 1/(2B) by Chebyshev's sum inequality; with unequal masses it can exceed 1/(2B).
+    """
+    eta = np.asarray(bin_masses, dtype=float)
+    theta = np.asarray(bin_rates, dtype=float)
+    if eta.shape != theta.shape or np.any(eta < 0) or np.any((theta < 0) | (theta > 1)):
+        raise ValueError("bin_masses must be >= 0 and bin_rates in [0, 1], with equal shapes")
+    if not np.allclose(eta.sum(axis=-1), 1.0):
+        raise ValueError(f"bin_masses must sum to 1, got {eta.sum(axis=-1)!r}")
+    pi1 = np.sum(eta * theta, axis=-1)
+    if np.any((pi1 <= 0) | (pi1 >= 1)):
+        raise ValueError("both classes need positive probability (0 < pi1 < 1)")
+    return scalar_or_array(0.5 * np.sum(eta**2 * theta * (1 - theta), axis=-1) / (pi1 * (1 - pi1)))
+
+
+def chebyshev_sum_gap(a, b):
+    r"""Theorem 7.1 (Chebyshev's sum inequality): (1/n) sum a_k b_k - mean(a) mean(b).
+
+    Non-positive when a is non-decreasing and b non-increasing (the helper App. 7.2 uses
+    for eq. 23). Returned for testing; not a registered guarantee.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n,)
+
+    Returns
+    -------
+    float
+    """
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or x.size == 0:
+        raise ValueError(f"a and b must be 1-d of equal length, got {x.shape} and {y.shape}")
+    return float(np.mean(x * y) - x.mean() * y.mean())
+
+
+# Theorem 3.4 (thm34_auc_loss_bound, thm34_auc_loss_bound_unequal) is registered together
+# with its check (the exact population AUC loss of a fitted map), which is not built yet.
+_H = ("calibration pairs i.i.d. (H1)", "equal-frequency bins, n/B points each (H2)")
+
+GUARANTEES = (
+    Guarantee(
+        "nch14.thm31",
+        thm31_mce_bound,
+        "nch14",
+        "Theorem 3.1",
+        "w.p. >= 1 - alpha the population MCE of histogram binning is <= sqrt(2B log(2B/alpha)/n)",
+        (*_H, "base classifier independent of the calibration data"),
+        "conditional",
+    ),
+    Guarantee(
+        "nch14.thm31.hoeffding",
+        thm31_mce_bound_hoeffding,
+        "nch14",
+        "Theorem 3.1 with eq. (1)'s exponent (corrected)",
+        "w.p. >= 1 - alpha the population MCE is <= sqrt(B log(2B/alpha)/(2n))",
+        (*_H, "base classifier independent of the calibration data"),
+        "conditional",
+        variant_of="nch14.thm31",
+    ),
+    Guarantee(
+        "nch14.eq9",
+        eq1_bin_rate_radius,
+        "nch14",
+        "eqs. (1), (9)",
+        "for one bin, w.p. >= 1 - alpha, |thetahat - theta| <= sqrt(B log(2/alpha)/(2n))",
+        _H,
+        "marginal",
+    ),
+    Guarantee(
+        "nch14.cor32",
+        cor32_mce_rate,
+        "nch14",
+        "Corollary 3.2",
+        "MCE = O(sqrt(B log B / n)) for fixed alpha",
+        (*_H, "constant c unspecified"),
+        "rate",
+    ),
+    Guarantee(
+        "nch14.thm33",
+        thm33_ece_bound,
+        "nch14",
+        "Theorem 3.3 (C = sqrt(2 pi), reconstructed)",
+        "E[ECE] <= C sqrt(B/n), C = sqrt(2 pi) from eq. (6)",
+        _H,
+        "expectation",
+    ),
+    Guarantee(
+        "nch14.thm33.hoeffding",
+        thm33_ece_bound_hoeffding,
+        "nch14",
+        "Theorem 3.3 (C = sqrt(pi/2), reconstructed from eq. (1))",
+        "E[ECE] <= sqrt(pi/2) sqrt(B/n)",
+        _H,
+        "expectation",
+        variant_of="nch14.thm33",
+    ),
+    Guarantee(
+        "nch14.thm33.variance",
+        thm33_ece_bound_variance,
+        "nch14",
+        "Theorem 3.3 (C = 1/2, by the binomial variance; not in the paper)",
+        "E[ECE] <= (1/2) sqrt(B/n)",
+        _H,
+        "expectation",
+        variant_of="nch14.thm33",
+    ),
+)
