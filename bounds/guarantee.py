@@ -22,7 +22,9 @@ __all__ = ["QUANTIFIERS", "Guarantee"]
 #: w.p. >= 1 - delta (checked by thresholds, :mod:`theory_checks.rates`);
 #: informal_rate: a rate stated in prose, not as a theorem ("needs O(B/eps^2) samples",
 #: "decreases as 1/n"), checked by thresholds or by fitted exponents
-#: (:mod:`theory_checks.exponents`).
+#: (:mod:`theory_checks.exponents`);
+#: asymptotic: holds in a limit (e.g. n/B -> infinity), not at any finite n: checked exactly
+#: in the limit, finite-n behaviour reported, never judged against the bound.
 QUANTIFIERS = (
     "conditional",
     "marginal",
@@ -32,6 +34,7 @@ QUANTIFIERS = (
     "identity",
     "rate",
     "informal_rate",
+    "asymptotic",
 )
 
 

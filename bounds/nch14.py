@@ -344,8 +344,6 @@ def chebyshev_sum_gap(a, b):
     return float(np.mean(x * y) - x.mean() * y.mean())
 
 
-# Theorem 3.4 (thm34_auc_loss_bound, thm34_auc_loss_bound_unequal) is registered together
-# with its check (the exact population AUC loss of a fitted map), which is not built yet.
 _H = ("calibration pairs i.i.d. (H1)", "equal-frequency bins, n/B points each (H2)")
 
 GUARANTEES = (
@@ -414,5 +412,24 @@ GUARANTEES = (
         _H,
         "expectation",
         variant_of="nch14.thm33",
+    ),
+    Guarantee(
+        "nch14.thm34",
+        thm34_auc_loss_bound,
+        "nch14",
+        "Theorem 3.4, eq. (23)",
+        "as n/B -> infinity, AUC(y) - AUC(yhat) <= 1/(2B)",
+        (*_H, "continuous score", "distinct thetahat (Assumption 1)"),
+        "asymptotic",
+    ),
+    Guarantee(
+        "nch14.thm34.unequal",
+        thm34_auc_loss_bound_unequal,
+        "nch14",
+        "App. 7.2, eq. (22) (unequal bin masses)",
+        "as n/B -> infinity, the loss is <= sum eta_K^2 theta_K(1-theta_K)/(2 pi1 pi0)",
+        ("calibration pairs i.i.d. (H1)", "continuous score"),
+        "asymptotic",
+        variant_of="nch14.thm34",
     ),
 )

@@ -5,6 +5,8 @@ Each helper raises ``ValueError`` naming the argument and echoing the offending 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 __all__ = [
@@ -72,3 +74,11 @@ def check_alphas(alphas, upper=1.0):
     for a in alphas:
         if not (0 < a < upper):
             raise ValueError(f"alpha must lie in (0, {upper:g}), got {a!r}")
+
+
+def check_n_grid(n_grid, minimum=1) -> tuple[int, ...]:
+    """A strictly increasing tuple of integer sample sizes >= ``minimum``."""
+    grid = tuple(check_positive_int(n, "n_grid entries", minimum) for n in n_grid)
+    if not grid or any(b <= a for a, b in itertools.pairwise(grid)):
+        raise ValueError(f"n_grid must be non-empty and strictly increasing, got {n_grid!r}")
+    return grid

@@ -15,13 +15,12 @@ Lemma 4.3, Theorems 5.3 and 5.4, Definitions 4.2, 5.1 and 5.2.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_n_grid, check_positive_int
 from ..calibrators.edges import uniform_mass_edge_ranks
 from ..laws.binned import BinnedModelLaw
 from ..metrics.binned import conditional_sq_ce, debiased_sq_ce, plugin_sq_ce
@@ -34,14 +33,6 @@ __all__ = [
     "EstimatorRateExperiment",
     "check_n_grid",
 ]
-
-
-def check_n_grid(n_grid, minimum=1) -> tuple[int, ...]:
-    """A strictly increasing tuple of integer sample sizes >= ``minimum``."""
-    grid = tuple(check_positive_int(n, "n_grid entries", minimum) for n in n_grid)
-    if not grid or any(b <= a for a, b in itertools.pairwise(grid)):
-        raise ValueError(f"n_grid must be non-empty and strictly increasing, got {n_grid!r}")
-    return grid
 
 
 @dataclass(frozen=True)

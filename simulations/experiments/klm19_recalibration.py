@@ -27,12 +27,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._validation import check_n_grid
 from ..calibrators.binning import _uniform_mass_fit_sorted
 from ..calibrators.scaling_binning import bin_platt_values, platt_fit_batch
 from ..laws.recalibration import RecalibrationLaw, logit
 from ..metrics.recalibration import binned_map_truth, min_platt_ce_sq, platt_truth
 from .base import Experiment, Outcome
-from .klm19 import check_n_grid
 
 __all__ = [
     "METHODS",

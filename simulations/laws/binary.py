@@ -35,6 +35,7 @@ __all__ = [
     "BinaryLaw",
     "ConditionalMean",
     "ScoreLaw",
+    "staircase_law",
 ]
 
 
@@ -221,3 +222,38 @@ BINARY_LAWS: dict[str, BinaryLaw] = {
         ),
     ]
 }
+
+
+def staircase_law(n_bins: int, base: float = 0.5, step: float = 1e-3) -> BinaryLaw:
+    """The law on which histogram binning loses the most AUC (nch14 Theorem 3.4 is tight).
+
+    Uniform scores; on each of the B equal-mass bins ``[k/B, (k+1)/B)`` the label is 1 iff
+    the score lies in the top ``theta_k = base + step k`` fraction of the bin (deterministic
+    labels: within-bin AUC 1). With nearly equal, distinct ``theta_k`` the population AUC
+    loss of B-bin histogram binning tends to ``1/(2B)`` (catalog G11).
+
+    Parameters
+    ----------
+    n_bins : int
+        B >= 1.
+    base, step : float
+        ``theta_k = base + step k`` must stay in (0, 1).
+    """
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
+        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+    thetas = [base + step * k for k in range(n_bins)]
+    if not all(0.0 < t < 1.0 for t in thetas):
+        raise ValueError(
+            f"theta_k = base + step k must lie in (0, 1), got {thetas[0]}..{thetas[-1]}"
+        )
+    knots = []
+    for k, t in enumerate(thetas):
+        knots.append((k + 1.0 - t) / n_bins)  # 0 below, 1 above, inside bin k
+        if k < n_bins - 1:
+            knots.append((k + 1.0) / n_bins)  # back to 0 at the next bin
+    values = ([0.0, 1.0] * n_bins)[: len(knots) + 1]
+    return BinaryLaw(
+        ScoreLaw(),
+        ConditionalMean("piecewise_constant", {"knots": tuple(knots), "values": tuple(values)}),
+        name=f"staircase_B{n_bins}",
+    )

@@ -28,6 +28,8 @@ from ..budgets import get_budget
 from ..check import Check
 from ..events import BoundRule, Marginal, MeanAtMost, Within, substitute
 from ..exponents import ExponentCheck, ExponentSeries
+from .nch14_auc import REFUSED as _AUC_REFUSED
+from .nch14_auc import auc_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
 
@@ -222,7 +224,12 @@ def checks(budget="quick") -> list:
     bud = get_budget(budget)
     laws = _LAWS + (_EXTRA_LAWS if bud.full else ())
     grid = _GRIDS[bud.name]
-    return [*_hp_checks(bud, laws, grid), *_ece_checks(bud, laws, grid), *_rate_checks(bud.full)]
+    return [
+        *_hp_checks(bud, laws, grid),
+        *_ece_checks(bud, laws, grid),
+        *_rate_checks(bud.full),
+        *auc_checks(bud.full),
+    ]
 
 
 STUDIES: dict = {}
@@ -236,4 +243,4 @@ REFUSED = {
         "nch14.thm33.hoeffding",
         "nch14.thm33.variance",
     )
-} | {"nch14.cor32": "a rate claim over n and B sweeps"}
+} | {"nch14.cor32": "a rate claim over n and B sweeps", **_AUC_REFUSED}

@@ -1,0 +1,85 @@
+"""nch14: the exact population AUC loss, the staircase, and the finite-n experiment."""
+
+import numpy as np
+import pytest
+
+from simulations.calibrators.binning import _uniform_mass_fit_sorted
+from simulations.experiments.nch14 import AucLimitExperiment, AucLossExperiment
+from simulations.laws import LAWS
+from simulations.laws.binary import staircase_law
+from simulations.metrics.auc import auc_loss, population_auc_loss
+
+
+def _mann_whitney(z, s):
+    """Plug-in AUC with ties 1/2 (nch14 eq. 11) by ranks."""
+    from scipy.stats import rankdata
+
+    r = rankdata(s)
+    m = z.sum()
+    return (r[z == 1].sum() - m * (m + 1) / 2) / (m * (z.size - m))
+
+
+def test_exact_loss_matches_a_large_monte_carlo():
+    # catalog G11: B = 10, N = 60, uniform scores, c(y) = y (our own draw).
+    law = LAWS["uniform_identity"]
+    rng = np.random.default_rng(0)
+    s = np.sort(rng.random((1, 60)), axis=1)
+    y = (rng.random((1, 60)) < s).astype(float)
+    fit = _uniform_mass_fit_sorted(s, np.zeros_like(s), y, 10, include_upper=True)
+    loss, loss1, loss2 = auc_loss(law, fit.lower_s, fit.upper_s, fit.values)
+    assert loss[0] == pytest.approx(loss1[0] + loss2[0])
+    m = 2_000_000
+    ys = rng.random(m)
+    z = (rng.random(m) < ys).astype(int)
+    edges = np.concatenate([fit.lower_s[0], [1.0]])
+    out = fit.values[0][np.clip(np.searchsorted(edges, ys, side="right") - 1, 0, 9)]
+    mc = _mann_whitney(z, ys) - _mann_whitney(z, out)
+    # Monte Carlo standard error of a difference of two AUCs on 2e6 points: < 3e-4
+    assert loss[0] == pytest.approx(mc, abs=1e-3)
+
+
+def test_identity_law_limit_by_hand():
+    # c(y) = y, B quantile bins of U(0, 1): Loss_1 = 0; within a bin of width w at position
+    # t the pair term is w^4 / 12 + ..., so the limit is small; B = 1 gives AUC(y) - 1/2.
+    law = LAWS["uniform_identity"]
+    assert population_auc_loss(law, 1)[0] == pytest.approx(5 / 6 - 0.5, abs=1e-9)
+    loss, loss1, _ = population_auc_loss(law, 10)
+    assert loss1 == 0.0
+    assert 0 < loss < 0.05
+
+
+def test_staircase_attains_the_bound_and_sine_gains():
+    for b in (2, 5, 10, 20):
+        loss = population_auc_loss(staircase_law(b), b)[0]
+        assert 1 / (2 * b) * (1 - 1e-3) < loss <= 1 / (2 * b)
+    assert population_auc_loss(LAWS["uniform_sine"], 10)[0] < 0  # binning gains AUC
+    with pytest.raises(ValueError, match="theta_k"):
+        staircase_law(10, base=0.999, step=0.01)
+    with pytest.raises(ValueError, match="atoms"):
+        AucLimitExperiment(LAWS["two_atoms"], 10)
+
+
+def test_limit_experiment_equal_width_breaks_equal_masses():
+    e = AucLimitExperiment(LAWS["skewed_beta"], 10, "equal_width")
+    out = e.simulate(np.random.default_rng(0), 3)
+    assert np.all(out.loss == out.loss[0])  # deterministic
+    assert out.loss[0] > 0.05 * 4  # far above 1/(2B)
+    s = e.symbols()
+    assert s["bin_masses"].sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="binning"):
+        AucLimitExperiment(LAWS["skewed_beta"], 10, "quantiles")
+
+
+def test_finite_n_loss_approaches_the_limit():
+    e = AucLossExperiment(staircase_law(5), 5, (50, 50_000))
+    out = e.simulate(np.random.default_rng(1), 100)
+    small, large = out.loss.mean(axis=0)
+    assert small < large  # few points per bin: thetahat ties and misorders hide the loss
+    assert large == pytest.approx(0.1, abs=0.005)
+    assert e.symbols()["limit"] == pytest.approx(0.1, rel=1e-3)
+    ident = AucLossExperiment(LAWS["uniform_identity"], 20, (100,)).simulate(
+        np.random.default_rng(2), 200
+    )
+    # catalog G11's table: B = 20, N = 100: mean loss 0.053, above 1/(2B) in every run
+    assert ident.loss.mean() == pytest.approx(0.053, abs=0.01)
+    assert (ident.loss > 0.025).mean() > 0.9

@@ -1,0 +1,98 @@
+"""nch14 Theorem 3.4: the AUC loss of histogram binning, an asymptotic and tight bound.
+
+Naeini, Cooper & Hauskrecht (2014), Theorem 3.4 and App. 7.2 (eqs. 15-23).
+
+The theorem holds as n/B -> infinity, so it is checked *in the limit*, exactly: the
+population B-quantile bins each output their true rate, and the loss
+AUC(y) - AUC(yhat) (ties 1/2) is computed by quadrature
+(:func:`simulations.metrics.auc.population_auc_loss`); every law and B must satisfy
+loss <= 1/(2B). Laws: smooth monotone (c(y) = y, a Platt curve, Beta(0.1, 5) scores),
+non-monotone (a sine: binning *gains* AUC), a step, and the staircase (labels deterministic
+within bins), on which the bound is attained (tightness ratio 1 - 1e-5). Equal-width bins on
+the skewed law break equal masses: there eq. (22)'s unequal-mass form holds and 1/(2B) does
+not. Finite-n behaviour (``AucLossExperiment``) is reported by ``calcheck figures nch14``,
+not judged: an asymptotic statement says nothing about a given n.
+
+Negative controls: 1/(4B) claimed on the staircase; 1/(2B) claimed for equal-width bins on
+Beta(0.1, 5) scores (loss 0.23 at B = 10).
+"""
+
+from __future__ import annotations
+
+from simulations.experiments.nch14 import AucLimitExperiment
+from simulations.laws import LAWS
+from simulations.laws.binary import staircase_law
+
+from ..check import Check
+from ..events import BoundRule, Within, other_guarantee
+
+__all__ = ["REFUSED", "auc_checks"]
+
+_SMOOTH = ("uniform_identity", "uniform_logistic", "skewed_beta", "uniform_sine", "uniform_step")
+_B = (2, 5, 10, 20)
+
+REFUSED = {
+    "nch14.thm34": "an asymptotic statement, checked exactly in the limit on laws the check "
+    "builds (the staircase depends on B)",
+    "nch14.thm34.unequal": "an asymptotic statement, checked exactly in the limit",
+}
+
+
+def auc_checks(full: bool) -> list:
+    """Theorem 3.4 and eq. (22) in the limit n/B -> infinity, with their controls."""
+    b_values = _B + ((50, 100) if full else ())
+    limit = tuple(AucLimitExperiment(LAWS[name], b) for name in _SMOOTH for b in b_values) + tuple(
+        AucLimitExperiment(staircase_law(b), b) for b in b_values
+    )
+    stairs = tuple(e for e in limit if e.law.name.startswith("staircase"))
+    unequal = tuple(
+        AucLimitExperiment(LAWS[name], b, "equal_width")
+        for name in ("skewed_beta", "uniform_identity")
+        for b in b_values
+    )
+    skewed = tuple(e for e in unequal if e.law.name == "skewed_beta")
+    quarter = BoundRule(
+        "quarter",
+        function=lambda s, alpha: 1.0 / (4.0 * s["n_bins"]),
+        description="1/(4B): half the stated bound",
+    )
+    return [
+        Check(
+            "nch14.thm34",
+            "nch14.thm34",
+            limit,
+            Within("loss"),
+            claim="one",
+            description="n/B -> infinity: population quantile bins output their true rates; "
+            "AUC loss (ties 1/2) <= 1/(2B) on smooth, non-monotone, step and staircase laws",
+        ),
+        Check(
+            "nch14.thm34.control.quarter",
+            "nch14.thm34",
+            stairs,
+            Within("loss"),
+            claim="one",
+            expect="violated",
+            bound=quarter,
+            description="the staircase attains 1/(2B): a bound of 1/(4B) must fail",
+        ),
+        Check(
+            "nch14.thm34.unequal",
+            "nch14.thm34.unequal",
+            unequal,
+            Within("loss"),
+            claim="one",
+            description="equal-width population bins (unequal masses): loss <= "
+            "sum eta_K^2 theta_K (1 - theta_K) / (2 pi1 pi0), eq. (22)",
+        ),
+        Check(
+            "nch14.thm34.unequal.control.equal_mass_bound",
+            "nch14.thm34.unequal",
+            skewed,
+            Within("loss"),
+            claim="one",
+            expect="violated",
+            bound=other_guarantee("one_over_2B", "nch14.thm34", "1/(2B) without equal masses"),
+            description="1/(2B) claimed for equal-width bins on Beta(0.1, 5) scores (H2 fails)",
+        ),
+    ]
