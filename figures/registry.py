@@ -24,7 +24,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: Paper key -> package of its figures (each defines ``FIGURES``: id -> module).
-PAPERS = ("gr21", "gpr20", "gr22", "klm19")
+PAPERS = ("gr21", "gpr20", "gr22", "klm19", "nch14")
 
 FIGURE_MODULES = {
     fid: mod for paper in PAPERS for fid, mod in import_module(f"figures.{paper}").FIGURES.items()

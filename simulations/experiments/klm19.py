@@ -31,7 +31,6 @@ __all__ = [
     "BinBalanceExperiment",
     "EstimatorGridOutcome",
     "EstimatorRateExperiment",
-    "check_n_grid",
 ]
 
 
