@@ -3,6 +3,8 @@
 #: Figure id -> module.
 FIGURES = {
     "nch14.auc": "figures.nch14.auc",
+    "nch14.table1": "figures.nch14.table1",
+    "nch14.table2": "figures.nch14.table2",
 }
 
 #: Figure id -> why it cannot be regenerated.

@@ -12,6 +12,7 @@ from .._validation import check_positive_int, check_scores_labels
 from ..calibrators.edges import fixed_width_bin_index
 
 __all__ = [
+    "evaluation_metrics",
     "fixed_width_reliability",
     "plugin_conditional_validity",
     "plugin_ece_fixed_width",
@@ -81,3 +82,40 @@ def plugin_ece_fixed_width(predictions, labels, n_bins: int = 10) -> float:
     mass, mp, fp = fixed_width_reliability(predictions, labels, n_bins)
     keep = mass > 0
     return float(np.sum(mass[keep] * np.abs(mp[keep] - fp[keep])))
+
+
+def evaluation_metrics(predictions, labels, n_bins: int = 10) -> dict:
+    """RMSE, AUC (ties 1/2), ACC (threshold 1/2), MCE and ECE of nch14 Sec. 2.1.
+
+    MCE and ECE use ``n_bins`` equal-frequency evaluation bins of the sorted predictions
+    (nch14: "the predictions are sorted and partitioned into ten bins"; equal frequency
+    assumed, catalog Sec. 9), each bin's observed positive rate against its mean
+    prediction; plug-in, no debiasing.
+
+    Returns
+    -------
+    dict
+        ``rmse``, ``auc``, ``acc``, ``mce``, ``ece``.
+    """
+    from scipy.stats import rankdata
+
+    p, y = _predictions_labels(predictions, labels)
+    check_positive_int(n_bins, "n_bins")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError("labels must be 0 or 1 for these metrics")
+    m = y.sum()
+    if m == 0 or m == y.size:
+        raise ValueError("both classes must be present in the test set")
+    ranks = rankdata(p)  # average ranks: ties count 1/2
+    auc = (ranks[y == 1].sum() - m * (m + 1) / 2) / (m * (y.size - m))
+    order = np.argsort(p, kind="stable")
+    chunks = np.array_split(order, n_bins)
+    gaps = np.array([abs(y[c].mean() - p[c].mean()) for c in chunks if c.size])
+    weights = np.array([c.size for c in chunks if c.size]) / y.size
+    return {
+        "rmse": float(np.sqrt(np.mean((p - y) ** 2))),
+        "auc": float(auc),
+        "acc": float(np.mean((p >= 0.5) == (y == 1))),
+        "mce": float(gaps.max()),
+        "ece": float(np.sum(weights * gaps)),
+    }

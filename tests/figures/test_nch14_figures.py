@@ -18,3 +18,18 @@ def test_table3_is_listed_as_unavailable():
     assert "KDD-98" in UNAVAILABLE["nch14.table3"]
     with pytest.raises(ValueError, match="KDD-98"):
         select_figures(["nch14.table3"])
+
+
+def test_tables_at_small_size():
+    pytest.importorskip("sklearn")
+    from figures.nch14 import table1, table2
+
+    d1 = table1.compute(None, reps=2, seed=1)
+    assert d1["linear"].shape == (2, 5, 6)
+    found = table1.findings(d1)
+    assert found[0]["holds"] is None  # the side-by-side table
+    assert next(f for f in found if "raise the AUC" in f["claim"])["holds"]
+    assert len(table1.draw(d1).axes) == 2
+    d2 = table2.compute(None, reps=2, seed=1)
+    assert d2["quadratic"].shape == (2, 3, 6)
+    assert len(table2.draw(d2).axes) == 2
