@@ -9,7 +9,7 @@ The paper's eq. (3) (and hence Theorem 3.1) uses the exponent N eps^2/(2B), four
 weaker than its own Hoeffding step eq. (1), 2 N eps^2 / B: both forms are registered, the
 stated one as printed and the Hoeffding-consistent one as a variant (catalog Sec. 9 item 1).
 Theorem 3.3's constant C is not given: three reconstructions are registered as variants.
-Theorem 3.4 holds only in the limit n/B -> infinity (quantifier ``asymptotic``).
+Theorem 3.4 (the AUC loss) is in :mod:`bounds.nch14_auc`.
 
 References
 ----------
@@ -21,20 +21,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array, as_open_unit, scalar_or_array
+from ._validation import as_integer_array, as_open_unit, as_unit, scalar_or_array
 from .guarantee import Guarantee
 
 __all__ = [
-    "chebyshev_sum_gap",
     "cor32_mce_rate",
     "eq1_bin_rate_radius",
+    "eq2_output_bin_bound",
+    "eq8_bin_mass_radius",
     "thm31_mce_bound",
     "thm31_mce_bound_hoeffding",
     "thm33_ece_bound",
     "thm33_ece_bound_hoeffding",
     "thm33_ece_bound_variance",
-    "thm34_auc_loss_bound",
-    "thm34_auc_loss_bound_unequal",
 ]
 
 
@@ -135,6 +134,62 @@ def eq1_bin_rate_radius(n, n_bins, alpha):
     n_, b = _n_b(n, n_bins)
     a = as_open_unit(alpha, "alpha")
     return scalar_or_array(np.sqrt(b * np.log(2.0 / a) / (2.0 * n_)))
+
+
+def eq8_bin_mass_radius(n, alpha):
+    r"""Eqs. (8), (10): w.p. >= 1 - alpha, |etahat - eta| <= sqrt(log(2/alpha) / (2n)).
+
+    Paper: nch14, eq. (8) and its inverse eq. (10) (Hoeffding for a fixed bin's mass).
+
+    Hypotheses: H1; a fixed bin. For data-dependent equal-frequency bins etahat = N_i/n is
+    fixed and eta random; DKW gives a uniform version.
+
+    Quantifier: marginal over one bin (no union bound).
+
+    Parameters
+    ----------
+    n : int or array_like of int
+    alpha : float or array_like
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Very loose for quantile bins: a uniform-score quantile bin's mass has standard
+    deviation about sqrt((1/B)(1 - 1/B)/n).
+    """
+    n_ = as_integer_array(n, "n", minimum=1).astype(float)
+    return scalar_or_array(np.sqrt(np.log(2.0 / as_open_unit(alpha, "alpha")) / (2.0 * n_)))
+
+
+def eq2_output_bin_bound(max_bin_error):
+    r"""Eq. (2): |o_i - e_i| <= max_t |thetahat_it - theta_it| for every output bin.
+
+    Paper: nch14, eq. (2) (a convex combination with weights alpha_it = eta_it / sum_t
+    eta_it is at most its largest term).
+
+    Hypotheses: none (deterministic; population bin weights).
+
+    Quantifier: identity (holds surely).
+
+    Parameters
+    ----------
+    max_bin_error : float or array_like
+        ``max_t |thetahat_it - theta_it|`` over the input bins of an output bin, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        The bound on ``|o_i - e_i|``: the argument itself.
+
+    Notes
+    -----
+    Checked on two output partitions of every fitted map: ten equal-frequency evaluation
+    bins of the outputs (the paper's Sec. 2.1) and one bin per distinct output.
+    """
+    return scalar_or_array(as_unit(max_bin_error, "max_bin_error"))
 
 
 def cor32_mce_rate(n, n_bins, *, c):
@@ -255,95 +310,6 @@ def thm33_ece_bound_variance(n, n_bins):
     return _ece(n, n_bins, 0.5)
 
 
-def thm34_auc_loss_bound(n_bins):
-    r"""Theorem 3.4 / eq. (23): the AUC loss of histogram binning is at most 1/(2B) as n -> inf.
-
-    Paper: nch14, Theorem 3.4 ("O(1/B)") with the constant of App. 7.2, eq. (23):
-    Loss_1 <= 0 (pairs in different bins, eqs. 16-20) and Loss_2 <= 1/(2B) (pairs in the
-    same bin, eqs. 21-23, by Chebyshev's sum inequality).
-
-    Hypotheses: H1; equal-frequency bins (eta_K = 1/B); a continuous score; distinct
-    thetahat (Assumption 1); thetahat = theta (the large-n limit).
-
-    Quantifier: asymptotic (a statement about the limit n/B -> infinity, not about any
-    finite n).
-
-    Parameters
-    ----------
-    n_bins : int or array_like of int
-
-    Returns
-    -------
-    float or ndarray
-
-    Notes
-    -----
-    Tight: the staircase law (labels deterministic within bins, nearly equal bin rates)
-    attains 1/(2B) in the limit. At finite n the loss can exceed it (ties and misorderings
-    of thetahat when bins hold few points): what an asymptotic statement allows.
-    """
-    b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
-    return scalar_or_array(1.0 / (2.0 * b))
-
-
-def thm34_auc_loss_bound_unequal(bin_masses, bin_rates):
-    r"""Eq. (22) with unequal masses: Loss_2 <= sum_K eta_K^2 theta_K (1 - theta_K) / (2 pi1 pi0).
-
-    Paper: nch14, App. 7.2, eq. (22) before eta_K = 1/B is used (catalog G13).
-
-    Hypotheses: H1; continuous score; the bins' true masses eta_K and rates theta_K.
-
-    Quantifier: asymptotic.
-
-    Parameters
-    ----------
-    bin_masses : array_like, shape (..., B)
-        eta_K, summing to 1.
-    bin_rates : array_like, shape (..., B)
-        theta_K in [0, 1].
-
-    Returns
-    -------
-    float or ndarray
-
-    Notes
-    -----
-    Equals 1/(2B) times ``sum theta (1 - theta) / (B pi1 pi0)`` when eta_K = 1/B, which is at
-    most 1/(2B) by Chebyshev's sum inequality; with unequal masses it can exceed 1/(2B).
-    """
-    eta = np.asarray(bin_masses, dtype=float)
-    theta = np.asarray(bin_rates, dtype=float)
-    if eta.shape != theta.shape or np.any(eta < 0) or np.any((theta < 0) | (theta > 1)):
-        raise ValueError("bin_masses must be >= 0 and bin_rates in [0, 1], with equal shapes")
-    if not np.allclose(eta.sum(axis=-1), 1.0):
-        raise ValueError(f"bin_masses must sum to 1, got {eta.sum(axis=-1)!r}")
-    pi1 = np.sum(eta * theta, axis=-1)
-    if np.any((pi1 <= 0) | (pi1 >= 1)):
-        raise ValueError("both classes need positive probability (0 < pi1 < 1)")
-    return scalar_or_array(0.5 * np.sum(eta**2 * theta * (1 - theta), axis=-1) / (pi1 * (1 - pi1)))
-
-
-def chebyshev_sum_gap(a, b):
-    r"""Theorem 7.1 (Chebyshev's sum inequality): (1/n) sum a_k b_k - mean(a) mean(b).
-
-    Non-positive when a is non-decreasing and b non-increasing (the helper App. 7.2 uses
-    for eq. 23). Returned for testing; not a registered guarantee.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (n,)
-
-    Returns
-    -------
-    float
-    """
-    x = np.asarray(a, dtype=float)
-    y = np.asarray(b, dtype=float)
-    if x.shape != y.shape or x.ndim != 1 or x.size == 0:
-        raise ValueError(f"a and b must be 1-d of equal length, got {x.shape} and {y.shape}")
-    return float(np.mean(x * y) - x.mean() * y.mean())
-
-
 _H = ("calibration pairs i.i.d. (H1)", "equal-frequency bins, n/B points each (H2)")
 
 GUARANTEES = (
@@ -414,22 +380,21 @@ GUARANTEES = (
         variant_of="nch14.thm33",
     ),
     Guarantee(
-        "nch14.thm34",
-        thm34_auc_loss_bound,
+        "nch14.eq10",
+        eq8_bin_mass_radius,
         "nch14",
-        "Theorem 3.4, eq. (23)",
-        "as n/B -> infinity, AUC(y) - AUC(yhat) <= 1/(2B)",
-        (*_H, "continuous score", "distinct thetahat (Assumption 1)"),
-        "asymptotic",
+        "eqs. (8), (10)",
+        "for one bin, w.p. >= 1 - alpha, |etahat - eta| <= sqrt(log(2/alpha)/(2n))",
+        ("calibration pairs i.i.d. (H1)",),
+        "marginal",
     ),
     Guarantee(
-        "nch14.thm34.unequal",
-        thm34_auc_loss_bound_unequal,
+        "nch14.eq2",
+        eq2_output_bin_bound,
         "nch14",
-        "App. 7.2, eq. (22) (unequal bin masses)",
-        "as n/B -> infinity, the loss is <= sum eta_K^2 theta_K(1-theta_K)/(2 pi1 pi0)",
-        ("calibration pairs i.i.d. (H1)", "continuous score"),
-        "asymptotic",
-        variant_of="nch14.thm34",
+        "eq. (2)",
+        "|o_i - e_i| <= max_t |thetahat_it - theta_it| for every output bin",
+        ("population bin weights",),
+        "identity",
     ),
 )

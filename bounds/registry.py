@@ -27,7 +27,7 @@ PAPERS = {
     "gpr20": ("bounds.gpr20", "bounds.gpr20_shift"),
     "gr22": ("bounds.gr22",),
     "klm19": ("bounds.klm19", "bounds.klm19_scaling", "bounds.klm19_informal"),
-    "nch14": ("bounds.nch14",),
+    "nch14": ("bounds.nch14", "bounds.nch14_auc"),
 }
 
 _REGISTRY: dict[str, Guarantee] = {}

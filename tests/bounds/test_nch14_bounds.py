@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bounds import nch14, registry
+from bounds import nch14, nch14_auc, registry
 
 
 def test_theorem31_values_and_the_factor_two():
@@ -36,23 +36,23 @@ def test_per_bin_radius_and_rates():
 
 
 def test_auc_bounds_and_chebyshev():
-    assert nch14.thm34_auc_loss_bound(10) == pytest.approx(0.05)
+    assert nch14_auc.thm34_auc_loss_bound(10) == pytest.approx(0.05)
     # equal masses: (1/2) sum theta (1 - theta) / (B^2 pi1 pi0) <= 1/(2B), equality iff equal
     theta = np.array([0.5, 0.5, 0.5, 0.5])
     eta = np.full(4, 0.25)
-    assert nch14.thm34_auc_loss_bound_unequal(eta, theta) == pytest.approx(1 / 8)
+    assert nch14_auc.thm34_auc_loss_bound_unequal(eta, theta) == pytest.approx(1 / 8)
     spread = np.array([0.1, 0.4, 0.6, 0.9])
-    assert nch14.thm34_auc_loss_bound_unequal(eta, spread) < 1 / 8
+    assert nch14_auc.thm34_auc_loss_bound_unequal(eta, spread) < 1 / 8
     # one bin holding almost all the mass: the same-bin bound nears 1/2
-    assert nch14.thm34_auc_loss_bound_unequal([0.97, 0.01, 0.01, 0.01], theta) > 0.45
+    assert nch14_auc.thm34_auc_loss_bound_unequal([0.97, 0.01, 0.01, 0.01], theta) > 0.45
     with pytest.raises(ValueError, match="sum to 1"):
-        nch14.thm34_auc_loss_bound_unequal([0.5, 0.4], [0.5, 0.5])
-    assert nch14.chebyshev_sum_gap([1, 2, 3], [3, 2, 1]) == pytest.approx(10 / 3 - 4)
-    assert nch14.chebyshev_sum_gap([1, 2, 3], [3, 2, 1]) <= 0
+        nch14_auc.thm34_auc_loss_bound_unequal([0.5, 0.4], [0.5, 0.5])
+    assert nch14_auc.chebyshev_sum_gap([1, 2, 3], [3, 2, 1]) == pytest.approx(10 / 3 - 4)
+    assert nch14_auc.chebyshev_sum_gap([1, 2, 3], [3, 2, 1]) <= 0
     rng = np.random.default_rng(0)
     for _ in range(100):
         a = np.sort(rng.random(7))
-        assert nch14.chebyshev_sum_gap(a, 1 - a) <= 1e-15
+        assert nch14_auc.chebyshev_sum_gap(a, 1 - a) <= 1e-15
 
 
 def test_validation_and_registry():
@@ -63,3 +63,10 @@ def test_validation_and_registry():
     ids = {g.id for g in registry.guarantees_of("nch14")}
     assert {"nch14.thm31", "nch14.thm31.hoeffding", "nch14.cor32", "nch14.thm33"} <= ids
     assert registry.get("nch14.thm31.hoeffding").variant_of == "nch14.thm31"
+
+
+def test_per_bin_mass_radius_and_eq2():
+    assert nch14.eq8_bin_mass_radius(1000, 0.05) == pytest.approx(np.sqrt(np.log(40) / 2000))
+    assert nch14.eq2_output_bin_bound(0.3) == 0.3
+    with pytest.raises(ValueError, match="max_bin_error"):
+        nch14.eq2_output_bin_bound(1.5)

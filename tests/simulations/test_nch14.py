@@ -83,3 +83,16 @@ def test_finite_n_loss_approaches_the_limit():
     # catalog G11's table: B = 20, N = 100: mean loss 0.053, above 1/(2B) in every run
     assert ident.loss.mean() == pytest.approx(0.053, abs=0.01)
     assert (ident.loss > 0.025).mean() > 0.9
+
+
+def test_bin_parts_experiment():
+    from simulations.experiments.nch14 import BinPartsExperiment
+
+    out = BinPartsExperiment(LAWS["uniform_logistic"], 500, 10).simulate(
+        np.random.default_rng(3), 200
+    )
+    assert np.all(out.excess <= 1e-12)  # eq. (2) surely
+    assert np.mean(out.excess_min > 1e-12) > 0.5  # the min in place of the max fails
+    assert np.all(out.mass_error >= 0)
+    with pytest.raises(ValueError, match="n"):
+        BinPartsExperiment(LAWS["uniform_half"], 10, 10)

@@ -29,7 +29,7 @@ from ..check import Check
 from ..events import BoundRule, Marginal, MeanAtMost, Within, substitute
 from ..exponents import ExponentCheck, ExponentSeries
 from .nch14_auc import REFUSED as _AUC_REFUSED
-from .nch14_auc import auc_checks
+from .nch14_auc import auc_checks, part_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
 
@@ -229,6 +229,7 @@ def checks(budget="quick") -> list:
         *_ece_checks(bud, laws, grid),
         *_rate_checks(bud.full),
         *auc_checks(bud.full),
+        *part_checks(bud.alphas),
     ]
 
 

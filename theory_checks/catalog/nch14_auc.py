@@ -19,19 +19,24 @@ Beta(0.1, 5) scores (loss 0.23 at B = 10).
 
 from __future__ import annotations
 
-from simulations.experiments.nch14 import AucLimitExperiment
+import numpy as np
+
+from simulations.experiments.nch14 import AucLimitExperiment, BinPartsExperiment
 from simulations.laws import LAWS
 from simulations.laws.binary import staircase_law
 
 from ..check import Check
-from ..events import BoundRule, Within, other_guarantee
+from ..events import BoundRule, Within, constant, other_guarantee
 
-__all__ = ["REFUSED", "auc_checks"]
+__all__ = ["REFUSED", "auc_checks", "part_checks"]
 
 _SMOOTH = ("uniform_identity", "uniform_logistic", "skewed_beta", "uniform_sine", "uniform_step")
 _B = (2, 5, 10, 20)
 
 REFUSED = {
+    "nch14.eq2": "an identity over output partitions, checked on the suite's laws (study "
+    "form not built)",
+    "nch14.eq10": "a per-bin mass statement, checked on the suite's laws (study form not built)",
     "nch14.thm34": "an asymptotic statement, checked exactly in the limit on laws the check "
     "builds (the staircase depends on B)",
     "nch14.thm34.unequal": "an asymptotic statement, checked exactly in the limit",
@@ -94,5 +99,60 @@ def auc_checks(full: bool) -> list:
             expect="violated",
             bound=other_guarantee("one_over_2B", "nch14.thm34", "1/(2B) without equal masses"),
             description="1/(2B) claimed for equal-width bins on Beta(0.1, 5) scores (H2 fails)",
+        ),
+    ]
+
+
+_PART_LAWS = ("uniform_half", "uniform_logistic", "skewed_beta", "two_atoms", "mixture_atoms")
+
+
+def part_checks(alphas) -> list:
+    """Eq. (2) on two output partitions (every replicate) and eq. (10) for one bin."""
+    grid = ((200, 10), (1000, 10), (3000, 20))
+    exps = tuple(BinPartsExperiment(LAWS[k], n, b) for k in _PART_LAWS for n, b in grid)
+    logistic = tuple(e for e in exps if e.law.name == "uniform_logistic")
+    zero = constant("zero", 1e-12, "|o_i - e_i| - max_t |thetahat - theta| <= 0 (rounding)")
+    return [
+        Check(
+            "nch14.eq2",
+            "nch14.eq2",
+            exps,
+            Within("excess"),
+            claim="one",
+            bound=zero,
+            description="|o_i - e_i| <= max over the output bin's input bins, on 10 "
+            "equal-frequency output bins and on one bin per distinct output",
+        ),
+        Check(
+            "nch14.eq2.control.min",
+            "nch14.eq2",
+            logistic,
+            Within("excess_min"),
+            claim="one",
+            expect="violated",
+            bound=zero,
+            description="the min over input bins claimed in place of the max",
+        ),
+        Check(
+            "nch14.eq10",
+            "nch14.eq10",
+            exps,
+            Within("mass_error"),
+            alphas,
+            description="one bin's mass: |N_J/n - eta_J| within sqrt(log(2/alpha)/(2n))",
+        ),
+        Check(
+            "nch14.eq10.control.quarter",
+            "nch14.eq10",
+            exps[:3],
+            Within("mass_error"),
+            alphas,
+            expect="violated",
+            bound=BoundRule(
+                "quarter",
+                function=lambda s, a: np.sqrt(np.log(2 / a) / (2 * s["n"])) / 4,
+                description="a quarter of eq. (10)'s radius",
+            ),
+            description="a quarter of the radius (the bound is loose by about 2.3x)",
         ),
     ]
