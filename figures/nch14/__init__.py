@@ -2,6 +2,7 @@
 
 #: Figure id -> module.
 FIGURES = {
+    "nch14.fig1": "figures.nch14.fig1",
     "nch14.auc": "figures.nch14.auc",
     "nch14.table1": "figures.nch14.table1",
     "nch14.table2": "figures.nch14.table2",

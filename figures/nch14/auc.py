@@ -89,6 +89,22 @@ def findings(data):
             "holds": bool(np.any(data["limit/uniform_sine"] < 0)),
         },
         {
+            "claim": "Loss_1 <= 0 (pairs in different bins) with a frequency that tends to 1 "
+            "as n/B grows (c(y) = y, B = 20)",
+            "value": {
+                f"n/B={r}": round(float(1 - v), 3)
+                for r, v in zip(
+                    data["ratio"], data["finite/uniform_identity/loss1_pos"], strict=True
+                )
+            },
+            "holds": bool(
+                data["finite/uniform_identity/loss1_pos"][-1]
+                < data["finite/uniform_identity/loss1_pos"][0]
+            ),
+            "explanation": "value: fraction of fitted maps with Loss_1 <= 0; slow, since "
+            "adjacent bin rates differ by about 1/B and their estimates by sqrt(B/n)",
+        },
+        {
             "claim": "finite n, c(y) = y, B = 20: mean loss above 1/(2B) = 0.025 at n/B = 5 "
             "(catalog at N = 100: 0.053), below it from n/B ~ 20",
             "value": {

@@ -33,3 +33,11 @@ def test_tables_at_small_size():
     d2 = table2.compute(None, reps=2, seed=1)
     assert d2["quadratic"].shape == (2, 3, 6)
     assert len(table2.draw(d2).axes) == 2
+
+
+def test_figure1_is_the_stated_schematic():
+    from figures.nch14 import fig1
+
+    data = fig1.compute(None)
+    assert all(f["holds"] for f in fig1.findings(data))
+    assert fig1.draw(data).axes

@@ -57,3 +57,11 @@ def test_evaluation_metrics_by_hand():
     assert m["rmse"] == pytest.approx(np.sqrt((0.01 + 0.16 + 0.36 + 0.01) / 4))
     with pytest.raises(ValueError, match="both classes"):
         evaluation_metrics(p, np.ones(4))
+
+
+def test_auc_with_ties_matches_scikit_learn():
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(5)
+    p = np.round(rng.random(500), 1)  # many ties
+    y = (rng.random(500) < p).astype(int)
+    assert evaluation_metrics(p, y)["auc"] == pytest.approx(metrics.roc_auc_score(y, p), abs=1e-12)
