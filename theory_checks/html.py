@@ -17,9 +17,10 @@ __all__ = ["write_html"]
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;font-size:0.85em;margin:1em 0}
-td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f0f0f0} .ok{color:#060} .fail{color:#b00;font-weight:bold}
+table{border-collapse:collapse;font-size:0.85em;margin:1em 0;display:block;overflow-x:auto}
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;
+overflow-wrap:anywhere;max-width:28em}
+th{background:#f0f0f0;overflow-wrap:normal} .ok{color:#060} .fail{color:#b00;font-weight:bold}
 figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em} img{max-width:100%}
 code{background:#f4f4f4;padding:1px 4px} .small{font-size:0.85em;color:#555}
 """
