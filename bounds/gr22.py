@@ -147,17 +147,17 @@ def thm1_conditional_eps_data_dependent(class_counts, bins_per_class, alpha, *, 
     b_l = as_integer_array(bins_per_class, "bins_per_class", minimum=0)
     if n_l.shape != b_l.shape:
         raise ValueError(
-            f"class_counts and bins_per_class must have the same shape, got "
-            f"{n_l.shape} and {b_l.shape}"
+            f"class_counts and bins_per_class differ in shape: {n_l.shape}, {b_l.shape}"
         )
     if np.any(n_l < 2 * b_l):
         raise ValueError(
             f"every class needs n_l >= 2 B_l, got class_counts={class_counts!r}, "
             f"bins_per_class={bins_per_class!r}"
         )
-    a = as_open_unit(alpha, "alpha")
-    d = as_nonnegative(delta, "delta")
+    a, d = as_open_unit(alpha, "alpha"), as_nonnegative(delta, "delta")
     total = b_l.sum(axis=-1).astype(float)
+    if np.any(total == 0):
+        raise ValueError(f"bins_per_class must hold at least one bin, got {bins_per_class!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         m = np.where(b_l > 0, n_l // np.maximum(b_l, 1) - 1, np.inf).astype(float)
     worst = np.min(m, axis=-1)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from importlib import import_module
 from pathlib import Path
 
+from simulations._io import atomic_write_text
 from simulations.provenance import package_version
 
 from .cache import figure_code_stamp
@@ -92,7 +94,9 @@ def regenerate(
         files = []
         for fmt in formats:
             path = out / f"{fig_id.replace('.', '_')}.{fmt}"
-            fig.savefig(path, dpi=130)
+            tmp = out / f".{path.name}.tmp"
+            fig.savefig(tmp, dpi=130, format=fmt)
+            os.replace(tmp, path)  # atomic: a killed run never leaves half a figure
             files.append(path.name)
         found = mod.findings(data) if hasattr(mod, "findings") else []
         entries.append(
@@ -113,12 +117,13 @@ def regenerate(
     index = out / "index.json"
     previous = json.loads(index.read_text())["figures"] if index.is_file() else []
     merged = {e["id"]: e for e in previous} | {e["id"]: e for e in entries}
-    index.write_text(
+    atomic_write_text(
+        index,
         json.dumps(
             {"version": package_version(), "figures": [merged[k] for k in sorted(merged)]},
             indent=1,
             default=_json_default,
-        )
+        ),
     )
     return entries
 

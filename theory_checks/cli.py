@@ -160,13 +160,15 @@ def _cmd_bound(args) -> int:
 def _select(checks, patterns):
     if not patterns:
         return checks
-    chosen = []
-    for c in checks:
-        if any(c.id == p or fnmatch.fnmatch(c.id, p) or c.id.startswith(p + ".") for p in patterns):
-            chosen.append(c)
-    if not chosen:
-        raise ValueError(f"--checks {patterns!r} matches no check; see `calcheck list`")
-    return chosen
+
+    def matches(c, p):
+        return c.id == p or fnmatch.fnmatch(c.id, p) or c.id.startswith(p + ".")
+
+    unmatched = [p for p in patterns if not any(matches(c, p) for c in checks)]
+    if unmatched:
+        # a typo is never silently dropped: every selector must select something
+        raise ValueError(f"--checks {unmatched!r} matches no check; see `calcheck list`")
+    return [c for c in checks if any(matches(c, p) for p in patterns)]
 
 
 def _cmd_run(args) -> int:

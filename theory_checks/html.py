@@ -11,6 +11,8 @@ import json
 import os
 from pathlib import Path
 
+from simulations._io import atomic_write_text
+
 from .report import SUMMARY_HEADERS, rate_lines, summary_row
 
 __all__ = ["write_html"]
@@ -136,10 +138,11 @@ def write_html(page, *, results_json=None, figures_index=None) -> Path | None:
     if not body:
         return None
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(
+    atomic_write_text(
+        page,
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>calcheck report"
         f"</title><style>{_STYLE}</style></head><body><h1>calcheck report</h1>"
         + "".join(body)
-        + "</body></html>"
+        + "</body></html>",
     )
     return page

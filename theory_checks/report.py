@@ -11,6 +11,8 @@ import json
 import math
 from pathlib import Path
 
+from simulations._io import atomic_write_text
+
 from .check import CheckResult
 from .exponents import ExponentCheckResult
 from .means import MeanZeroCheckResult
@@ -313,7 +315,7 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     data = results_to_dict(results, meta)
     json_path = out / "results.json"
-    json_path.write_text(json.dumps(data, indent=1, sort_keys=False, default=_clean))
+    atomic_write_text(json_path, json.dumps(data, indent=1, sort_keys=False, default=_clean))
     n_fail = sum(not r.passed for r in results)
     md = [
         "# calcheck run report",
@@ -347,5 +349,5 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         "",
     ]
     md_path = out / "report.md"
-    md_path.write_text("\n".join(md))
+    atomic_write_text(md_path, "\n".join(md))
     return {"json": str(json_path), "markdown": str(md_path)}

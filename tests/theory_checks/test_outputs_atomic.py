@@ -1,0 +1,53 @@
+"""Outputs are written atomically; selectors and bound inputs are never silently dropped."""
+
+import errno
+import json
+
+import pytest
+
+import simulations._io as io
+from bounds import gr22
+from simulations._io import atomic_write_text
+from theory_checks.cli import main
+
+
+def test_a_failed_write_leaves_the_previous_file_whole(tmp_path, monkeypatch):
+    target = tmp_path / "results.json"
+    atomic_write_text(target, json.dumps({"run": 1}))
+
+    def full_disk(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(io.os, "fsync", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        atomic_write_text(target, json.dumps({"run": 2, "pad": "x" * 10000}))
+    assert json.loads(target.read_text()) == {"run": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]  # no temp file left
+
+
+def test_reports_survive_a_full_disk_mid_run(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    assert main(["run", "--checks", "gr21.thm3", "--reps", "100", "--out", str(out)]) == 0
+    before = {p.name: p.read_text() for p in out.glob("report.*")}
+    before["results.json"] = (out / "results.json").read_text()
+
+    def full_disk(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(io.os, "fsync", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        main(["run", "--checks", "gr21.thm3", "--reps", "200", "--out", str(out)])
+    for name, text in before.items():
+        assert (out / name).read_text() == text
+
+
+def test_every_check_selector_must_match(tmp_path, capsys):
+    assert (
+        main(["run", "--checks", "gr21.thm3", "nope", "--reps", "100", "--out", str(tmp_path)]) != 0
+    )
+    assert "['nope'] matches no check" in capsys.readouterr().err
+
+
+def test_no_bins_at_all_is_an_error_not_nan():
+    with pytest.raises(ValueError, match="bins_per_class"):
+        gr22.thm1_conditional_eps_data_dependent([5, 5], [0, 0], 0.1)
