@@ -107,10 +107,16 @@ def assign_lexicographic_bins(lower_s, lower_u, scores, u):
 def fixed_width_bin_index(values, n_bins: int) -> np.ndarray:
     """Bin of each value in ``[0, 1/B), ..., [1 - 1/B, 1]`` (the last bin closed at 1).
 
-    Values are assumed to lie in [0, 1]; the index is clipped to ``[0, B - 1]``.
+    Raises
+    ------
+    ValueError
+        For a value outside [0, 1] or not finite (it has no bin; NaN would land in bin 0).
     """
     v = np.asarray(values, dtype=float)
-    return np.clip((v * n_bins).astype(np.int64), 0, n_bins - 1)
+    if not np.all((v >= 0) & (v <= 1)):  # also false for NaN
+        bad = v[~((v >= 0) & (v <= 1))][:3]
+        raise ValueError(f"values to bin must lie in [0, 1], got e.g. {bad.tolist()}")
+    return np.minimum((v * n_bins).astype(np.int64), n_bins - 1)
 
 
 def fixed_width_edges(n_bins: int) -> np.ndarray:

@@ -50,6 +50,14 @@ class PluginErrors:
     conf_mce: float
 
 
+def _unit(values, name):
+    v = np.asarray(values, dtype=float)
+    ok = (v >= 0) & (v <= 1)  # false for NaN too
+    if not np.all(ok):
+        raise ValueError(f"{name} must lie in [0, 1], got e.g. {v[~ok][:3].tolist()}")
+    return v
+
+
 def plugin_top_label_errors(
     pred_class, confidence, labels, *, n_bins=15, groups=None
 ) -> PluginErrors:
@@ -67,7 +75,7 @@ def plugin_top_label_errors(
         Groups with an id < 0 (uncalibrated classes) fall back to equal-width bins.
     """
     c = np.asarray(pred_class)
-    h = np.asarray(confidence, dtype=float)
+    h = _unit(confidence, "confidence")
     y = np.asarray(labels)
     if not (c.shape == h.shape == y.shape) or c.ndim != 1:
         raise ValueError(
@@ -96,7 +104,7 @@ def plugin_classwise_ece(probs, labels, *, n_bins=15, groups=None) -> float:
     ``groups`` (an (n, L) array of per-class bin ids, from CW-HB's ``predict_groups``)
     replaces the equal-width bins by one group per distinct output.
     """
-    p = np.asarray(probs, dtype=float)
+    p = _unit(probs, "probs")
     y = np.asarray(labels)
     if p.ndim != 2 or y.shape != (p.shape[0],):
         raise ValueError(f"probs must be (n, L) and labels (n,), got {p.shape} and {y.shape}")
@@ -142,7 +150,7 @@ def plugin_reliability_mce(pred_class, confidence, labels, *, n_bins=15, groups=
     output groups of a binning calibrator.
     """
     c = np.asarray(pred_class)
-    h = np.asarray(confidence, dtype=float)
+    h = _unit(confidence, "confidence")
     hit = (c == np.asarray(labels)).astype(float)
     key = (
         fixed_width_bin_index(h, check_positive_int(n_bins, "n_bins"))
@@ -162,7 +170,7 @@ def top_label_reliability(pred_class, confidence, labels, *, n_bins=10):
         sum_l P^(c = l | bin) |acc_{b,l} - conf_{b,l}|), ``fraction`` (N_b / N) and ``bin``.
     """
     c = np.asarray(pred_class)
-    h = np.asarray(confidence, dtype=float)
+    h = _unit(confidence, "confidence")
     hit = (c == np.asarray(labels)).astype(float)
     b = fixed_width_bin_index(h, n_bins)
     inv, tl_gap = _group_tl_gaps(b, c, h, hit)

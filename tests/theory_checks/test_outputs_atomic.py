@@ -51,3 +51,24 @@ def test_every_check_selector_must_match(tmp_path, capsys):
 def test_no_bins_at_all_is_an_error_not_nan():
     with pytest.raises(ValueError, match="bins_per_class"):
         gr22.thm1_conditional_eps_data_dependent([5, 5], [0, 0], 0.1)
+
+
+def test_multiclass_metrics_and_binning_refuse_nan():
+    import numpy as np
+
+    from simulations.calibrators.edges import fixed_width_bin_index
+    from simulations.metrics.multiclass import (
+        plugin_classwise_ece,
+        plugin_reliability_mce,
+        plugin_top_label_errors,
+    )
+
+    y = np.array([0, 1])
+    with pytest.raises(ValueError, match="probs"):
+        plugin_classwise_ece(np.array([[0.5, 0.5], [np.nan, 1.0]]), y)
+    with pytest.raises(ValueError, match="confidence"):
+        plugin_reliability_mce(y, np.array([0.5, np.nan]), y)
+    with pytest.raises(ValueError, match="confidence"):
+        plugin_top_label_errors(y, np.array([0.5, np.inf]), y)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        fixed_width_bin_index(np.array([0.2, 1.5]), 10)
