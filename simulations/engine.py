@@ -52,13 +52,15 @@ class RunStats:
     """What a run did: blocks computed now, reused from the store, and stale ones.
 
     ``stale`` counts blocks of the same experiments and seed stored by *other code* (another
-    code stamp): they are never reused, and were recomputed now.
+    code stamp): they are never reused, and were recomputed now. ``damaged`` counts stored
+    blocks that failed their digest or shape check: deleted and recomputed now.
     """
 
     computed: int
     reused: int
     stale: int = 0
     experiments: int = 0
+    damaged: int = 0
 
 
 def simulate_block(experiment, root_seed: int, block: int):
@@ -134,6 +136,7 @@ def run_experiments(
     unique = {e.key: e for e in experiments}
     stamps = {key: e.code_stamp for key, e in unique.items()}
     tasks, reused, stale = [], 0, 0
+    damaged_before = len(getattr(store, "damaged", ()))
     for key, exp in unique.items():
         store.describe_cell(key, exp.description())
         done = store.done_blocks(root_seed, key, stamps[key])
@@ -151,7 +154,8 @@ def run_experiments(
         stale,
     )
     store.set_meta("root_seed", root_seed)
-    stats = RunStats(total, reused, stale, len(unique))
+    damaged = len(getattr(store, "damaged", ())) - damaged_before
+    stats = RunStats(total, reused, stale, len(unique), damaged)
     if not tasks:
         return stats
 

@@ -7,18 +7,28 @@ numpy arrays serialised with ``np.savez`` (no pickle). Because every block is co
 its own and is a deterministic function of its identity, a run that is killed and started
 again recomputes only the missing blocks and ends with the same numbers; blocks written by
 other code are never read.
+
+Every block carries a SHA-256 digest of its identity and payload, and its replicate count;
+both are verified when the run decides which blocks it can reuse. A block that does not
+match (truncated, altered, or copied from another cell) is deleted, recomputed and counted
+(:attr:`ResultStore.damaged`). File stores use SQLite's write-ahead log with a busy timeout,
+so a reader (another process querying the store) never makes a running writer fail.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import logging
 import sqlite3
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["ResultStore"]
+
+logger = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS blocks (
@@ -28,6 +38,7 @@ CREATE TABLE IF NOT EXISTS blocks (
     block INTEGER NOT NULL,
     reps INTEGER NOT NULL,
     payload BLOB NOT NULL,
+    digest TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (root_seed, cell_key, code, block)
 );
 CREATE TABLE IF NOT EXISTS cells (
@@ -45,6 +56,11 @@ def _pack(arrays: dict) -> bytes:
     buf = io.BytesIO()
     np.savez(buf, **arrays)
     return buf.getvalue()
+
+
+def _digest(root_seed, cell_key, code, block, reps, payload: bytes) -> str:
+    head = json.dumps([str(root_seed), cell_key, code, int(block), int(reps)]).encode()
+    return hashlib.sha256(head + b"\0" + payload).hexdigest()
 
 
 def _unpack(blob: bytes) -> dict:
@@ -65,7 +81,10 @@ class ResultStore:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(self.path)
+        # a busy timeout and the write-ahead log let readers and the writer coexist
+        self._con = sqlite3.connect(self.path, timeout=60.0)
+        if self.path != ":memory:":
+            self._con.execute("PRAGMA journal_mode=WAL")
         columns = {r[1] for r in self._con.execute("PRAGMA table_info(blocks)")}
         if columns and "code" not in columns:
             self._con.close()
@@ -73,8 +92,12 @@ class ResultStore:
                 f"the store {self.path!r} was written by a calcheck without code "
                 "stamps; move it aside or choose another output folder"
             )
+        if columns and "digest" not in columns:  # older stores: their blocks get recomputed
+            self._con.execute("ALTER TABLE blocks ADD COLUMN digest TEXT NOT NULL DEFAULT ''")
         self._con.executescript(_SCHEMA)
         self._con.commit()
+        #: ``(root_seed, cell_key, block)`` of blocks found damaged and deleted.
+        self.damaged: list[tuple] = []
 
     def close(self):
         """Close the database connection."""
@@ -87,12 +110,42 @@ class ResultStore:
         self.close()
 
     def done_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
-        """Indices of the blocks stored for this experiment, seed and code stamp."""
+        """Indices of the sound blocks stored for this experiment, seed and code stamp.
+
+        Each block's digest and replicate count are verified; a damaged block is deleted
+        (so that it is recomputed), logged and added to :attr:`damaged`.
+        """
         rows = self._con.execute(
-            "SELECT block FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ?",
+            "SELECT block, reps, digest, payload FROM blocks "
+            "WHERE root_seed = ? AND cell_key = ? AND code = ?",
             (str(root_seed), cell_key, code),
-        )
-        return {r[0] for r in rows}
+        ).fetchall()
+        good = set()
+        for block, reps, digest, payload in rows:
+            if self._sound(root_seed, cell_key, code, block, reps, digest, payload):
+                good.add(block)
+                continue
+            logger.warning(
+                "damaged block %s of cell %s (seed %s): recomputing", block, cell_key, root_seed
+            )
+            self.damaged.append((str(root_seed), cell_key, int(block)))
+            with self._con:
+                self._con.execute(
+                    "DELETE FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ? "
+                    "AND block = ?",
+                    (str(root_seed), cell_key, code, int(block)),
+                )
+        return good
+
+    @staticmethod
+    def _sound(root_seed, cell_key, code, block, reps, digest, payload) -> bool:
+        if digest != _digest(root_seed, cell_key, code, block, reps, payload):
+            return False
+        try:
+            arrays = _unpack(payload)
+        except Exception:
+            return False
+        return bool(arrays) and all(len(a) == reps for a in arrays.values())
 
     def stale_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
         """Indices of blocks of this experiment and seed stored by *other* code stamps."""
@@ -113,10 +166,12 @@ class ResultStore:
     def put(self, root_seed, cell_key: str, code: str, block: int, arrays: dict):
         """Store one block in its own transaction (atomic: all of it or nothing)."""
         reps = len(next(iter(arrays.values())))
+        payload = _pack(arrays)
+        digest = _digest(root_seed, cell_key, code, block, reps, payload)
         with self._con:
             self._con.execute(
-                "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?, ?)",
-                (str(root_seed), cell_key, code, int(block), reps, _pack(arrays)),
+                "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (str(root_seed), cell_key, code, int(block), reps, payload, digest),
             )
 
     def load(self, root_seed, cell_key: str, code: str, blocks) -> dict:
@@ -124,13 +179,18 @@ class ResultStore:
         parts = []
         for b in blocks:
             row = self._con.execute(
-                "SELECT payload FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ? "
-                "AND block = ?",
+                "SELECT reps, digest, payload FROM blocks WHERE root_seed = ? AND cell_key = ? "
+                "AND code = ? AND block = ?",
                 (str(root_seed), cell_key, code, int(b)),
             ).fetchone()
             if row is None:
                 raise ValueError(f"block {b} of cell {cell_key} (seed {root_seed}) is not stored")
-            parts.append(_unpack(row[0]))
+            if not self._sound(root_seed, cell_key, code, b, *row):
+                raise ValueError(
+                    f"block {b} of cell {cell_key} (seed {root_seed}) is damaged; rerun to "
+                    "recompute it"
+                )
+            parts.append(_unpack(row[2]))
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
     def set_meta(self, key: str, value):

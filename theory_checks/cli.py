@@ -222,6 +222,7 @@ def _cmd_run(args) -> int:
             "computed": stats.computed,
             "reused": stats.reused,
             "stale_recomputed": stats.stale,
+            "damaged_recomputed": stats.damaged,
         },
     }
     paths = write_report(results, out, meta)
@@ -245,6 +246,7 @@ def _cmd_run(args) -> int:
             f"\n{n_ok} of {len(results)} checks as expected. Blocks of {BLOCK_REPS} "
             f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
             + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
+            + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")
             + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
         )
     return 0 if all(r.passed for r in results) else 1

@@ -1,0 +1,49 @@
+"""Store integrity: a damaged or misplaced block is detected, recomputed and reported;
+a reader never makes the writer fail."""
+
+import sqlite3
+
+import numpy as np
+
+from simulations.store import ResultStore, _pack, _unpack
+from theory_checks.catalog import all_checks
+from theory_checks.check import run_checks
+
+
+def _run(path, reps=200):
+    checks = [c for c in all_checks("quick") if c.id == "gr21.thm3"]
+    with ResultStore(path) as store:
+        return run_checks(checks, store, reps=reps, root_seed=11)
+
+
+def test_truncated_and_copied_blocks_are_recomputed(tmp_path):
+    path = tmp_path / "store.sqlite"
+    first = _run(path)
+    con = sqlite3.connect(path)
+    rows = con.execute("SELECT rowid, cell_key, payload FROM blocks ORDER BY rowid").fetchall()
+    # truncate one block to 50 replicates (its header still says 100)
+    arrays = {k: v[:50] for k, v in _unpack(rows[0][2]).items()}
+    con.execute("UPDATE blocks SET payload = ? WHERE rowid = ?", (_pack(arrays), rows[0][0]))
+    # copy another cell's payload over a block
+    other = next(r for r in rows if r[1] != rows[1][1])
+    con.execute("UPDATE blocks SET payload = ? WHERE rowid = ?", (other[2], rows[1][0]))
+    con.commit()
+    con.close()
+    second = _run(path)
+    assert second.stats.damaged == 2
+    assert second.stats.computed == 2
+    a, b = first.results[0], second.results[0]
+    assert [c.verdict.successes for c in a.cells] == [c.verdict.successes for c in b.cells]
+
+
+def test_a_reader_does_not_block_the_writer(tmp_path):
+    path = tmp_path / "store.sqlite"
+    with ResultStore(path) as store:
+        store.put(1, "cell", "code", 0, {"x": np.zeros(3)})
+        reader = sqlite3.connect(path, timeout=0.1)
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT COUNT(*) FROM blocks").fetchone()[0] == 1  # holds a read
+        store.put(1, "cell", "code", 1, {"x": np.ones(3)})  # must not raise 'database is locked'
+        reader.rollback()
+        reader.close()
+        assert store.done_blocks(1, "cell", "code") == {0, 1}
