@@ -17,7 +17,13 @@ from ._validation import as_integer_array, scalar_or_array
 from .guarantee import Guarantee
 from .nch14 import _H
 
-__all__ = ["chebyshev_sum_gap", "thm34_auc_loss_bound", "thm34_auc_loss_bound_unequal"]
+__all__ = [
+    "chebyshev_sum_gap",
+    "loss1_bound",
+    "loss2_bound",
+    "thm34_auc_loss_bound",
+    "thm34_auc_loss_bound_unequal",
+]
 
 
 def thm34_auc_loss_bound(n_bins):
@@ -88,6 +94,53 @@ def thm34_auc_loss_bound_unequal(bin_masses, bin_rates):
     return scalar_or_array(0.5 * np.sum(eta**2 * theta * (1 - theta), axis=-1) / (pi1 * (1 - pi1)))
 
 
+def loss1_bound():
+    r"""Eqs. (16)-(20): the loss from pairs in different bins is at most 0 (as n -> inf).
+
+    Paper: nch14, App. 7.2, eqs. (16)-(20): a pair (K > L) contributes only where thetahat
+    reorders the bins, ``theta_K - theta_L``, which is <= 0 once thetahat = theta.
+
+    Hypotheses: H1; thetahat = theta (the large-n limit); continuous score.
+
+    Quantifier: asymptotic.
+
+    Returns
+    -------
+    float
+        0.
+
+    Notes
+    -----
+    At finite n, misordered adjacent bins make Loss_1 positive; its frequency falls slowly
+    with n/B (reported by ``calcheck figures nch14``).
+    """
+    return 0.0
+
+
+def loss2_bound(n_bins):
+    r"""Eqs. (21)-(23): the loss from pairs in the same bin is at most 1/(2B).
+
+    Paper: nch14, App. 7.2, eqs. (21)-(23) (Chebyshev's sum inequality with eta_K = 1/B).
+
+    Hypotheses: H1; equal-frequency bins (eta_K = 1/B); continuous score.
+
+    Quantifier: asymptotic.
+
+    Parameters
+    ----------
+    n_bins : int or array_like of int
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Attained when every within-bin AUC is 1 and the bin rates are equal (the staircase).
+    """
+    return thm34_auc_loss_bound(n_bins)
+
+
 def chebyshev_sum_gap(a, b):
     r"""Theorem 7.1 (Chebyshev's sum inequality): (1/n) sum a_k b_k - mean(a) mean(b).
 
@@ -128,5 +181,23 @@ GUARANTEES = (
         ("calibration pairs i.i.d. (H1)", "continuous score"),
         "asymptotic",
         variant_of="nch14.thm34",
+    ),
+    Guarantee(
+        "nch14.loss1",
+        loss1_bound,
+        "nch14",
+        "App. 7.2, eqs. (16)-(20)",
+        "as n/B -> infinity, Loss_1 (pairs in different bins) <= 0",
+        ("calibration pairs i.i.d. (H1)", "thetahat = theta (the limit)", "continuous score"),
+        "asymptotic",
+    ),
+    Guarantee(
+        "nch14.loss2",
+        loss2_bound,
+        "nch14",
+        "App. 7.2, eqs. (21)-(23)",
+        "as n/B -> infinity, Loss_2 (pairs in the same bin) <= 1/(2B)",
+        (*_H, "continuous score"),
+        "asymptotic",
     ),
 )

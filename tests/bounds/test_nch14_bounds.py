@@ -70,3 +70,9 @@ def test_per_bin_mass_radius_and_eq2():
     assert nch14.eq2_output_bin_bound(0.3) == 0.3
     with pytest.raises(ValueError, match="max_bin_error"):
         nch14.eq2_output_bin_bound(1.5)
+
+
+def test_loss_part_bounds():
+    assert nch14_auc.loss1_bound() == 0.0
+    assert nch14_auc.loss2_bound(10) == pytest.approx(0.05)
+    assert registry.get("nch14.loss2").quantifier == "asymptotic"

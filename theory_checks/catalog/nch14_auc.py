@@ -13,15 +13,21 @@ the skewed law break equal masses: there eq. (22)'s unequal-mass form holds and 
 not. Finite-n behaviour (``AucLossExperiment``) is reported by ``calcheck figures nch14``,
 not judged: an asymptotic statement says nothing about a given n.
 
-Negative controls: 1/(4B) claimed on the staircase; 1/(2B) claimed for equal-width bins on
-Beta(0.1, 5) scores (loss 0.23 at B = 10).
+Loss_1 <= 0 (pairs in different bins) and Loss_2 <= 1/(2B) (pairs in the same bin) are
+checked the same way. Negative controls: 1/(4B) claimed on the staircase (total and
+Loss_2); 1/(2B) claimed for equal-width bins on Beta(0.1, 5) scores (loss 0.23 at
+B = 10); Loss_1 <= 0 claimed at a finite n (n/B = 5), where it fails.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from simulations.experiments.nch14 import AucLimitExperiment, BinPartsExperiment
+from simulations.experiments.nch14 import (
+    AucLimitExperiment,
+    AucLossExperiment,
+    BinPartsExperiment,
+)
 from simulations.laws import LAWS
 from simulations.laws.binary import staircase_law
 
@@ -34,6 +40,8 @@ _SMOOTH = ("uniform_identity", "uniform_logistic", "skewed_beta", "uniform_sine"
 _B = (2, 5, 10, 20)
 
 REFUSED = {
+    "nch14.loss1": "an asymptotic statement, checked exactly in the limit",
+    "nch14.loss2": "an asymptotic statement, checked exactly in the limit",
     "nch14.eq2": "an identity over output partitions, checked on the suite's laws (study "
     "form not built)",
     "nch14.eq10": "a per-bin mass statement, checked on the suite's laws (study form not built)",
@@ -80,6 +88,44 @@ def auc_checks(full: bool) -> list:
             expect="violated",
             bound=quarter,
             description="the staircase attains 1/(2B): a bound of 1/(4B) must fail",
+        ),
+        Check(
+            "nch14.loss1",
+            "nch14.loss1",
+            limit,
+            Within("loss1"),
+            claim="one",
+            bound=constant("zero", 1e-12, "0 (rounding 1e-12)"),
+            description="the limit: Loss_1 (pairs in different bins) <= 0 on every law",
+        ),
+        Check(
+            "nch14.loss1.control.finite_n",
+            "nch14.loss1",
+            (AucLossExperiment(LAWS["uniform_identity"], 20, (100,)),),
+            Within("loss1"),
+            claim="one",
+            expect="violated",
+            bound=constant("zero", 1e-12, "0 (rounding 1e-12)"),
+            description="the limit statement claimed at n/B = 5 (c(y) = y, B = 20): "
+            "misordered bin rates make Loss_1 > 0 in most fits",
+        ),
+        Check(
+            "nch14.loss2",
+            "nch14.loss2",
+            limit,
+            Within("loss2"),
+            claim="one",
+            description="the limit: Loss_2 (pairs in the same bin) <= 1/(2B) on every law",
+        ),
+        Check(
+            "nch14.loss2.control.quarter",
+            "nch14.loss2",
+            stairs,
+            Within("loss2"),
+            claim="one",
+            expect="violated",
+            bound=quarter,
+            description="the staircase's Loss_2 attains 1/(2B): 1/(4B) must fail",
         ),
         Check(
             "nch14.thm34.unequal",
