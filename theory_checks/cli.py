@@ -249,6 +249,10 @@ def _cmd_run(args) -> int:
             + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")
             + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
         )
+        if paths["previous"]:
+            print(
+                f"The previous report in {out} (another selection) was kept in {paths['previous']}"
+            )
     return 0 if all(r.passed for r in results) else 1
 
 

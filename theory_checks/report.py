@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import shutil
+import time
 from pathlib import Path
 
 from simulations._io import atomic_write_text
@@ -309,11 +311,53 @@ def format_table(results: list[CheckResult], *, markdown: bool = False) -> str:
     )
 
 
+def _signature(data: dict) -> tuple:
+    meta = data.get("meta", {})
+    ids = sorted(c["id"] for c in data.get("checks", ()))
+    return (ids, meta.get("seed"), meta.get("reps"), meta.get("false_alarm"))
+
+
+def keep_previous(out: Path, data: dict) -> Path | None:
+    """Move an earlier run's report aside if it answered another question; return where.
+
+    A rerun of the same selection (same checks, seed, replicates and false-alarm rate)
+    refreshes the report in place; a different one would silently replace it, so the old
+    ``results.json``, ``report.md`` and ``report.html`` are copied to ``previous/<time>/``.
+    """
+    old = out / "results.json"
+    if not old.is_file():
+        return None
+    try:
+        previous = json.loads(old.read_text())
+    except (OSError, ValueError):
+        previous = {}
+    if previous and _signature(previous) == _signature(data):
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    dest = out / "previous" / stamp
+    n = 1
+    while dest.exists():
+        n += 1
+        dest = out / "previous" / f"{stamp}-{n}"
+    dest.mkdir(parents=True)
+    # copies, not moves: until the new files replace them atomically, the old ones stay
+    # in place (a failed write then loses nothing)
+    for name in ("results.json", "report.md", "report.html"):
+        if (out / name).is_file():
+            shutil.copy2(out / name, dest / name)
+    return dest
+
+
 def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
-    """Write ``results.json`` and ``report.md`` into ``out_dir``; return the paths."""
+    """Write ``results.json`` and ``report.md`` into ``out_dir``; return the paths.
+
+    An earlier report of a different selection is kept (:func:`keep_previous`); its folder
+    is returned under ``"previous"``.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = results_to_dict(results, meta)
+    kept = keep_previous(out, data)
     json_path = out / "results.json"
     atomic_write_text(json_path, json.dumps(data, indent=1, sort_keys=False, default=_clean))
     n_fail = sum(not r.passed for r in results)
@@ -350,4 +394,8 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
     ]
     md_path = out / "report.md"
     atomic_write_text(md_path, "\n".join(md))
-    return {"json": str(json_path), "markdown": str(md_path)}
+    return {
+        "json": str(json_path),
+        "markdown": str(md_path),
+        "previous": None if kept is None else str(kept),
+    }

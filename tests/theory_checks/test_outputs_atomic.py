@@ -72,3 +72,23 @@ def test_multiclass_metrics_and_binning_refuse_nan():
         plugin_top_label_errors(y, np.array([0.5, np.inf]), y)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         fixed_width_bin_index(np.array([0.2, 1.5]), 10)
+
+
+def test_a_run_of_another_selection_keeps_the_previous_report(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["run", "--reps", "100", "--out", str(out)]
+    assert main([*args, "--checks", "gr21.thm3"]) == 0
+    assert main([*args, "--checks", "gr21.thm3"]) == 0  # same selection: refreshed in place
+    assert not (out / "previous").exists()
+    assert main([*args, "--checks", "gr21.cor1"]) == 0
+    assert "was kept in" in capsys.readouterr().out
+    (kept,) = (out / "previous").iterdir()
+    old = json.loads((kept / "results.json").read_text())
+    assert {c["id"] for c in old["checks"]} == {
+        "gr21.thm3",
+        "gr21.thm3.control.wrong_bound",
+        "gr21.thm3.control.no_tie_breaking",
+    }
+    assert (kept / "report.md").is_file()
+    new = json.loads((out / "results.json").read_text())
+    assert all(c["id"].startswith("gr21.cor1") for c in new["checks"])
