@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_text"]
+__all__ = ["atomic_write_text", "writable_folder"]
 
 
 def atomic_write_text(path, text: str) -> Path:
@@ -36,3 +36,25 @@ def atomic_write_text(path, text: str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def writable_folder(path, flag: str) -> Path:
+    """The folder ``path``, created if needed; ValueError naming ``flag`` if it cannot be.
+
+    Checked before anything is simulated: a file in the way, a path under a file, or a
+    folder without write permission.
+    """
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{flag} {str(out)!r} is a file, not a folder; choose a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".calcheck-probe-"):
+            pass
+    except (NotADirectoryError, FileExistsError):
+        raise ValueError(
+            f"{flag} {str(out)!r} is under a file, not a folder; choose a folder"
+        ) from None
+    except OSError as exc:
+        raise ValueError(f"cannot write in {flag} {str(out)!r}: {exc.strerror}") from None
+    return out

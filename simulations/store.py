@@ -81,6 +81,15 @@ class ResultStore:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(
+                f"the store {self.path!r} is damaged or not a calcheck store ({exc}); move it "
+                "aside (rename it) and rerun: its blocks will be recomputed"
+            ) from None
+
+    def _open(self):
         # a busy timeout and the write-ahead log let readers and the writer coexist
         self._con = sqlite3.connect(self.path, timeout=60.0)
         if self.path != ":memory:":

@@ -13,9 +13,9 @@ import json
 import logging
 import shlex
 import sys
-from pathlib import Path
 
 from bounds import registry
+from simulations._io import writable_folder
 from simulations.provenance import package_version
 
 __all__ = ["main"]
@@ -195,7 +195,7 @@ def _cmd_run(args) -> int:
         if args.false_alarm is not None
         else options.get("false_alarm", DEFAULT_FALSE_ALARM)
     )
-    out = Path(args.out)
+    out = writable_folder(args.out, "--out")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     with ResultStore(out / "store.sqlite") as store:
         run = run_checks(
@@ -275,7 +275,7 @@ def _cmd_figures(args) -> int:
             print(f"{fig_id:12s} not available: {why}")
         return 0
     ids = select_figures(args.ids)
-    out = Path(args.out)
+    out = writable_folder(args.out, "--out")
     entries = regenerate(
         ids, out, reps=args.reps, seed=args.seed, data_path=args.data, command="calcheck figures"
     )

@@ -92,3 +92,16 @@ def test_a_run_of_another_selection_keeps_the_previous_report(tmp_path, capsys):
     assert (kept / "report.md").is_file()
     new = json.loads((out / "results.json").read_text())
     assert all(c["id"].startswith("gr21.cor1") for c in new["checks"])
+
+
+def test_unusable_out_folders_and_damaged_stores_are_clear_errors(tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for out in (a_file, a_file / "sub"):
+        assert main(["run", "--checks", "gr21.thm3", "--reps", "100", "--out", str(out)]) != 0
+        assert "not a folder" in capsys.readouterr().err
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "store.sqlite").write_bytes(b"garbage" * 50)
+    assert main(["run", "--checks", "gr21.thm3", "--reps", "100", "--out", str(bad)]) != 0
+    assert "is damaged or not a calcheck store" in capsys.readouterr().err
