@@ -62,6 +62,8 @@ def check_probability_matrix(scores, labels=None, *, name="scores"):
         raise ValueError(
             f"{name} must be a 2-d array (n, L) with L >= 2 columns, got shape {p.shape}"
         )
+    if p.shape[0] == 0:
+        raise ValueError(f"{name} must hold at least one row, got shape {p.shape}")
     if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError(
             f"{name} must hold probabilities in [0, 1] (pass softmax(logits) for "
@@ -72,6 +74,8 @@ def check_probability_matrix(scores, labels=None, *, name="scores"):
     y = np.asarray(labels)
     if y.shape != (p.shape[0],):
         raise ValueError(f"labels must have shape ({p.shape[0]},), got {y.shape}")
+    if y.dtype.kind not in "biuf":  # strings, objects: not class indices
+        raise ValueError(f"labels must be integers 0..L-1, got dtype {y.dtype} ({y[:3]!r})")
     if not np.issubdtype(y.dtype, np.integer):
         if not np.all(np.isfinite(y)) or np.any(y != np.round(y)):
             raise ValueError(f"labels must be integers 0..L-1, got e.g. {y[:3]!r}")

@@ -85,6 +85,11 @@ class _LogProbabilityScaling:
         if not hasattr(self, "coef_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
         p = check_probability_matrix(scores)
+        if p.shape[1] != self.n_classes_:
+            raise ValueError(
+                f"scores have {p.shape[1]} classes; this {type(self).__name__} was fitted "
+                f"with {self.n_classes_}"
+            )
         return special.softmax(self._logits(self._log_p(p), self.coef_), axis=1)
 
     def predict(self, scores):

@@ -105,3 +105,20 @@ def test_unusable_out_folders_and_damaged_stores_are_clear_errors(tmp_path, caps
     (bad / "store.sqlite").write_bytes(b"garbage" * 50)
     assert main(["run", "--checks", "gr21.thm3", "--reps", "100", "--out", str(bad)]) != 0
     assert "is damaged or not a calcheck store" in capsys.readouterr().err
+
+
+def test_multiclass_scaling_refuses_empty_data_strings_and_more_classes():
+    import numpy as np
+
+    from simulations.calibrators import DirichletScaling, MulticlassTemperatureScaling
+
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(3), size=40)
+    y = rng.integers(0, 3, 40)
+    with pytest.raises(ValueError, match="at least one row"):
+        MulticlassTemperatureScaling().fit(np.zeros((0, 3)), np.zeros(0, dtype=int))
+    with pytest.raises(ValueError, match="labels must be integers"):
+        DirichletScaling().fit(p, np.array(["a"] * 40))
+    fitted = DirichletScaling().fit(p, y)
+    with pytest.raises(ValueError, match="fitted with 3"):
+        fitted.predict_proba(rng.dirichlet(np.ones(4), size=5))
