@@ -94,6 +94,7 @@ def run_experiments(
     blocks_per_task: int | None = None,
     progress: bool = False,
     on_block: Callable[[str, int], None] | None = None,
+    heartbeat: Callable[[int, int], None] | None = None,
 ) -> RunStats:
     """Simulate every missing block of ``experiments`` and store each one as it arrives.
 
@@ -120,6 +121,9 @@ def run_experiments(
         Show a tqdm progress bar on standard error.
     on_block : callable, optional
         Called as ``on_block(cell_key, block)`` after each block is committed.
+    heartbeat : callable, optional
+        Called as ``heartbeat(done, total)`` after each block is committed (blocks computed
+        in this run), e.g. to report progress where no progress bar can be drawn.
 
     Returns
     -------
@@ -169,12 +173,16 @@ def run_experiments(
             results = (_simulate_chunk(exp, root_seed, blocks) for exp, blocks in tasks)
         else:
             results = _parallel_results(tasks, root_seed, n_jobs, backend, stack)
+        done = 0
         for key, payloads in results:
             for block, arrays in payloads:
                 store.put(root_seed, key, stamps[key], block, arrays)
                 bar.update(1)
+                done += 1
                 if on_block is not None:
                     on_block(key, block)
+                if heartbeat is not None:
+                    heartbeat(done, total)
     return stats
 
 

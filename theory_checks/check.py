@@ -305,6 +305,7 @@ def run_checks(
     backend: str = "loky",
     progress: bool = False,
     on_block=None,
+    heartbeat=None,
 ) -> RunResult:
     """Simulate every experiment the checks need (resuming from ``store``), then evaluate."""
     if isinstance(false_alarm, bool) or not (0 < false_alarm < 1):
@@ -319,6 +320,7 @@ def run_checks(
         backend=backend,
         progress=progress,
         on_block=on_block,
+        heartbeat=heartbeat,
     )
     return RunResult([c.evaluate(store, reps, root_seed, false_alarm) for c in checks], stats)
 

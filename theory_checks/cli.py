@@ -13,6 +13,7 @@ import json
 import logging
 import shlex
 import sys
+import time
 
 from bounds import registry
 from simulations._io import writable_folder
@@ -171,6 +172,22 @@ def _select(checks, patterns):
     return [c for c in checks if any(matches(c, p) for p in patterns)]
 
 
+def _heartbeat(every: float = 30.0):
+    """A line on stderr every ``every`` seconds where no progress bar is drawn (not a tty)."""
+    start = last = time.monotonic()
+
+    def beat(done, total):
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= every or done == total:
+            last = now
+            pct, secs = 100 * done / total, now - start
+            msg = f"{done} of {total} blocks stored ({pct:.0f}%), {secs:.0f} s"
+            print(f"calcheck: {msg}; a killed run resumes", file=sys.stderr, flush=True)
+
+    return beat
+
+
 def _cmd_run(args) -> int:
     from simulations.engine import BLOCK_REPS
     from simulations.store import ResultStore
@@ -207,6 +224,7 @@ def _cmd_run(args) -> int:
             n_jobs=args.jobs,
             backend=args.backend,
             progress=progress,
+            heartbeat=None if progress else _heartbeat(),
         )
     results, stats = run.results, run.stats
     meta = {

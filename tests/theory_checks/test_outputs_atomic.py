@@ -122,3 +122,10 @@ def test_multiclass_scaling_refuses_empty_data_strings_and_more_classes():
     fitted = DirichletScaling().fit(p, y)
     with pytest.raises(ValueError, match="fitted with 3"):
         fitted.predict_proba(rng.dirichlet(np.ones(4), size=5))
+
+
+def test_a_run_without_a_terminal_reports_progress_on_stderr(tmp_path, capsys):
+    assert main(["run", "--checks", "gr21.thm3", "--reps", "100", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "blocks stored (100%)" in err
+    assert "resumes" in err
