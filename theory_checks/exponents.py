@@ -229,20 +229,14 @@ class ExponentSeriesResult:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # the shared __repr__
 class ExponentCheckResult(SeriesCheckResult):
     """Series fits of an exponent check and its verdict (violated if any series is)."""
 
-    def __repr__(self) -> str:
-        kind = "negative control" if self.check.is_control else "exponent check"
-        status = "as expected" if self.passed else "NOT as expected"
-        lines = [
-            f"<ExponentCheckResult {self.check.id} ({kind} of {self.check.guarantee}): "
-            f"{self.verdict}, {status}; {self.reps} replicates per point, tolerance "
-            f"{self.check.tolerance:g}"
-        ]
-        lines += [f"  {s.describe()}" for s in self.series]
-        return "\n".join(lines) + ">"
+    kind_name = "exponent check"
+
+    def _settings(self) -> str:
+        return f"{self.reps} replicates per point, tolerance {self.check.tolerance:g}"
 
     def plot(self, ax=None):
         """Means against theta on log-log axes with the claimed rate through their mean.

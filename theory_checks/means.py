@@ -123,16 +123,11 @@ class MeanCellsResult:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # the shared __repr__
 class MeanZeroCheckResult(SeriesCheckResult):
     """Cells of a mean check and its verdict (violated if any cell's mean is not 0)."""
 
-    def __repr__(self) -> str:
-        kind = "negative control" if self.check.is_control else "mean check"
-        status = "as expected" if self.passed else "NOT as expected"
-        lines = [
-            f"<MeanZeroCheckResult {self.check.id} ({kind} of {self.check.guarantee}): "
-            f"{self.verdict}, {status}; {self.reps} replicates per cell"
-        ]
-        lines += [f"  {s.describe()}" for s in self.series]
-        return "\n".join(lines) + ">"
+    kind_name = "mean check"
+
+    def _settings(self) -> str:
+        return f"{self.reps} replicates per cell"

@@ -350,8 +350,24 @@ class SeriesCheckResult:
         object.__setattr__(self, "verdict", "violated" if bad else "consistent")
         object.__setattr__(self, "passed", self.verdict == self.check.expect)
 
+    #: Kind of check named in ``repr``; subclasses say what a replicate count is per.
+    kind_name = "check"
 
-@dataclass(frozen=True)
+    def _settings(self) -> str:
+        return f"{self.reps} replicates"
+
+    def __repr__(self) -> str:
+        kind = "negative control" if self.check.is_control else self.kind_name
+        status = "as expected" if self.passed else "NOT as expected"
+        lines = [
+            f"<{type(self).__name__} {self.check.id} ({kind} of {self.check.guarantee}): "
+            f"{self.verdict}, {status}; {self._settings()}"
+        ]
+        lines += [f"  {s.describe()}" for s in self.series]
+        return "\n".join(lines) + ">"
+
+
+@dataclass(frozen=True, repr=False)  # the shared __repr__
 class RateCheckResult(SeriesCheckResult):
     """Series fits of a rate check and its verdict (violated if any series is)."""
 
@@ -359,16 +375,13 @@ class RateCheckResult(SeriesCheckResult):
         """The series with the largest lower slope bound."""
         return max(self.series, key=lambda s: s.slope_lower)
 
-    def __repr__(self) -> str:
-        kind = "negative control" if self.check.is_control else "rate check"
-        status = "as expected" if self.passed else "NOT as expected"
-        lines = [
-            f"<RateCheckResult {self.check.id} ({kind} of {self.check.guarantee}): "
-            f"{self.verdict}, {status}; {self.reps} replicates per grid point, false-alarm "
-            f"rate {self.false_alarm:g}, slack {self.check.slack:g}"
-        ]
-        lines += [f"  {s.describe()}" for s in self.series]
-        return "\n".join(lines) + ">"
+    kind_name = "rate check"
+
+    def _settings(self) -> str:
+        return (
+            f"{self.reps} replicates per grid point, false-alarm rate {self.false_alarm:g}, "
+            f"slack {self.check.slack:g}"
+        )
 
     def plot(self, ax=None):
         """Thresholds n* against h(theta) on log-log axes, one colour per series.

@@ -46,7 +46,6 @@ __all__ = [
     "TopLabelScalingBinning",
     "bin_platt_values",
     "platt_fit_batch",
-    "platt_map_batch",
     "scaling_binning_fit_batch",
 ]
 
@@ -182,11 +181,6 @@ def platt_fit_batch(scores, labels, *, loss="squared", start=None, logits=None):
     if loss == "squared":
         a, b = _platt_squared_loss_fit(x, y, a, b)
     return np.column_stack([a, b])
-
-
-def platt_map_batch(coef, scores):
-    """``g(z) = sigma(a logit z + b)`` row-wise (``coef`` ``(R, 2)``, scores ``(R, m)``)."""
-    return _sigmoid(coef[:, :1] * _logit(np.asarray(scores, dtype=float)) + coef[:, 1:2])
 
 
 @dataclass(frozen=True)

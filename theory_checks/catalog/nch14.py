@@ -228,7 +228,7 @@ def checks(budget="quick") -> list:
         *_hp_checks(bud, laws, grid),
         *_ece_checks(bud, laws, grid),
         *_rate_checks(bud.full),
-        *auc_checks(bud.full),
+        *auc_checks(bud.full, bud.alphas),
         *part_checks(bud.alphas),
     ]
 

@@ -10,13 +10,20 @@ loss <= 1/(2B). Laws: smooth monotone (c(y) = y, a Platt curve, Beta(0.1, 5) sco
 non-monotone (a sine: binning *gains* AUC), a step, and the staircase (labels deterministic
 within bins), on which the bound is attained (tightness ratio 1 - 1e-5). Equal-width bins on
 the skewed law break equal masses: there eq. (22)'s unequal-mass form holds and 1/(2B) does
-not. Finite-n behaviour (``AucLossExperiment``) is reported by ``calcheck figures nch14``,
-not judged: an asymptotic statement says nothing about a given n.
+not (in the limit eq. (22) follows from A_K <= 1 and Loss_1 <= 0, so that check can fail
+only through the quadrature of A_K; its control is the informative side). The finite-n
+total loss (``AucLossExperiment``) is reported by ``calcheck figures nch14``, not judged: an
+asymptotic statement says nothing about a given n.
 
-Loss_1 <= 0 (pairs in different bins) and Loss_2 <= 1/(2B) (pairs in the same bin) are
-checked the same way. Negative controls: 1/(4B) claimed on the staircase (total and
-Loss_2); 1/(2B) claimed for equal-width bins on Beta(0.1, 5) scores (loss 0.23 at
-B = 10); Loss_1 <= 0 claimed at a finite n (n/B = 5), where it fails.
+Loss_2 <= 1/(2B) (pairs in the same bin) is checked the same way. Loss_1 <= 0 (pairs in
+different bins) holds in the limit by the algebra of eq. (19) (a misordered pair contributes
+theta_K - theta_L < 0), so it is checked as the paper's "with high probability" on fitted maps
+at n/B = 1000, on laws whose adjacent bin rates are well separated; where rates nearly tie
+(a step law, Beta(0.1, 5) scores) Loss_1 > 0 in 16-100% of such fits, by tiny amounts.
+
+Negative controls: 1/(4B) claimed on the staircase (total and Loss_2); 1/(2B) claimed for
+equal-width bins on Beta(0.1, 5) scores (loss 0.23 at B = 10); Loss_1 <= 0 claimed at
+n/B = 5, where it fails in every fit.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ _SMOOTH = ("uniform_identity", "uniform_logistic", "skewed_beta", "uniform_sine"
 _B = (2, 5, 10, 20)
 
 REFUSED = {
-    "nch14.loss1": "an asymptotic statement, checked exactly in the limit",
+    "nch14.loss1": "a high-probability statement at large n on laws with separated bin rates",
     "nch14.loss2": "an asymptotic statement, checked exactly in the limit",
     "nch14.eq2": "an identity over output partitions, checked on the suite's laws (study "
     "form not built)",
@@ -51,8 +58,8 @@ REFUSED = {
 }
 
 
-def auc_checks(full: bool) -> list:
-    """Theorem 3.4 and eq. (22) in the limit n/B -> infinity, with their controls."""
+def auc_checks(full: bool, alphas) -> list:
+    """Theorem 3.4, eq. (22) and Loss_2 in the limit n/B -> infinity; Loss_1 at large n."""
     b_values = _B + ((50, 100) if full else ())
     limit = tuple(AucLimitExperiment(LAWS[name], b) for name in _SMOOTH for b in b_values) + tuple(
         AucLimitExperiment(staircase_law(b), b) for b in b_values
@@ -64,6 +71,10 @@ def auc_checks(full: bool) -> list:
         for b in b_values
     )
     skewed = tuple(e for e in unequal if e.law.name == "skewed_beta")
+    separated = tuple(
+        AucLossExperiment(LAWS[name], b, (1000 * b,))
+        for name, b in (("uniform_identity", 5), ("uniform_identity", 10), ("uniform_logistic", 5))
+    )
     quarter = BoundRule(
         "quarter",
         function=lambda s, alpha: 1.0 / (4.0 * s["n_bins"]),
@@ -89,14 +100,16 @@ def auc_checks(full: bool) -> list:
             bound=quarter,
             description="the staircase attains 1/(2B): a bound of 1/(4B) must fail",
         ),
+        # In the limit (thetahat = theta) Loss_1 <= 0 holds by the algebra of eq. (19), so
+        # the check is the paper's "with high probability" at a large finite n instead.
         Check(
             "nch14.loss1",
             "nch14.loss1",
-            limit,
+            separated,
             Within("loss1"),
-            claim="one",
-            bound=constant("zero", 1e-12, "0 (rounding 1e-12)"),
-            description="the limit: Loss_1 (pairs in different bins) <= 0 on every law",
+            alphas,
+            description="P(Loss_1 <= 0) >= 1 - alpha for fitted maps at n/B = 1000, on laws "
+            "whose adjacent bin rates differ by much more than sqrt(B/n)",
         ),
         Check(
             "nch14.loss1.control.finite_n",
@@ -153,7 +166,12 @@ _PART_LAWS = ("uniform_half", "uniform_logistic", "skewed_beta", "two_atoms", "m
 
 
 def part_checks(alphas) -> list:
-    """Eq. (2) on two output partitions (every replicate) and eq. (10) for one bin."""
+    """Eq. (2) on two output partitions (every replicate) and eq. (10) for one bin.
+
+    Eq. (2) is a deterministic inequality (a weighted mean is at most the largest term): the
+    check verifies calcheck's output-partition bookkeeping, and can fail only through it;
+    the min-for-max control shows a wrong statement is caught.
+    """
     grid = ((200, 10), (1000, 10), (3000, 20))
     exps = tuple(BinPartsExperiment(LAWS[k], n, b) for k in _PART_LAWS for n, b in grid)
     logistic = tuple(e for e in exps if e.law.name == "uniform_logistic")
