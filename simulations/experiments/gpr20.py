@@ -256,16 +256,38 @@ class UMSCountExperiment(Experiment):
 _STREAM_RADII = ("thm6", "thm6_intermediate", "clopper_pearson_fixed_n")
 
 
+class _ClopperPearsonTable:
+    """Two-sided Clopper-Pearson limits at ``level`` for (t, k), t <= t_max, filled lazily.
+
+    A full table costs (t_max + 1)^2 beta quantiles per limit (95 s per alpha at t_max =
+    5000); a stream only ever reaches k within a few standard deviations of t p, so the
+    entries are computed on first use and kept (identical values: the same formula).
+    """
+
+    def __init__(self, t_max: int, level: float):
+        self.level = level
+        self.lo = np.full((t_max + 1, t_max + 1), np.nan)
+        self.hi = np.full((t_max + 1, t_max + 1), np.nan)
+
+    def limits(self, t, k):
+        """Lower and upper limits at integer arrays ``t`` (>= 1) and ``k`` (0 <= k <= t)."""
+        missing = np.isnan(self.lo[t, k])
+        if missing.any():
+            flat = np.unique(t[missing] * self.lo.shape[1] + k[missing])
+            tm, km = np.divmod(flat, self.lo.shape[1])
+            tf, kf = tm.astype(float), km.astype(float)
+            a = self.level
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lo = np.where(km > 0, stats.beta.ppf(a / 2, kf, tf - kf + 1), 0.0)
+                hi = np.where(km < tm, stats.beta.ppf(1 - a / 2, kf + 1, tf - kf), 1.0)
+            self.lo[tm, km] = np.nan_to_num(lo)
+            self.hi[tm, km] = np.nan_to_num(hi, nan=1.0)
+        return self.lo[t, k], self.hi[t, k]
+
+
 @functools.lru_cache(maxsize=8)
-def _clopper_pearson_table(t_max: int, level: float):
-    """Two-sided Clopper-Pearson limits at ``level`` for every (t, k), t <= t_max."""
-    t = np.arange(t_max + 1)[:, None].astype(float)
-    k = np.arange(t_max + 1)[None, :].astype(float)
-    valid = (k <= t) & (t > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lo = np.where(valid & (k > 0), stats.beta.ppf(level / 2, k, t - k + 1), 0.0)
-        hi = np.where(valid & (k < t), stats.beta.ppf(1 - level / 2, k + 1, t - k), 1.0)
-    return np.nan_to_num(lo), np.nan_to_num(hi, nan=1.0)
+def _clopper_pearson_table(t_max: int, level: float) -> _ClopperPearsonTable:
+    return _ClopperPearsonTable(t_max, level)
 
 
 @dataclass(frozen=True)
@@ -326,10 +348,10 @@ class StreamExperiment(Experiment):
             err = np.abs(ybar - p)
             for j, a in enumerate(self.alphas):
                 if self.radius == "clopper_pearson_fixed_n":
-                    lo, hi = _clopper_pearson_table(int(max(self.lengths)), a / b)
+                    table = _clopper_pearson_table(int(max(self.lengths)), a / b)
                     k = csum.astype(np.int64)
                     ti = np.broadcast_to(np.arange(1, length + 1), k.shape)
-                    lo_t, hi_t = lo[ti, k], hi[ti, k]
+                    lo_t, hi_t = table.limits(ti, k)
                     side = np.where(p < ybar, ybar - lo_t, hi_t - ybar)
                     r = ratio(err, side).max(axis=1)
                     radius_end = (hi_t - lo_t)[:, -1] / 2
