@@ -32,6 +32,11 @@ def atomic_write_text(path, text: str) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is None:  # say which output failed (fsync and write do not)
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -33,6 +33,8 @@ from .store import ResultStore
 
 __all__ = [
     "BLOCK_REPS",
+    "MAX_BLOCKS_PER_CELL",
+    "RunEstimate",
     "RunStats",
     "load_outcome",
     "n_blocks_for",
@@ -45,6 +47,10 @@ logger = logging.getLogger(__name__)
 # Points (replicates x n) simulated per parallel task: a few tens of milliseconds of work.
 _POINTS_PER_TASK = 2_000_000
 _BACKENDS = ("loky", "dask", "threading", "sequential")
+
+#: Hard limit on blocks per experiment (10^8 replicates): beyond it the outcome of one cell
+#: does not fit in memory, whatever the time allowed.
+MAX_BLOCKS_PER_CELL = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,21 @@ class RunStats:
     damaged: int = 0
 
 
+@dataclass(frozen=True)
+class RunEstimate:
+    """What a run is about to cost, measured on one calibration block per experiment kind.
+
+    The calibration blocks are real blocks (stored and counted as computed). ``seconds`` is
+    the wall-clock estimate on the run's workers, ``bytes`` the growth of the store; both
+    extrapolate each kind's calibration block by the experiments' declared ``cost``.
+    """
+
+    blocks: int
+    seconds: float
+    bytes: int
+    workers: int
+
+
 def simulate_block(experiment, root_seed: int, block: int):
     """Simulate replicate block ``block`` of an experiment; returns its typed outcome.
 
@@ -70,6 +91,29 @@ def simulate_block(experiment, root_seed: int, block: int):
     ``(root_seed, experiment.seed_key, block)``.
     """
     return experiment.simulate(generator(root_seed, experiment.seed_key, int(block)), BLOCK_REPS)
+
+
+def _exit_with_parent(parent_pid: int):
+    """Worker initializer (loky): exit as soon as the run's main process dies (even by SIGKILL).
+
+    loky's workers otherwise wait for work forever once their parent is gone. They are
+    direct children of the main process, so their parent id changes the moment it dies
+    (they are reparented before it is reaped); a daemon thread polls for that. A worker
+    whose parent died while it was starting exits at once.
+    """
+    import os
+    import threading
+    import time
+
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="calcheck-watchdog").start()
 
 
 def _simulate_chunk(experiment, root_seed: int, blocks: list[int]):
@@ -80,7 +124,20 @@ def n_blocks_for(reps: int) -> int:
     """Blocks of BLOCK_REPS replicates needed for ``reps`` (validated)."""
     if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
         raise ValueError(f"reps must be a positive integer, got {reps!r}")
-    return math.ceil(reps / BLOCK_REPS)
+    n = math.ceil(reps / BLOCK_REPS)
+    if n > MAX_BLOCKS_PER_CELL:
+        raise ValueError(
+            f"reps must be at most {MAX_BLOCKS_PER_CELL * BLOCK_REPS:.0e} per cell (one cell's "
+            f"outcome must fit in memory), got {reps!r}"
+        )
+    return n
+
+
+def _first_missing(done: set[int]) -> int:
+    b = 0
+    while b in done:
+        b += 1
+    return b
 
 
 def run_experiments(
@@ -95,6 +152,7 @@ def run_experiments(
     progress: bool = False,
     on_block: Callable[[str, int], None] | None = None,
     heartbeat: Callable[[int, int], None] | None = None,
+    on_estimate: Callable[[RunEstimate], None] | None = None,
 ) -> RunStats:
     """Simulate every missing block of ``experiments`` and store each one as it arrives.
 
@@ -124,6 +182,9 @@ def run_experiments(
     heartbeat : callable, optional
         Called as ``heartbeat(done, total)`` after each block is committed (blocks computed
         in this run), e.g. to report progress where no progress bar can be drawn.
+    on_estimate : callable, optional
+        Called as ``on_estimate(RunEstimate)`` after one calibration block per experiment
+        kind is simulated and stored, before the rest; it may raise to refuse the run.
 
     Returns
     -------
@@ -139,17 +200,16 @@ def run_experiments(
     n_blocks = n_blocks_for(reps)
     unique = {e.key: e for e in experiments}
     stamps = {key: e.code_stamp for key, e in unique.items()}
-    tasks, reused, stale = [], 0, 0
-    damaged_before = len(getattr(store, "damaged", ()))
+    done, reused, stale = {}, 0, 0
+    damaged_before = len(store.damaged)
     for key, exp in unique.items():
         store.describe_cell(key, exp.description())
-        done = store.done_blocks(root_seed, key, stamps[key])
-        missing = sorted(set(range(n_blocks)) - done)
-        reused += n_blocks - len(missing)
-        stale += len(store.stale_blocks(root_seed, key, stamps[key]) & set(missing))
-        per = blocks_per_task or max(1, _POINTS_PER_TASK // (BLOCK_REPS * exp.cost))
-        tasks += [(exp, missing[i : i + per]) for i in range(0, len(missing), per)]
-    total = sum(len(b) for _, b in tasks)
+        done[key] = {b for b in store.done_blocks(root_seed, key, stamps[key]) if b < n_blocks}
+        reused += len(done[key])
+        stale += len(
+            {b for b in store.stale_blocks(root_seed, key, stamps[key]) if b < n_blocks} - done[key]
+        )
+    total = len(unique) * n_blocks - reused
     logger.info(
         "%d experiments: %d blocks to compute, %d reused, %d stale (other code)",
         len(unique),
@@ -157,8 +217,32 @@ def run_experiments(
         reused,
         stale,
     )
-    store.set_meta("root_seed", root_seed)
-    damaged = len(getattr(store, "damaged", ())) - damaged_before
+    if total and store.read_only:
+        raise ValueError(
+            f"the store {store.path!r} is read-only and lacks {total} of the blocks this run "
+            "needs; make it writable or choose another --out"
+        )
+    if total:
+        store.set_meta("root_seed", root_seed)
+    count = {"done": 0}
+
+    def commit(key, block, arrays):
+        store.put(root_seed, key, stamps[key], block, arrays)
+        done[key].add(block)
+        count["done"] += 1
+        if on_block is not None:
+            on_block(key, block)
+        if heartbeat is not None:
+            heartbeat(count["done"], total)
+
+    if total and on_estimate is not None:
+        on_estimate(_calibrate(unique, done, n_blocks, root_seed, n_jobs, commit))
+    tasks = []
+    for key, exp in unique.items():
+        missing = [b for b in range(n_blocks) if b not in done[key]]
+        per = blocks_per_task or max(1, _POINTS_PER_TASK // (BLOCK_REPS * exp.cost))
+        tasks += [(exp, missing[i : i + per]) for i in range(0, len(missing), per)]
+    damaged = len(store.damaged) - damaged_before
     stats = RunStats(total, reused, stale, len(unique), damaged)
     if not tasks:
         return stats
@@ -169,24 +253,53 @@ def run_experiments(
         bar = stack.enter_context(
             tqdm(total=total, disable=not progress, unit="block", desc="calcheck", leave=False)
         )
+        bar.update(count["done"])
         if backend == "sequential" or (n_jobs == 1 and backend == "loky"):
             results = (_simulate_chunk(exp, root_seed, blocks) for exp, blocks in tasks)
         else:
             results = _parallel_results(tasks, root_seed, n_jobs, backend, stack)
-        done = 0
         for key, payloads in results:
             for block, arrays in payloads:
-                store.put(root_seed, key, stamps[key], block, arrays)
+                commit(key, block, arrays)
                 bar.update(1)
-                done += 1
-                if on_block is not None:
-                    on_block(key, block)
-                if heartbeat is not None:
-                    heartbeat(done, total)
     return stats
 
 
+def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit) -> RunEstimate:
+    """Simulate (and commit) one block of the costliest experiment of each kind; extrapolate."""
+    import os
+    import time
+
+    from .store import _pack
+
+    kinds: dict[str, list] = {}
+    for key, exp in unique.items():
+        kinds.setdefault(type(exp).__name__, []).append((key, exp))
+    seconds = size = 0.0
+    blocks = 0
+    for members in kinds.values():
+        todo = [(k, e) for k, e in members if len(done[k]) < n_blocks]
+        if not todo:
+            continue
+        key, exp = max(todo, key=lambda ke: ke[1].cost)
+        block = _first_missing(done[key])
+        start = time.perf_counter()
+        arrays = simulate_block(exp, root_seed, block).arrays()
+        per_point = (time.perf_counter() - start) / exp.cost
+        bytes_per_block = len(_pack(arrays))
+        commit(key, block, arrays)
+        for k, e in todo:
+            left = n_blocks - len(done[k])
+            blocks += left
+            seconds += left * e.cost * per_point
+            size += left * bytes_per_block
+    workers = max(1, min(os.cpu_count() or 1, n_jobs if n_jobs > 0 else os.cpu_count() or 1))
+    return RunEstimate(blocks, seconds / workers, int(size), workers)
+
+
 def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):
+    import os
+
     import joblib
 
     if backend == "dask":
@@ -208,6 +321,14 @@ def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):
             stack.enter_context(Client(cluster))
         stack.enter_context(joblib.parallel_config(backend="dask"))
         parallel = joblib.Parallel(return_as="generator_unordered")
+    elif backend == "loky":
+        # every worker watches its parent from the moment it starts, before any task
+        stack.enter_context(
+            joblib.parallel_config(
+                backend="loky", initializer=_exit_with_parent, initargs=(os.getpid(),)
+            )
+        )
+        parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     else:
         parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
     return parallel(

@@ -3,16 +3,21 @@
 A block is identified by ``(root_seed, cell_key, code, block_index)``: the seed, the
 experiment's content key, the code stamp of the code that simulated it (package version +
 source hash, :mod:`simulations.provenance`) and its index. Its payload is a set of named
-numpy arrays serialised with ``np.savez`` (no pickle). Because every block is committed on
-its own and is a deterministic function of its identity, a run that is killed and started
-again recomputes only the missing blocks and ends with the same numbers; blocks written by
-other code are never read.
+numpy arrays serialised with ``np.savez_compressed`` (zlib, lossless, no pickle). Because
+every block is committed on its own and is a deterministic function of its identity, a run
+that is killed and started again recomputes only the missing blocks and ends with the same
+numbers; blocks written by other code are never read.
 
 Every block carries a SHA-256 digest of its identity and payload, and its replicate count;
 both are verified when the run decides which blocks it can reuse. A block that does not
 match (truncated, altered, or copied from another cell) is deleted, recomputed and counted
 (:attr:`ResultStore.damaged`). File stores use SQLite's write-ahead log with a busy timeout,
 so a reader (another process querying the store) never makes a running writer fail.
+
+A store file without write permission opens read-only: a report can be re-rendered from it
+when it already holds every block (:attr:`ResultStore.read_only`). SQLite errors never leave
+this module raw: a damaged file raises :class:`StoreDamaged`, a full disk :class:`StoreFull`
+(both ``ValueError`` subclasses whose message says what to do).
 """
 
 from __future__ import annotations
@@ -21,12 +26,14 @@ import hashlib
 import io
 import json
 import logging
+import os
 import sqlite3
+from functools import wraps
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ResultStore"]
+__all__ = ["ResultStore", "StoreDamaged", "StoreFull"]
 
 logger = logging.getLogger(__name__)
 
@@ -52,9 +59,18 @@ CREATE TABLE IF NOT EXISTS meta (
 """
 
 
+class StoreDamaged(ValueError):
+    """The store file is damaged or not a calcheck store (its message says what to do)."""
+
+
+class StoreFull(ValueError):
+    """The disk filled while writing a block (the blocks already committed are kept)."""
+
+
 def _pack(arrays: dict) -> bytes:
+    # zlib per array: lossless (verdicts unchanged), about half the size of np.savez
     buf = io.BytesIO()
-    np.savez(buf, **arrays)
+    np.savez_compressed(buf, **arrays)
     return buf.getvalue()
 
 
@@ -68,6 +84,37 @@ def _unpack(blob: bytes) -> dict:
         return {k: data[k] for k in data.files}
 
 
+def _translated(method):
+    """Turn SQLite's errors into :class:`StoreDamaged` / :class:`StoreFull` with advice."""
+
+    @wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if "full" in text:
+                raise StoreFull(
+                    f"the disk is full while writing the store {self.path!r} ({text}); the "
+                    "blocks stored so far are kept: free space and rerun the same command to "
+                    "resume"
+                ) from None
+            if "readonly" in text or "read-only" in text:
+                raise ValueError(
+                    f"the store {self.path!r} is read-only and the run needs to write to it; "
+                    "make it writable or choose another --out"
+                ) from None
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise StoreDamaged(
+                f"the store {self.path!r} is damaged or not a calcheck store ({exc}); move it "
+                "aside (calcheck run --move-damaged-store does it) and rerun: its blocks will "
+                "be recomputed"
+            ) from None
+
+    return wrapper
+
+
 class ResultStore:
     """Blocks of replicate results in an sqlite3 file.
 
@@ -79,17 +126,26 @@ class ResultStore:
 
     def __init__(self, path):
         self.path = str(path)
+        #: Whether the file lacks write permission (opened read-only: nothing is written).
+        self.read_only = (
+            self.path != ":memory:"
+            and os.path.exists(self.path)
+            and not (os.access(self.path, os.W_OK))
+        )
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._open()
-        except sqlite3.DatabaseError as exc:
-            raise ValueError(
-                f"the store {self.path!r} is damaged or not a calcheck store ({exc}); move it "
-                "aside (rename it) and rerun: its blocks will be recomputed"
-            ) from None
+        #: ``(root_seed, cell_key, block)`` of blocks found damaged and deleted.
+        self.damaged: list[tuple] = []
+        self._open()
 
+    @_translated
     def _open(self):
+        if self.read_only:
+            # immutable: no locks, no -shm/-wal files (the folder may be read-only too)
+            uri = Path(self.path).resolve().as_uri() + "?mode=ro&immutable=1"
+            self._con = sqlite3.connect(uri, uri=True)
+            self._con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return
         # a busy timeout and the write-ahead log let readers and the writer coexist
         self._con = sqlite3.connect(self.path, timeout=60.0)
         if self.path != ":memory:":
@@ -105,8 +161,6 @@ class ResultStore:
             self._con.execute("ALTER TABLE blocks ADD COLUMN digest TEXT NOT NULL DEFAULT ''")
         self._con.executescript(_SCHEMA)
         self._con.commit()
-        #: ``(root_seed, cell_key, block)`` of blocks found damaged and deleted.
-        self.damaged: list[tuple] = []
 
     def close(self):
         """Close the database connection."""
@@ -118,6 +172,7 @@ class ResultStore:
     def __exit__(self, *exc):
         self.close()
 
+    @_translated
     def done_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
         """Indices of the sound blocks stored for this experiment, seed and code stamp.
 
@@ -138,6 +193,8 @@ class ResultStore:
                 "damaged block %s of cell %s (seed %s): recomputing", block, cell_key, root_seed
             )
             self.damaged.append((str(root_seed), cell_key, int(block)))
+            if self.read_only:
+                continue
             with self._con:
                 self._con.execute(
                     "DELETE FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ? "
@@ -156,6 +213,7 @@ class ResultStore:
             return False
         return bool(arrays) and all(len(a) == reps for a in arrays.values())
 
+    @_translated
     def stale_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
         """Indices of blocks of this experiment and seed stored by *other* code stamps."""
         rows = self._con.execute(
@@ -164,14 +222,18 @@ class ResultStore:
         )
         return {r[0] for r in rows}
 
+    @_translated
     def describe_cell(self, cell_key: str, description: dict):
         """Record what a cell key stands for (for people reading the file)."""
+        if self.read_only:
+            return
         with self._con:
             self._con.execute(
                 "INSERT OR IGNORE INTO cells VALUES (?, ?)",
                 (cell_key, json.dumps(description, sort_keys=True)),
             )
 
+    @_translated
     def put(self, root_seed, cell_key: str, code: str, block: int, arrays: dict):
         """Store one block in its own transaction (atomic: all of it or nothing)."""
         reps = len(next(iter(arrays.values())))
@@ -183,6 +245,7 @@ class ResultStore:
                 (str(root_seed), cell_key, code, int(block), reps, payload, digest),
             )
 
+    @_translated
     def load(self, root_seed, cell_key: str, code: str, blocks) -> dict:
         """Concatenate the named arrays of the given blocks, in block order."""
         parts = []
@@ -202,14 +265,18 @@ class ResultStore:
             parts.append(_unpack(row[2]))
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
+    @_translated
     def set_meta(self, key: str, value):
         """Record a JSON-able value under ``key``."""
+        if self.read_only:
+            return
         with self._con:
             self._con.execute(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
                 (key, json.dumps(value, sort_keys=True)),
             )
 
+    @_translated
     def get_meta(self, key: str, default=None):
         """The value recorded under ``key`` (``default`` if none)."""
         row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

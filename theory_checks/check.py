@@ -306,6 +306,7 @@ def run_checks(
     progress: bool = False,
     on_block=None,
     heartbeat=None,
+    on_estimate=None,
 ) -> RunResult:
     """Simulate every experiment the checks need (resuming from ``store``), then evaluate."""
     if isinstance(false_alarm, bool) or not (0 < false_alarm < 1):
@@ -321,6 +322,7 @@ def run_checks(
         progress=progress,
         on_block=on_block,
         heartbeat=heartbeat,
+        on_estimate=on_estimate,
     )
     return RunResult([c.evaluate(store, reps, root_seed, false_alarm) for c in checks], stats)
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import fnmatch
+import errno
 import json
 import logging
-import shlex
 import sys
-import time
 
 from bounds import registry
 from simulations._io import writable_folder
 from simulations.provenance import package_version
+
+from .cli_run import add_run_arguments, cmd_run
 
 __all__ = ["main"]
 
@@ -158,122 +158,6 @@ def _cmd_bound(args) -> int:
     return 0
 
 
-def _select(checks, patterns):
-    if not patterns:
-        return checks
-
-    def matches(c, p):
-        return c.id == p or fnmatch.fnmatch(c.id, p) or c.id.startswith(p + ".")
-
-    unmatched = [p for p in patterns if not any(matches(c, p) for c in checks)]
-    if unmatched:
-        # a typo is never silently dropped: every selector must select something
-        raise ValueError(f"--checks {unmatched!r} matches no check; see `calcheck list`")
-    return [c for c in checks if any(matches(c, p) for p in patterns)]
-
-
-def _heartbeat(every: float = 30.0):
-    """A line on stderr every ``every`` seconds where no progress bar is drawn (not a tty)."""
-    start = last = time.monotonic()
-
-    def beat(done, total):
-        nonlocal last
-        now = time.monotonic()
-        if now - last >= every or done == total:
-            last = now
-            pct, secs = 100 * done / total, now - start
-            msg = f"{done} of {total} blocks stored ({pct:.0f}%), {secs:.0f} s"
-            print(f"calcheck: {msg}; a killed run resumes", file=sys.stderr, flush=True)
-
-    return beat
-
-
-def _cmd_run(args) -> int:
-    from simulations.engine import BLOCK_REPS
-    from simulations.store import ResultStore
-
-    from .budgets import BUDGETS, DEFAULT_FALSE_ALARM
-    from .catalog import all_checks
-    from .check import run_checks
-    from .report import format_table, rate_lines, results_to_dict, write_report
-    from .study import load_study
-
-    options = {}
-    if args.study:
-        if args.checks:
-            raise ValueError("give either --study or --checks, not both")
-        check, options = load_study(args.study)
-        checks = [check]
-    else:
-        checks = _select(all_checks(args.budget), args.checks)
-    reps = args.reps if args.reps is not None else options.get("reps", BUDGETS[args.budget].reps)
-    false_alarm = (
-        args.false_alarm
-        if args.false_alarm is not None
-        else options.get("false_alarm", DEFAULT_FALSE_ALARM)
-    )
-    out = writable_folder(args.out, "--out")
-    progress = sys.stderr.isatty() if args.progress is None else args.progress
-    with ResultStore(out / "store.sqlite") as store:
-        run = run_checks(
-            checks,
-            store,
-            reps=reps,
-            root_seed=args.seed,
-            false_alarm=false_alarm,
-            n_jobs=args.jobs,
-            backend=args.backend,
-            progress=progress,
-            heartbeat=None if progress else _heartbeat(),
-        )
-    results, stats = run.results, run.stats
-    meta = {
-        "seed": args.seed,
-        "reps": results[0].reps,
-        "false_alarm": float(false_alarm),
-        "budget": args.budget,
-        "version": package_version(),
-        "backend": args.backend,
-        "jobs": args.jobs,
-        "command": "calcheck " + shlex.join(args.argv),
-        "blocks": {
-            "computed": stats.computed,
-            "reused": stats.reused,
-            "stale_recomputed": stats.stale,
-            "damaged_recomputed": stats.damaged,
-        },
-    }
-    paths = write_report(results, out, meta)
-    from .html import write_html
-
-    page = write_html(
-        out / "report.html",
-        results_json=paths["json"],
-        figures_index=out / "figures" / "index.json",
-    )
-    if args.json:
-        print(json.dumps(results_to_dict(results, meta), indent=1, default=str))
-    else:
-        print(format_table(results))
-        fits = rate_lines(results_to_dict(results, meta))
-        if fits:
-            print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
-            print("\n".join(f"  {line}" for line in fits))
-        n_ok = sum(r.passed for r in results)
-        print(
-            f"\n{n_ok} of {len(results)} checks as expected. Blocks of {BLOCK_REPS} "
-            f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
-            + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
-            + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")
-            + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
-        )
-        if paths["previous"]:
-            print(
-                f"The previous report in {out} (another selection) was kept in {paths['previous']}"
-            )
-    return 0 if all(r.passed for r in results) else 1
-
-
 def _cmd_figures(args) -> int:
     from figures.registry import (
         FIGURE_MODULES,
@@ -391,28 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_bound)
 
     s = sub.add_parser("run", help="run theory checks and write a report")
-    s.add_argument(
-        "--checks",
-        nargs="+",
-        metavar="ID",
-        help="check ids, prefixes or glob patterns (default: all)",
-    )
-    s.add_argument("--budget", choices=("quick", "full"), default="quick")
-    s.add_argument("--reps", type=int, help="replicates per cell (default: by budget)")
-    s.add_argument("--jobs", type=_positive_int, default=1, help="parallel workers (-1: all)")
-    s.add_argument("--backend", choices=("loky", "dask", "threading", "sequential"), default="loky")
-    s.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed (recorded)")
-    s.add_argument("--out", default="calcheck-results", help="output folder")
-    s.add_argument("--study", help="TOML study file: a guarantee on laws of your own")
-    s.add_argument("--false-alarm", type=float, help="false-alarm rate per check (1e-3)")
-    s.add_argument("--json", action="store_true", help="print every verdict as JSON")
-    s.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar (default: when standard error is a terminal)",
-    )
-    s.set_defaults(func=_cmd_run)
+    add_run_arguments(s, _positive_int, DEFAULT_SEED)
+    s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("figures", help="regenerate paper figures (PNG, PDF) and an HTML page")
     s.add_argument("ids", nargs="*", help="figure ids or prefixes, e.g. gr21 (default: all)")
@@ -453,6 +317,17 @@ def main(argv=None) -> int:
         return args.func(args)
     except (ValueError, FileNotFoundError) as exc:
         print(f"calcheck: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        # atomic writes leave the previous files whole; the store keeps its blocks
+        where = f" writing {exc.filename}" if exc.filename else ""
+        print(
+            f"calcheck: error: no space left on the device{where}; the previous outputs are "
+            "unchanged and stored blocks are kept: free space and rerun the same command",
+            file=sys.stderr,
+        )
         return 2
 
 

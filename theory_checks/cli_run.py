@@ -1,0 +1,334 @@
+"""``calcheck run``: select checks, guard the output folder, simulate, report.
+
+What a person running it can rely on (the README says the same):
+
+* one run per ``--out`` at a time: a second run into the same folder refuses with the pid
+  of the first (an advisory lock the kernel releases when the first run dies, even by
+  SIGKILL);
+* before the bulk of the work, one calibration block per experiment kind is simulated and
+  stored, and the run's time and disk are estimated and printed; beyond
+  :data:`LIMIT_SECONDS` or :data:`LIMIT_BYTES` (or the free disk) the run refuses unless
+  ``--yes``;
+* SIGINT and SIGTERM stop a run with one line (blocks stored, how to resume), no traceback;
+  the workers are stopped with it, and exit on their own if the run is killed outright;
+* a damaged store is a clear error; ``--move-damaged-store`` renames it aside and recomputes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import shlex
+import shutil
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from simulations._io import writable_folder
+from simulations.provenance import package_version
+
+__all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run"]
+
+#: A run estimated beyond 6 hours or 20 GB of store (or beyond the free disk) needs --yes.
+LIMIT_SECONDS = 6 * 3600.0
+LIMIT_BYTES = 20 * 10**9
+
+
+def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: int) -> None:
+    """The options of ``calcheck run``."""
+    s.add_argument(
+        "--checks",
+        nargs="+",
+        metavar="ID",
+        help="check ids, prefixes or glob patterns (default: all)",
+    )
+    s.add_argument("--budget", choices=("quick", "full"), default="quick")
+    s.add_argument(
+        "--reps",
+        type=int,
+        help="replicates per cell, rounded up to blocks of 100 (default: by budget: "
+        "quick 4000, full 10000)",
+    )
+    s.add_argument("--jobs", type=positive_int, default=1, help="parallel workers (-1: all)")
+    s.add_argument("--backend", choices=("loky", "dask", "threading", "sequential"), default="loky")
+    s.add_argument("--seed", type=int, default=default_seed, help="root seed (recorded)")
+    s.add_argument("--out", default="calcheck-results", help="output folder")
+    s.add_argument("--study", help="TOML study file: a guarantee on laws of your own")
+    s.add_argument("--false-alarm", type=float, help="false-alarm rate per check (1e-3)")
+    s.add_argument("--json", action="store_true", help="print every verdict as JSON")
+    s.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: when standard error is a terminal)",
+    )
+    s.add_argument(
+        "--yes",
+        action="store_true",
+        help=f"run even if estimated beyond {LIMIT_SECONDS / 3600:.0f} h or "
+        f"{LIMIT_BYTES / 1e9:.0f} GB of store",
+    )
+    s.add_argument(
+        "--move-damaged-store",
+        action="store_true",
+        help="if the store is damaged, rename it aside and recompute its blocks",
+    )
+
+
+def _select(checks, patterns):
+    if not patterns:
+        return checks
+
+    def matches(c, p):
+        return c.id == p or fnmatch.fnmatch(c.id, p) or c.id.startswith(p + ".")
+
+    unmatched = [p for p in patterns if not any(matches(c, p) for c in checks)]
+    if unmatched:
+        # a typo is never silently dropped: every selector must select something
+        raise ValueError(f"--checks {unmatched!r} matches no check; see `calcheck list`")
+    return [c for c in checks if any(matches(c, p) for p in patterns)]
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _heartbeat(every: float = 30.0):
+    """A line on stderr every ``every`` seconds where no progress bar is drawn (not a tty)."""
+    start = last = time.monotonic()
+
+    def beat(done, total):
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= every or done == total:
+            last = now
+            secs = now - start
+            rate = done / secs if secs > 0 else 0.0
+            left = f", about {_duration((total - done) / rate)} left" if 0 < done < total else ""
+            msg = (
+                f"{done} of {total} blocks stored ({100 * done / total:.0f}%), "
+                f"{rate:.1f} blocks/s, {_duration(secs)}{left}"
+            )
+            print(f"calcheck: {msg}; a killed run resumes", file=sys.stderr, flush=True)
+
+    return beat
+
+
+def _confirm(confirmed: bool, out: Path):
+    """The ``on_estimate`` hook: print the estimate, refuse beyond the limits unless --yes."""
+
+    def check(estimate):
+        free = shutil.disk_usage(out).free
+        line = (
+            f"calcheck: {estimate.blocks} blocks to simulate: about "
+            f"{_duration(estimate.seconds)} on {estimate.workers} worker(s), about "
+            f"{estimate.bytes / 1e6:.0f} MB of store ({free / 1e9:.0f} GB free)"
+        )
+        print(line, file=sys.stderr, flush=True)
+        over = []
+        if estimate.seconds > LIMIT_SECONDS:
+            over.append(f"longer than {LIMIT_SECONDS / 3600:.0f} h")
+        if estimate.bytes > LIMIT_BYTES:
+            over.append(f"more than {LIMIT_BYTES / 1e9:.0f} GB")
+        if estimate.bytes > free:
+            over.append(f"more than the {free / 1e9:.1f} GB free in {out}")
+        if over and not confirmed:
+            raise ValueError(
+                f"the run is estimated {' and '.join(over)}; rerun with --yes to run it "
+                "anyway, or lower --reps (the calibration blocks are stored and reused)"
+            )
+
+    return check
+
+
+class _Interrupted(Exception):
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _stop_on_signals():
+    """SIGINT and SIGTERM unwind the run (workers are stopped by joblib on the way out)."""
+
+    def handler(signum, frame):
+        raise _Interrupted(signum)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+@contextmanager
+def _exclusive(out: Path):
+    """One run per output folder (advisory lock; released by the kernel when we die)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    path = out / ".calcheck.lock"
+    with open(path, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            holder = f.read().strip() or "unknown"
+            raise ValueError(
+                f"another calcheck run (pid {holder}) is using --out {str(out)!r}; wait for "
+                "it to finish (its blocks are then reused) or choose another --out"
+            ) from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        try:
+            yield
+        finally:
+            f.seek(0)
+            f.truncate()
+
+
+def _move_aside(path: Path) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.stem}.damaged-{stamp}{path.suffix}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(path) + suffix)
+        if src.exists():
+            src.rename(Path(str(target) + suffix))
+    return target
+
+
+def cmd_run(args) -> int:
+    """Run the selected checks (or a study) and write results.json, report.md, report.html."""
+    from simulations.store import ResultStore, StoreDamaged
+
+    from .budgets import BUDGETS, DEFAULT_FALSE_ALARM
+    from .catalog import all_checks
+    from .study import load_study
+
+    options = {}
+    if args.study:
+        if args.checks:
+            raise ValueError("give either --study or --checks, not both")
+        check, options = load_study(args.study)
+        checks = [check]
+    else:
+        checks = _select(all_checks(args.budget), args.checks)
+    reps = args.reps if args.reps is not None else options.get("reps", BUDGETS[args.budget].reps)
+    false_alarm = (
+        args.false_alarm
+        if args.false_alarm is not None
+        else options.get("false_alarm", DEFAULT_FALSE_ALARM)
+    )
+    out = writable_folder(args.out, "--out")
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    stored = {"blocks": 0}
+
+    def on_block(key, block):
+        stored["blocks"] += 1
+
+    with _exclusive(out), _stop_on_signals():
+        try:
+            for attempt in (1, 2):
+                try:
+                    with ResultStore(out / "store.sqlite") as store:
+                        run = _run(args, checks, store, reps, false_alarm, progress, on_block)
+                    break
+                except StoreDamaged:
+                    if not args.move_damaged_store or attempt == 2:
+                        raise
+                    moved = _move_aside(out / "store.sqlite")
+                    print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
+        except _Interrupted as exc:
+            name = signal.Signals(exc.signum).name
+            print(
+                f"calcheck: interrupted ({name}); {stored['blocks']} blocks stored in this run; "
+                "rerun the same command to resume",
+                file=sys.stderr,
+            )
+            return 128 + exc.signum
+    return _report(args, out, run, false_alarm)
+
+
+def _run(args, checks, store, reps, false_alarm, progress, on_block):
+    from .check import run_checks
+
+    return run_checks(
+        checks,
+        store,
+        reps=reps,
+        root_seed=args.seed,
+        false_alarm=false_alarm,
+        n_jobs=args.jobs,
+        backend=args.backend,
+        progress=progress,
+        on_block=on_block,
+        heartbeat=None if progress else _heartbeat(),
+        on_estimate=_confirm(args.yes, Path(args.out)),
+    )
+
+
+def _report(args, out, run, false_alarm) -> int:
+    import json
+
+    from simulations.engine import BLOCK_REPS
+
+    from .html import write_html
+    from .report import format_table, rate_lines, results_to_dict, write_report
+
+    results, stats = run.results, run.stats
+    meta = {
+        "seed": args.seed,
+        "reps": results[0].reps,
+        "false_alarm": float(false_alarm),
+        "budget": args.budget,
+        "version": package_version(),
+        "backend": args.backend,
+        "jobs": args.jobs,
+        "command": "calcheck " + shlex.join(args.argv),
+        "blocks": {
+            "computed": stats.computed,
+            "reused": stats.reused,
+            "stale_recomputed": stats.stale,
+            "damaged_recomputed": stats.damaged,
+        },
+    }
+    paths = write_report(results, out, meta)
+    page = write_html(
+        out / "report.html",
+        results_json=paths["json"],
+        figures_index=out / "figures" / "index.json",
+    )
+    if args.json:
+        print(json.dumps(results_to_dict(results, meta), indent=1, default=str))
+    else:
+        print(format_table(results))
+        fits = rate_lines(results_to_dict(results, meta))
+        if fits:
+            print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
+            print("\n".join(f"  {line}" for line in fits))
+        n_ok = sum(r.passed for r in results)
+        print(
+            f"\n{n_ok} of {len(results)} checks as expected. Blocks of {BLOCK_REPS} "
+            f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
+            + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
+            + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")
+            + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
+        )
+        if paths["previous"]:
+            print(
+                f"The previous report in {out} (another selection) was kept in {paths['previous']}"
+            )
+    return 0 if all(r.passed for r in results) else 1
