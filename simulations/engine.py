@@ -19,6 +19,7 @@ counted as ``stale`` in the returned :class:`RunStats`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Callable, Iterable
@@ -67,6 +68,8 @@ class RunStats:
     stale: int = 0
     experiments: int = 0
     damaged: int = 0
+    #: ``{experiment kind: (blocks computed, core-seconds)}`` of this run, where time goes.
+    seconds_by_kind: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,11 @@ def _exit_with_parent(parent_pid: int):
 
 
 def _simulate_chunk(experiment, root_seed: int, blocks: list[int]):
-    return experiment.key, [(b, simulate_block(experiment, root_seed, b).arrays()) for b in blocks]
+    import time
+
+    start = time.process_time()  # CPU time of this worker: where the run's time goes
+    payloads = [(b, simulate_block(experiment, root_seed, b).arrays()) for b in blocks]
+    return experiment.key, payloads, time.process_time() - start
 
 
 def n_blocks_for(reps: int) -> int:
@@ -225,6 +232,12 @@ def run_experiments(
     if total:
         store.set_meta("root_seed", root_seed)
     count = {"done": 0}
+    by_kind: dict = {}
+
+    def account(key, n_blocks_done, seconds):
+        kind = type(unique[key]).__name__
+        blocks_before, seconds_before = by_kind.get(kind, (0, 0.0))
+        by_kind[kind] = (blocks_before + n_blocks_done, seconds_before + seconds)
 
     def commit(key, block, arrays):
         store.put(root_seed, key, stamps[key], block, arrays)
@@ -236,14 +249,14 @@ def run_experiments(
             heartbeat(count["done"], total)
 
     if total and on_estimate is not None:
-        on_estimate(_calibrate(unique, done, n_blocks, root_seed, n_jobs, commit))
+        on_estimate(_calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account))
     tasks = []
     for key, exp in unique.items():
         missing = [b for b in range(n_blocks) if b not in done[key]]
         per = blocks_per_task or max(1, _POINTS_PER_TASK // (BLOCK_REPS * exp.cost))
         tasks += [(exp, missing[i : i + per]) for i in range(0, len(missing), per)]
     damaged = len(store.damaged) - damaged_before
-    stats = RunStats(total, reused, stale, len(unique), damaged)
+    stats = RunStats(total, reused, stale, len(unique), damaged, by_kind)
     if not tasks:
         return stats
 
@@ -258,17 +271,17 @@ def run_experiments(
             results = (_simulate_chunk(exp, root_seed, blocks) for exp, blocks in tasks)
         else:
             results = _parallel_results(tasks, root_seed, n_jobs, backend, stack)
-        for key, payloads in results:
+        for key, payloads, seconds in results:
+            account(key, len(payloads), seconds)
             for block, arrays in payloads:
                 commit(key, block, arrays)
                 bar.update(1)
     return stats
 
 
-def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit) -> RunEstimate:
+def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account) -> RunEstimate:
     """Simulate (and commit) one block of the costliest experiment of each kind; extrapolate."""
     import os
-    import time
 
     from .store import _pack
 
@@ -283,10 +296,10 @@ def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit) -> RunEstimate
             continue
         key, exp = max(todo, key=lambda ke: ke[1].cost)
         block = _first_missing(done[key])
-        start = time.perf_counter()
-        arrays = simulate_block(exp, root_seed, block).arrays()
-        per_point = (time.perf_counter() - start) / exp.cost
+        _, [(_, arrays)], seconds = _simulate_chunk(exp, root_seed, [block])
+        per_point = seconds / exp.cost
         bytes_per_block = len(_pack(arrays))
+        account(key, 1, seconds)
         commit(key, block, arrays)
         for k, e in todo:
             left = n_blocks - len(done[k])

@@ -304,6 +304,10 @@ def _report(args, out, run, false_alarm) -> int:
             "stale_recomputed": stats.stale,
             "damaged_recomputed": stats.damaged,
         },
+        "cpu_seconds_by_experiment_kind": {
+            kind: {"blocks": b, "cpu_seconds": round(sec, 3)}
+            for kind, (b, sec) in sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
+        },
     }
     paths = write_report(results, out, meta)
     page = write_html(
@@ -327,6 +331,11 @@ def _report(args, out, run, false_alarm) -> int:
             + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")
             + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
         )
+        if stats.seconds_by_kind:
+            spent = sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
+            total = sum(sec for _, (_, sec) in spent)
+            parts = [f"{k} {sec:.0f} s ({b} blocks)" for k, (b, sec) in spent[:6]]
+            print(f"Simulation CPU time {total:.0f} s; by experiment kind: " + ", ".join(parts))
         if paths["previous"]:
             print(
                 f"The previous report in {out} (another selection) was kept in {paths['previous']}"
