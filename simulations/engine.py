@@ -140,6 +140,10 @@ def n_blocks_for(reps: int) -> int:
     return n
 
 
+def _cost(key_and_experiment) -> int:
+    return key_and_experiment[1].cost
+
+
 def _first_missing(done: set[int]) -> int:
     b = 0
     while b in done:
@@ -294,17 +298,26 @@ def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account) -> Ru
         todo = [(k, e) for k, e in members if len(done[k]) < n_blocks]
         if not todo:
             continue
-        key, exp = max(todo, key=lambda ke: ke[1].cost)
-        block = _first_missing(done[key])
-        _, [(_, arrays)], seconds = _simulate_chunk(exp, root_seed, [block])
-        per_point = seconds / exp.cost
-        bytes_per_block = len(_pack(arrays))
-        account(key, 1, seconds)
-        commit(key, block, arrays)
+        # time per block = overhead + per_point * cost, from the costliest and cheapest cells
+        probes = {k: e for k, e in (max(todo, key=_cost), min(todo, key=_cost))}
+        timed = []
+        for key, exp in probes.items():
+            block = _first_missing(done[key])
+            _, [(_, arrays)], spent = _simulate_chunk(exp, root_seed, [block])
+            timed.append((exp.cost, spent, len(_pack(arrays))))
+            account(key, 1, spent)
+            commit(key, block, arrays)
+        (c_hi, t_hi, _), (c_lo, t_lo, _) = timed[0], timed[-1]
+        per_point = (t_hi - t_lo) / (c_hi - c_lo) if c_hi > c_lo else 0.0
+        if per_point <= 0:
+            overhead, per_point = 0.0, max(t_hi, t_lo) / c_hi
+        else:
+            overhead = max(0.0, t_lo - per_point * c_lo)
+        bytes_per_block = max(t[2] for t in timed)
         for k, e in todo:
             left = n_blocks - len(done[k])
             blocks += left
-            seconds += left * e.cost * per_point
+            seconds += left * (overhead + e.cost * per_point)
             size += left * bytes_per_block
     workers = max(1, min(os.cpu_count() or 1, n_jobs if n_jobs > 0 else os.cpu_count() or 1))
     return RunEstimate(blocks, seconds / workers, int(size), workers)
