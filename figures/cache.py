@@ -44,17 +44,17 @@ def cached(name: str, params: dict, compute, cache_dir) -> dict:
     if cache_dir is None:
         return compute()
     folder = Path(cache_dir)
-    data_path = folder / f"{name}-{key}.npz"
+    data_file = folder / f"{name}-{key}.npz"
     meta_path = folder / f"{name}-{key}.json"
-    if data_path.is_file() and meta_path.is_file():
-        logger.info("cache hit %s", data_path)
-        with np.load(data_path, allow_pickle=False) as f:
+    if data_file.is_file() and meta_path.is_file():
+        logger.info("cache hit %s", data_file)
+        with np.load(data_file, allow_pickle=False) as f:
             return {k: f[k] for k in f.files}
     arrays = compute()
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = data_path.with_suffix(".tmp.npz")
+    tmp = data_file.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, **arrays)
-    tmp.replace(data_path)  # atomic: a killed run never leaves a half-written cache entry
+    tmp.replace(data_file)  # atomic: a killed run never leaves a half-written cache entry
     tmp_meta = meta_path.with_suffix(".tmp.json")
     tmp_meta.write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
     tmp_meta.replace(meta_path)

@@ -18,6 +18,7 @@ __all__ = [
     "CifarLogits",
     "CreditSplit",
     "credit_base_model",
+    "data_file",
     "default_data_dir",
     "load_cifar10_vgg16",
     "load_cifar_logits",
@@ -48,6 +49,16 @@ def default_data_dir() -> Path:
         if candidate.is_dir():
             return candidate
     return here.parent / "shared" / "data"
+
+
+def data_file(root, name: str) -> Path:
+    """``root / name``: a data set under a data root (default: :func:`default_data_dir`).
+
+    ``calcheck figures --data ROOT`` means the same folder for every figure: each one finds
+    its own file or folder below it (``credit.csv``, ``cifar_logits``,
+    ``cifar10_vgg16_probs``).
+    """
+    return (Path(root) if root is not None else default_data_dir()) / name
 
 
 def load_credit(path=None):

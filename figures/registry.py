@@ -9,7 +9,7 @@ import time
 from importlib import import_module
 from pathlib import Path
 
-from simulations._io import atomic_write_text
+from simulations._io import atomic_write_text, json_text
 from simulations.provenance import package_version
 
 from .cache import figure_code_stamp
@@ -70,7 +70,7 @@ def regenerate(
     *,
     reps=100,
     seed=2021,
-    data_path=None,
+    data_root=None,
     formats=("png", "pdf"),
     command="calcheck figures",
 ) -> list[dict]:
@@ -88,7 +88,7 @@ def regenerate(
     for fig_id in fig_ids:
         mod = get_figure(fig_id)
         t0 = time.perf_counter()
-        data = mod.compute(cache_dir, reps=reps, seed=seed, data_path=data_path)
+        data = mod.compute(cache_dir, reps=reps, seed=seed, data_root=data_root)
         fig = mod.draw(data)
         fig.suptitle(fig_id, fontsize=9, x=0.01, ha="left")
         files = []
@@ -119,7 +119,7 @@ def regenerate(
     merged = {e["id"]: e for e in previous} | {e["id"]: e for e in entries}
     atomic_write_text(
         index,
-        json.dumps(
+        json_text(
             {"version": package_version(), "figures": [merged[k] for k in sorted(merged)]},
             indent=1,
             default=_json_default,

@@ -8,11 +8,36 @@ either the old file or the new one, never half of one.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "writable_folder"]
+__all__ = ["atomic_write_text", "json_text", "writable_folder"]
+
+
+def _finite(x):
+    """JSON has no NaN or infinity: NaN -> null, +-inf -> "inf"/"-inf"; numpy -> Python."""
+    if hasattr(x, "tolist") and not isinstance(x, str | bytes):  # numpy arrays and scalars
+        x = x.tolist()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_finite(v) for v in x]
+    return x
+
+
+def json_text(obj, **kwargs) -> str:
+    """``json.dumps`` that always emits valid JSON (the one home of that convention).
+
+    Non-finite floats become ``null`` (NaN) or the strings ``"inf"`` / ``"-inf"``; numpy
+    values become Python ones; anything else unknown is written with ``str``.
+    """
+    kwargs.setdefault("default", str)
+    return json.dumps(_finite(obj), allow_nan=False, **kwargs)
 
 
 def atomic_write_text(path, text: str) -> Path:

@@ -333,7 +333,9 @@ def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):
             from distributed import Client, LocalCluster, get_client
         except ImportError as exc:  # pragma: no cover - depends on the extra
             raise ValueError(
-                "backend 'dask' needs the distributed extra: pip install 'calcheck[distributed]'"
+                "backend 'dask' needs the distributed extra: python -m pip install "
+                "'dask[distributed]' (or, in a calcheck clone, python -m pip install "
+                "'.[distributed]')"
             ) from exc
         try:
             get_client()

@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import errno
+import functools
 import json
 import logging
 import sys
+from pathlib import Path
 
 from bounds import registry
-from simulations._io import writable_folder
+from simulations._io import json_text, writable_folder
 from simulations.provenance import package_version
 
 from .cli_run import add_run_arguments, cmd_run
@@ -62,7 +64,7 @@ def _cmd_list(args) -> int:
             "studiable": sorted(studiable()),
             "refused": refused(),
         }
-        print(json.dumps(out, indent=1))
+        print(json_text(out, indent=1))
         return 0
     print("Guarantees")
     for g in registry.all_guarantees():
@@ -142,7 +144,7 @@ def _cmd_bound(args) -> int:
     if args.json:
         informative = bool(np.all(np.asarray(value) < 1))
         print(
-            json.dumps(
+            json_text(
                 {
                     "id": g.id,
                     "label": g.label,
@@ -177,9 +179,14 @@ def _cmd_figures(args) -> int:
             print(f"{fig_id:12s} not available: {why}")
         return 0
     ids = select_figures(args.ids)
+    if args.data is not None and not Path(args.data).is_dir():
+        raise ValueError(
+            f"--data must be the data folder (holding credit.csv, cifar_logits/, ...), "
+            f"got {args.data!r}"
+        )
     out = writable_folder(args.out, "--out")
     entries = regenerate(
-        ids, out, reps=args.reps, seed=args.seed, data_path=args.data, command="calcheck figures"
+        ids, out, reps=args.reps, seed=args.seed, data_root=args.data, command="calcheck figures"
     )
     results = out.parent / "results.json"
     page = write_html(
@@ -213,7 +220,7 @@ def _cmd_bench(args) -> int:
         seed=args.seed,
     )
     if args.json:
-        print(json.dumps(dataclasses.asdict(res)))
+        print(json_text(dataclasses.asdict(res)))
         return 0
     print(
         f"coverage cell: {res.calibrator} on {res.law}, n={res.n}, B={res.n_bins}, "
@@ -243,6 +250,16 @@ def _positive_int(text):
     return v
 
 
+class _DefaultsHelp(argparse.HelpFormatter):
+    """Help that states each option's default (unless None/False or said in the text)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="calcheck",
@@ -251,6 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"calcheck {package_version()}")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", required=True)
+    # every sub-command's --help shows its defaults
+    sub.add_parser = functools.partial(sub.add_parser, formatter_class=_DefaultsHelp)
 
     s = sub.add_parser("list", help="list guarantees and checks")
     s.add_argument("--json", action="store_true")
@@ -283,17 +302,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--list", action="store_true", help="print figure -> module -> caption")
     s.add_argument("--out", default="calcheck-results/figures", help="output folder")
     s.add_argument("--reps", type=int, default=100, help="repetitions (paper: 100)")
-    s.add_argument("--seed", type=int, default=2021)
-    s.add_argument("--data", help="path to credit.csv (default: ../shared/data/credit.csv)")
+    s.add_argument("--seed", type=int, default=2021, help="root seed of the figures' draws")
+    s.add_argument(
+        "--data",
+        metavar="ROOT",
+        help="data folder holding credit.csv, cifar_logits/ and cifar10_vgg16_probs/ "
+        "(default: $CALCHECK_DATA, else ../shared/data)",
+    )
     s.set_defaults(func=_cmd_figures)
 
     s = sub.add_parser("bench", help="time a coverage replicate against draw + sort")
-    s.add_argument("--n", type=int, default=10_000)
-    s.add_argument("--n-bins", type=int, default=10)
-    s.add_argument("--calibrator", default="umd")
-    s.add_argument("--law", default="uniform_half")
-    s.add_argument("--rounds", type=int, default=15)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--n", type=int, default=10_000, help="calibration points")
+    s.add_argument("--n-bins", type=int, default=10, help="number of bins B")
+    s.add_argument("--calibrator", default="umd", help="calibrator of the timed cell")
+    s.add_argument("--law", default="uniform_half", help="law of the timed cell")
+    s.add_argument("--rounds", type=int, default=15, help="timed rounds of 100 replicates")
+    s.add_argument("--seed", type=int, default=0, help="root seed")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_bench)
     return p

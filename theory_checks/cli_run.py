@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from simulations._io import writable_folder
+from simulations._io import json_text, writable_folder
 from simulations.provenance import package_version
 
 __all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run"]
@@ -46,7 +46,9 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         metavar="ID",
         help="check ids, prefixes or glob patterns (default: all)",
     )
-    s.add_argument("--budget", choices=("quick", "full"), default="quick")
+    s.add_argument(
+        "--budget", choices=("quick", "full"), default="quick", help="replicates, laws, grid"
+    )
     s.add_argument(
         "--reps",
         type=int,
@@ -54,11 +56,16 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         "quick 4000, full 10000)",
     )
     s.add_argument("--jobs", type=positive_int, default=1, help="parallel workers (-1: all)")
-    s.add_argument("--backend", choices=("loky", "dask", "threading", "sequential"), default="loky")
+    s.add_argument(
+        "--backend",
+        choices=("loky", "dask", "threading", "sequential"),
+        default="loky",
+        help="joblib backend (results do not depend on it)",
+    )
     s.add_argument("--seed", type=int, default=default_seed, help="root seed (recorded)")
     s.add_argument("--out", default="calcheck-results", help="output folder")
     s.add_argument("--study", help="TOML study file: a guarantee on laws of your own")
-    s.add_argument("--false-alarm", type=float, help="false-alarm rate per check (1e-3)")
+    s.add_argument("--false-alarm", type=float, help="false-alarm rate per check (default: 1e-3)")
     s.add_argument("--json", action="store_true", help="print every verdict as JSON")
     s.add_argument(
         "--progress",
@@ -281,8 +288,6 @@ def _run(args, checks, store, reps, false_alarm, progress, on_block):
 
 
 def _report(args, out, run, false_alarm) -> int:
-    import json
-
     from simulations.engine import BLOCK_REPS
 
     from .html import write_html
@@ -316,7 +321,7 @@ def _report(args, out, run, false_alarm) -> int:
         figures_index=out / "figures" / "index.json",
     )
     if args.json:
-        print(json.dumps(results_to_dict(results, meta), indent=1, default=str))
+        print(json_text(results_to_dict(results, meta), indent=1))
     else:
         print(format_table(results))
         fits = rate_lines(results_to_dict(results, meta))

@@ -13,7 +13,7 @@ import shutil
 import time
 from pathlib import Path
 
-from simulations._io import atomic_write_text
+from simulations._io import atomic_write_text, json_text
 
 from .check import CheckResult
 from .exponents import ExponentCheckResult
@@ -359,7 +359,7 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
     data = results_to_dict(results, meta)
     kept = keep_previous(out, data)
     json_path = out / "results.json"
-    atomic_write_text(json_path, json.dumps(data, indent=1, sort_keys=False, default=_clean))
+    atomic_write_text(json_path, json_text(data, indent=1))
     n_fail = sum(not r.passed for r in results)
     md = [
         "# calcheck run report",

@@ -78,7 +78,8 @@ def _forest(seed, n_trees):
         from sklearn.ensemble import RandomForestClassifier
     except ImportError as exc:
         raise ValueError(
-            "the gpr20 covariate-shift figures need scikit-learn: pip install 'calcheck[repro]'"
+            "the gpr20 covariate-shift figures need scikit-learn: python -m pip install "
+            "scikit-learn (or, in a calcheck clone, python -m pip install '.[repro]')"
         ) from exc
     return RandomForestClassifier(n_estimators=n_trees, random_state=seed, n_jobs=-1)
 

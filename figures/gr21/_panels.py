@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data import data_file
 from ..plotting import new_figure, validity_plot
 from ._style import METHOD_STYLES, theorem4_curve
 from .credit import credit_experiment
@@ -11,9 +12,10 @@ from .credit import credit_experiment
 N_ALL = (500, 1000, 2000, 3000, 4000, 5000, 7000)
 
 
-def compute_credit(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute_credit(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """The CREDIT experiment at every n of Figs. 1(b), 3, 4 and 5 (one cached computation)."""
-    return credit_experiment(N_ALL, reps=reps, seed=seed, path=data_path, cache_dir=cache_dir)
+    path = data_file(data_root, "credit.csv")
+    return credit_experiment(N_ALL, reps=reps, seed=seed, path=path, cache_dir=cache_dir)
 
 
 AUC_RANGE = 0.1  # findings compare areas under the mean curves on eps in [0, 0.1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..data import data_file
 from ._panels import panels
 from .credit import METHODS, credit_experiment
 
@@ -13,13 +14,13 @@ CAPTION = (
 )
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """Compute (or read from the cache) the figure's data."""
     return credit_experiment(
         (1000,),
         reps=reps,
         seed=seed,
-        path=data_path,
+        path=data_file(data_root, "credit.csv"),
         sizes=(14_000, 1_000, 15_000),
         cache_dir=cache_dir,
     )

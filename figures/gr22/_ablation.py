@@ -21,9 +21,9 @@ METRIC_LABELS = {"tl_ece": "TL-ECE", "tl_mce": "TL-MCE", "cw_ece": "CW-ECE", "co
 
 
 def compute_for(datasets):
-    def compute(cache_dir=None, *, seed=2022, data_path=None, **_):
+    def compute(cache_dir=None, *, seed=2022, data_root=None, **_):
         return compute_models(
-            datasets, bins=BINS, seed=seed, cache_dir=cache_dir, data_path=data_path
+            datasets, bins=BINS, seed=seed, cache_dir=cache_dir, data_root=data_root
         )
 
     return compute

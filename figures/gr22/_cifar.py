@@ -44,7 +44,7 @@ from simulations.metrics import (
 from simulations.provenance import generator
 
 from ..cache import cached
-from ..data import CIFAR_MODELS, load_cifar_logits
+from ..data import CIFAR_MODELS, data_file, load_cifar_logits
 
 logger = logging.getLogger(__name__)
 
@@ -148,11 +148,11 @@ PAPER = {
 TOLERANCE = {"tl_ece": 0.005, "tl_mce": 0.005, "cw_ece": 0.0005}
 
 
-def _scaled(dataset, arch, cache_dir, data_path):
+def _scaled(dataset, arch, cache_dir, data_root):
     """Test probabilities of Base, TS, VS and DS (cached; DS on CIFAR-100 takes minutes)."""
 
     def compute():
-        d = load_cifar_logits(dataset, arch, data_path)
+        d = load_cifar_logits(dataset, arch, data_file(data_root, "cifar_logits"))
         pv, pt = softmax(d.val_logits), softmax(d.test_logits)
         out = {"base": pt.astype(np.float32), "test_labels": d.test_labels}
         for name, cal in (
@@ -224,7 +224,7 @@ def _hb_metrics(d, pv, pt, n_bins, seed, model):
     return out
 
 
-def evaluate_model(dataset, arch, *, bins=(15,), seed=2022, cache_dir=None, data_path=None):
+def evaluate_model(dataset, arch, *, bins=(15,), seed=2022, cache_dir=None, data_root=None):
     """Metrics of every method on one network, for each number of bins B.
 
     Returns
@@ -233,9 +233,9 @@ def evaluate_model(dataset, arch, *, bins=(15,), seed=2022, cache_dir=None, data
         ``{"<method>/<metric>": array over bins}`` plus ``"bins"`` and
         ``"<method>/accuracy"``.
     """
-    scaled = _scaled(dataset, arch, cache_dir, data_path)
+    scaled = _scaled(dataset, arch, cache_dir, data_root)
     y = scaled["test_labels"]
-    d = load_cifar_logits(dataset, arch, data_path)
+    d = load_cifar_logits(dataset, arch, data_file(data_root, "cifar_logits"))
     pv, pt = softmax(d.val_logits), softmax(d.test_logits)
     rows: dict[str, list] = {}
     for b in bins:
@@ -253,7 +253,7 @@ def evaluate_model(dataset, arch, *, bins=(15,), seed=2022, cache_dir=None, data
     return {"bins": np.asarray(bins), **{k: np.asarray(v, dtype=float) for k, v in rows.items()}}
 
 
-def compute_models(datasets, *, bins=(15,), seed=2022, cache_dir=None, data_path=None):
+def compute_models(datasets, *, bins=(15,), seed=2022, cache_dir=None, data_root=None):
     """:func:`evaluate_model` for every architecture of the given data sets (cached)."""
     out = {}
     for ds in datasets:
@@ -262,7 +262,7 @@ def compute_models(datasets, *, bins=(15,), seed=2022, cache_dir=None, data_path
                 f"gr22-eval-{ds}-{arch}",
                 {"bins": list(bins), "seed": seed},
                 lambda ds=ds, arch=arch: evaluate_model(
-                    ds, arch, bins=bins, seed=seed, cache_dir=cache_dir, data_path=data_path
+                    ds, arch, bins=bins, seed=seed, cache_dir=cache_dir, data_root=data_root
                 ),
                 cache_dir,
             )

@@ -44,9 +44,9 @@ def make(table: str, metrics: tuple[str, ...]):
     """Compute / draw / findings of one table."""
     datasets = tuple(sorted({ds for (t, _), rows in PAPER.items() if t == table for ds, _ in rows}))
 
-    def compute(cache_dir=None, *, seed=2022, data_path=None, **_):
+    def compute(cache_dir=None, *, seed=2022, data_root=None, **_):
         return compute_models(
-            datasets, bins=BINS, seed=seed, cache_dir=cache_dir, data_path=data_path
+            datasets, bins=BINS, seed=seed, cache_dir=cache_dir, data_root=data_root
         )
 
     def rows(data):

@@ -7,7 +7,7 @@ import numpy as np
 from simulations.calibrators import softmax, top_label
 from simulations.metrics import top_label_reliability
 
-from ..data import load_cifar_logits
+from ..data import data_file, load_cifar_logits
 from ..plotting import new_figure
 
 ID = "gr22.fig1"
@@ -22,9 +22,9 @@ N_BINS = 10
 __all__ = ["CAPTION", "ID", "compute", "draw", "findings"]
 
 
-def compute(cache_dir=None, *, data_path=None, **_):
+def compute(cache_dir=None, *, data_root=None, **_):
     """Compute (or read from the cache) the figure's data."""
-    d = load_cifar_logits("cifar10", "resnet50", data_path)
+    d = load_cifar_logits("cifar10", "resnet50", data_file(data_root, "cifar_logits"))
     c, h = top_label(softmax(d.test_logits))
     y = d.test_labels
     out = {f"rel/{k}": v for k, v in top_label_reliability(c, h, y, n_bins=N_BINS).items()}

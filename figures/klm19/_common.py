@@ -15,14 +15,14 @@ from simulations.calibrators.edges import bin_index_rows
 from simulations.calibrators.scaling_binning import bin_platt_values, platt_fit_batch
 from simulations.laws.recalibration import logit
 
-from ..data import load_cifar10_vgg16
+from ..data import data_file, load_cifar10_vgg16
 
 __all__ = ["fit_rows", "load", "plugin_rows", "row_bins"]
 
 
-def load(data_path=None):
+def load(data_root=None):
     """``(probs, labels)`` of the CIFAR-10 VGG16 test set (``figures.data``)."""
-    return load_cifar10_vgg16(data_path)
+    return load_cifar10_vgg16(data_file(data_root, "cifar10_vgg16_probs"))
 
 
 class _HistogramRows:

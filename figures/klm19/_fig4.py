@@ -24,9 +24,9 @@ N_VALUES = (2000, 3000, 4000, 5000, 6000, 7000)
 ESTIMATORS = ("plugin", "debiased")
 
 
-def compute_fig4(n_bins, cache_dir, *, reps=100, seed=2021, data_path=None):
+def compute_fig4(n_bins, cache_dir, *, reps=100, seed=2021, data_root=None):
     """Squared errors ``(10 reps, len(N_VALUES))`` of both estimators against the reference."""
-    probs, labels = load(data_path)
+    probs, labels = load(data_root)
     resamples = 10 * reps  # the paper: 1,000
 
     def run():
@@ -129,9 +129,9 @@ def panel(n_bins: int, letter: str):
         f"other 7,000 (10 x reps resamples; paper: 1,000); 90% intervals (Fig. 4({letter}))."
     )
 
-    def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+    def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
         """Squared errors of both estimators at every n."""
-        return compute_fig4(n_bins, cache_dir, reps=reps, seed=seed, data_path=data_path)
+        return compute_fig4(n_bins, cache_dir, reps=reps, seed=seed, data_root=data_root)
 
     def findings(data):
         """The paper's Sec. 5.1 statements with the numbers found."""

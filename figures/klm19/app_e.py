@@ -38,7 +38,7 @@ METHODS = {
 }
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """Mean exact CE^2 per method on the three sweeps."""
     trials = 10 * reps
 

@@ -28,7 +28,7 @@ CAPTION = (
 N, B = 60, 5
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """The toy sample (cheap: not cached)."""
     z, y = platt_law(2.0, 1.0).sample(N, 1, generator(seed, "klm19.fig1"))
     return {"z": z[0], "y": y[0]}

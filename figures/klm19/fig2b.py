@@ -32,9 +32,9 @@ B_VALUES = (2, 4, 8, 16, 32, 64, 128)
 ESTIMATORS = ("plugin", "debiased")
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """Estimates and bootstrap intervals of the binned CE at every B."""
-    probs, labels = load(data_path)
+    probs, labels = load(data_root)
 
     def run():
         rng = generator(seed, "klm19.fig2b")

@@ -29,9 +29,9 @@ METHODS = ("hist", "sb")
 LABELS = {"hist": "histogram binning", "sb": "scaling-binning"}
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """Squared marginal CE and MSE of both methods, ``(reps, len(B_VALUES))`` each."""
-    probs, labels = load(data_path)
+    probs, labels = load(data_root)
 
     def run():
         rng = generator(seed, "klm19.fig3")

@@ -34,7 +34,7 @@ LIMIT_LAWS = ("uniform_identity", "uniform_logistic", "skewed_beta", "uniform_st
 RATIOS = (2, 5, 10, 20, 50, 100, 300, 1000, 3000)
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """Limits against B and finite-n losses against n/B."""
 
     def run():

@@ -19,7 +19,7 @@ CAPTION = (
 _SHIFT = float(np.log(0.57 / 0.43))  # logit(0.57): the curve passes through (0.5, 0.57)
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """The curve on a grid (no data, no randomness)."""
     p = np.linspace(0.001, 0.999, 400)
     return {"p": p, "c": 1.0 / (1.0 + np.exp(-(np.log(p / (1 - p)) + _SHIFT)))}

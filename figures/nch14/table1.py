@@ -43,7 +43,7 @@ PAPER = {
 }
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """Metrics ``(reps, 5 metrics, 6 methods)`` per base model."""
     runs = min(reps, 20)
 

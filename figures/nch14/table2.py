@@ -38,7 +38,7 @@ PAPER = {
 _ROWS = (1, 3, 4)  # auc, mce, ece in the order of _circles.METRICS
 
 
-def compute(cache_dir, *, reps=100, seed=2021, data_path=None, **_):
+def compute(cache_dir, *, reps=100, seed=2021, data_root=None, **_):
     """``(runs, 3 metrics, len(N_VALUES) + 1)`` per base model (last column: base SVM)."""
     runs = min(reps, 10)
 

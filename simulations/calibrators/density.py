@@ -140,7 +140,8 @@ class DirichletMixtureCalibrator:
             from sklearn.mixture import BayesianGaussianMixture
         except ImportError as exc:  # pragma: no cover - exercised without the extra
             raise ImportError(
-                "DirichletMixtureCalibrator needs scikit-learn: pip install 'calcheck[repro]'"
+                "DirichletMixtureCalibrator needs scikit-learn: python -m pip install scikit-learn "
+                "(or, in a calcheck clone, python -m pip install '.[repro]')"
             ) from exc
         s, y = check_scores_labels(scores, labels, allow_fractional=False)
         gen = as_generator(self.rng)

@@ -150,3 +150,30 @@ def test_bench_json(capsys):
     out = _json_out(capsys, ["bench", "--n", "2000", "--rounds", "2", "--json"])
     assert out["seconds_per_replicate"] > 0
     assert out["ratio_to_argsort_baseline"] > 0
+
+
+def test_bound_json_is_valid_json_with_an_infinite_value(capsys):
+    argv = ["bound", "gpr20.thm4", "n_bin=0,10", "variance=0.1,0.1", "--n-bins", "2"]
+    assert main([*argv, "--alpha", "0.1", "--json"]) == 0
+
+    def refuse(name):
+        raise AssertionError(f"bare {name} in JSON output")
+
+    out = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    assert out["value"][0] == "inf"
+
+
+def test_help_states_defaults_and_blocks(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "rounded up to blocks of 100" in text
+    assert "(default: 20210718)" in text
+    assert "(default: loky)" in text
+
+
+def test_figures_data_is_the_data_root(tmp_path, capsys):
+    csv = tmp_path / "credit.csv"
+    csv.write_text("x")
+    assert main(["figures", "gr21.fig3", "--data", str(csv), "--out", str(tmp_path / "f")]) == 2
+    assert "--data must be the data folder" in capsys.readouterr().err
