@@ -73,8 +73,11 @@ def regenerate(
     data_root=None,
     formats=("png", "pdf"),
     command="calcheck figures",
+    on_figure=None,
 ) -> list[dict]:
     """Compute (or read from the cache), draw and save figures; write ``index.json``.
+
+    ``on_figure(entry, done, total)`` is called after each figure is saved (progress).
 
     Returns
     -------
@@ -114,6 +117,8 @@ def regenerate(
             }
         )
         logger.info("%s done in %.1f s", fig_id, entries[-1]["seconds"])
+        if on_figure is not None:
+            on_figure(entries[-1], len(entries), len(fig_ids))
     index = out / "index.json"
     previous = json.loads(index.read_text())["figures"] if index.is_file() else []
     merged = {e["id"]: e for e in previous} | {e["id"]: e for e in entries}

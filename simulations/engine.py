@@ -85,6 +85,7 @@ class RunEstimate:
     seconds: float
     bytes: int
     workers: int
+    calibration_blocks: int = 0
 
 
 def simulate_block(experiment, root_seed: int, block: int):
@@ -293,7 +294,7 @@ def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account) -> Ru
     for key, exp in unique.items():
         kinds.setdefault(type(exp).__name__, []).append((key, exp))
     seconds = size = 0.0
-    blocks = 0
+    blocks = calibrated = 0
     for members in kinds.values():
         todo = [(k, e) for k, e in members if len(done[k]) < n_blocks]
         if not todo:
@@ -307,6 +308,7 @@ def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account) -> Ru
             timed.append((exp.cost, spent, len(_pack(arrays))))
             account(key, 1, spent)
             commit(key, block, arrays)
+            calibrated += 1
         (c_hi, t_hi, _), (c_lo, t_lo, _) = timed[0], timed[-1]
         per_point = (t_hi - t_lo) / (c_hi - c_lo) if c_hi > c_lo else 0.0
         if per_point <= 0:
@@ -320,7 +322,7 @@ def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account) -> Ru
             seconds += left * (overhead + e.cost * per_point)
             size += left * bytes_per_block
     workers = max(1, min(os.cpu_count() or 1, n_jobs if n_jobs > 0 else os.cpu_count() or 1))
-    return RunEstimate(blocks, seconds / workers, int(size), workers)
+    return RunEstimate(blocks, seconds / workers, int(size), workers, calibrated)
 
 
 def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):

@@ -12,6 +12,7 @@ import errno
 import functools
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -185,9 +186,26 @@ def _cmd_figures(args) -> int:
             f"got {args.data!r}"
         )
     out = writable_folder(args.out, "--out")
-    entries = regenerate(
-        ids, out, reps=args.reps, seed=args.seed, data_root=args.data, command="calcheck figures"
-    )
+    from tqdm.auto import tqdm
+
+    # the run's rule: a bar on a terminal, otherwise one line per figure on stderr
+    with tqdm(total=len(ids), unit="figure", disable=not sys.stderr.isatty()) as bar:
+
+        def progress(entry, done, total):
+            bar.update(1)
+            if bar.disable:
+                line = f"{entry['id']} done ({done} of {total}), {entry['seconds']:.0f} s"
+                print(f"calcheck: {line}", file=sys.stderr, flush=True)
+
+        entries = regenerate(
+            ids,
+            out,
+            reps=args.reps,
+            seed=args.seed,
+            data_root=args.data,
+            command="calcheck figures",
+            on_figure=progress,
+        )
     results = out.parent / "results.json"
     page = write_html(
         out.parent / "report.html" if results.is_file() else out / "index.html",
@@ -333,6 +351,8 @@ def main(argv=None) -> int:
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = argv
+    # dask's own INFO lines (cluster start, connections) only with -v; set before dask loads
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "info" if args.verbose else "warning")
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

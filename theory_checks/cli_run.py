@@ -135,7 +135,8 @@ def _confirm(confirmed: bool, out: Path):
     def check(estimate):
         free = shutil.disk_usage(out).free
         line = (
-            f"calcheck: {estimate.blocks} blocks to simulate: about "
+            f"calcheck: {estimate.blocks} more blocks to simulate (after "
+            f"{estimate.calibration_blocks} to time them): about "
             f"{_duration(estimate.seconds)} on {estimate.workers} worker(s), about "
             f"{estimate.bytes / 1e6:.0f} MB of store ({free / 1e9:.0f} GB free)"
         )

@@ -99,7 +99,7 @@ def test_huge_reps_are_refused_before_simulating(tmp_path, capsys):
     assert "reps must be at most 1e+08" in capsys.readouterr().err
     assert main(["run", "--checks", "gr21.thm3", "--reps", "50000000", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "blocks to simulate: about" in err  # the estimate is printed
+    assert "more blocks to simulate (after" in err  # the estimate is printed
     assert "rerun with --yes" in err
     assert "Traceback" not in err
     with sqlite3.connect(out / "store.sqlite") as con:  # only the calibration blocks ran
