@@ -36,6 +36,8 @@ __all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run"]
 #: A run estimated beyond 6 hours or 20 GB of store (or beyond the free disk) needs --yes.
 LIMIT_SECONDS = 6 * 3600.0
 LIMIT_BYTES = 20 * 10**9
+#: Seconds to wait for a --scheduler to answer.
+SCHEDULER_TIMEOUT = 30
 
 
 def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: int) -> None:
@@ -61,6 +63,12 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         choices=("loky", "dask", "threading", "sequential"),
         default="loky",
         help="joblib backend (results do not depend on it)",
+    )
+    s.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on an existing dask cluster (e.g. tcp://10.0.0.5:8786; implies --backend "
+        "dask; results are identical to --jobs 1)",
     )
     s.add_argument("--seed", type=int, default=default_seed, help="root seed (recorded)")
     s.add_argument("--out", default="calcheck-results", help="output folder")
@@ -208,6 +216,29 @@ def _exclusive(out: Path):
             f.truncate()
 
 
+@contextmanager
+def _cluster(args):
+    """``--scheduler``: connect a dask client to the cluster for the run (the engine uses it)."""
+    if args.scheduler is None:
+        yield
+        return
+    if args.backend not in ("loky", "dask"):
+        raise ValueError(f"--scheduler needs --backend dask, got --backend {args.backend}")
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError(
+            "--scheduler needs dask.distributed: python -m pip install 'dask[distributed]'"
+        ) from None
+    args.backend = "dask"
+    try:
+        client = Client(args.scheduler, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"cannot reach the dask scheduler {args.scheduler!r}: {exc}") from None
+    with client:
+        yield
+
+
 def _move_aside(path: Path) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.stem}.damaged-{stamp}{path.suffix}")
@@ -247,7 +278,7 @@ def cmd_run(args) -> int:
     def on_block(key, block):
         stored["blocks"] += 1
 
-    with _exclusive(out), _stop_on_signals():
+    with _exclusive(out), _stop_on_signals(), _cluster(args):
         try:
             for attempt in (1, 2):
                 try:
@@ -302,6 +333,7 @@ def _report(args, out, run, false_alarm) -> int:
         "budget": args.budget,
         "version": package_version(),
         "backend": args.backend,
+        "scheduler": args.scheduler,
         "jobs": args.jobs,
         "command": "calcheck " + shlex.join(args.argv),
         "blocks": {
