@@ -25,7 +25,7 @@ from simulations.engine import BLOCK_REPS, RunStats, load_outcome, n_blocks_for,
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin
-from .verdicts import CoverageVerdict, coverage_verdict
+from .verdicts import CoverageVerdict, coverage_verdict, critical_count
 
 __all__ = ["CellResult", "Check", "CheckResult", "RunResult", "run_checks"]
 
@@ -151,6 +151,7 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
     else:
         q = float(np.quantile(r, claimed, method="inverted_cdf"))
     tightness = 1.0 / q if q > 0 else float("inf")
+    detectable = _detectable_factor(success, r, verdict)
     n_empty = getattr(outcome, "n_empty", None)
     return CellResult(
         exp.law_name,
@@ -164,7 +165,26 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
         tightness,
         0 if n_empty is None else int(np.sum(n_empty)),
         exp.label(),
+        detectable,
     )
+
+
+def _detectable_factor(success, ratio, verdict) -> float | None:
+    """Largest k such that the cell flags the bound times any factor below k (from the data).
+
+    Defined where success is exactly ``ratio <= 1`` (error / bound): the bound times k has
+    successes ``#{ratio <= k}``, and the test flags ``successes <= c``, its critical count,
+    so every k below the (c + 1)-th smallest ratio is flagged. None where the event is not
+    of that form (expectations, randomised events, lower bounds on a statistic).
+    """
+    ratio = np.asarray(ratio, dtype=float)
+    if ratio.shape != success.shape or not np.array_equal(success, ratio <= 1):
+        return None
+    trials, claimed, level = verdict.trials, verdict.claimed, verdict.level
+    c = trials - 1 if claimed >= 1 else critical_count(trials, claimed, level)
+    if c < 0:
+        return 0.0  # no outcome is flagged: the test has no power at all
+    return float(np.partition(ratio, c)[c])
 
 
 @dataclass(frozen=True)
@@ -174,6 +194,8 @@ class CellResult:
     ``ratio_quantile`` is the claimed-level quantile of the per-replicate ratio (error /
     bound, or bound / statistic for lower-bound events; the mean for expectations) and
     ``tightness`` its inverse: how many times larger the bound is than needed here.
+    ``detectable_factor`` k: this cell would flag the bound multiplied by any factor below
+    k, at this budget (None where the event is not "error <= bound").
     """
 
     law: str
@@ -187,6 +209,7 @@ class CellResult:
     tightness: float
     empty_bins: int
     experiment: str = ""
+    detectable_factor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +233,12 @@ class CheckResult:
         return min(
             self.cells, key=lambda c: (c.verdict.p_value, c.verdict.coverage - c.verdict.claimed)
         )
+
+    @property
+    def detectable_factor(self) -> float | None:
+        """Largest k such that some cell flags the bound times any factor below k."""
+        k = [c.detectable_factor for c in self.cells if c.detectable_factor is not None]
+        return max(k) if k else None
 
     def tightness_range(self) -> tuple[float, float] | None:
         """Smallest and largest finite tightness over the cells (None if none is finite)."""

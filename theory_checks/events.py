@@ -96,6 +96,7 @@ class BoundRule:
     guarantee: str | None = None
     function: Callable | None = None
     description: str = ""
+    scale: float = 1.0
 
     def radius(self, guarantee_id: str, symbols: dict, alpha):
         """The radius at miscoverage ``alpha`` (None for alpha-free guarantees)."""
@@ -103,12 +104,12 @@ class BoundRule:
         for name, f in self.substitutions:
             pool[name] = f(symbols)
         if self.function is not None:
-            return np.asarray(self.function(pool, alpha), dtype=float)
+            return self.scale * np.asarray(self.function(pool, alpha), dtype=float)
         g = registry.get(self.guarantee or guarantee_id)
         if alpha is not None:
             pool["alpha"] = alpha
         kwargs = {k: pool[k] for k in g.parameters if k in pool}
-        return np.asarray(g.function(**kwargs), dtype=float)
+        return self.scale * np.asarray(g.function(**kwargs), dtype=float)
 
 
 def stated() -> BoundRule:
@@ -124,6 +125,14 @@ def substitute(name: str, description: str = "", **subs: Callable) -> BoundRule:
 def other_guarantee(name: str, guarantee_id: str, description: str = "") -> BoundRule:
     """Another registered guarantee's bound (e.g. eps_1 for a conditional event)."""
     return BoundRule(name, guarantee=guarantee_id, description=description)
+
+
+def scaled(factor: float, description: str = "") -> BoundRule:
+    """The guarantee's own bound times ``factor`` (a sharper negative control when < 1)."""
+    if not (0 < factor < 1):
+        raise ValueError(f"factor must lie in (0, 1), got {factor!r}")
+    text = description or f"the stated bound times {factor:g}"
+    return BoundRule(f"times_{factor:g}", description=text, scale=float(factor))
 
 
 def constant(name: str, value: float, description: str = "") -> BoundRule:

@@ -53,8 +53,10 @@ def _verdict_table(results: dict) -> str:
         + "".join(rows)
         + "</table><p class='small'>Worst cell = smallest p-value, then smallest margin over "
         "the claim. Coverage is the fraction of replicates in which the guaranteed event "
-        "held; claimed is 1 - alpha (1 - bound for expectation guarantees); tightness is how "
-        "many times larger the bound is than the claimed-level quantile of the error.</p>"
+        "held; claimed is 1 - alpha (1 - bound for expectation guarantees); the p-value is the "
+        "exact one-sided binomial test of coverage >= claimed; tightness is how many times "
+        "larger the bound is than the claimed-level quantile of the error; detects x k: the "
+        "check would flag the bound multiplied by any factor below k at this budget.</p>"
         + _rate_fits(results)
     )
 

@@ -50,6 +50,7 @@ def _cell_dict(c) -> dict:
         "estimate": c.estimate,
         "ratio_quantile": _clean(c.ratio_quantile),
         "tightness": _clean(c.tightness),
+        "detectable_factor": _clean(c.detectable_factor),
         "empty_bins": c.empty_bins,
     }
 
@@ -170,6 +171,7 @@ SUMMARY_HEADERS = (
     "claimed",
     "p-value",
     "tightness",
+    "detects",
 )
 
 
@@ -274,11 +276,21 @@ def rate_lines(data: dict) -> list[str]:
 def summary_row(check: dict) -> tuple[str, ...]:
     """One check of :func:`results_to_dict` as the strings of :data:`SUMMARY_HEADERS`."""
     if check.get("kind") == "rate":
-        return _rate_row(check)
+        return (*_rate_row(check), "-")
     if check.get("kind") == "exponent":
-        return _exponent_row(check)
+        return (*_exponent_row(check), "-")
     if check.get("kind") == "mean":
-        return _mean_row(check)
+        return (*_mean_row(check), "-")
+    return (*_coverage_row(check), _detects(check))
+
+
+def _detects(check: dict) -> str:
+    k = [c["detectable_factor"] for c in check["cells"]]
+    k = [x for x in k if isinstance(x, int | float)]
+    return f"x{max(k):.2f}" if k else "-"
+
+
+def _coverage_row(check: dict) -> tuple[str, ...]:
     worst = _worst(check["cells"])
     tight = [x["tightness"] for x in check["cells"] if isinstance(x["tightness"], float)]
     alpha = "-" if worst["alpha"] is None else f"{worst['alpha']:g}"
@@ -372,9 +384,12 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         "(guarantees consistent, negative controls violated).",
         "",
         "Coverage is the fraction of replicates in which the guaranteed event held; *claimed* is "
-        "1 - alpha (1 - bound for expectation guarantees); tightness is how many times larger "
-        "the bound is than the claimed-level quantile of the error (than the mean, for "
-        "expectations).",
+        "1 - alpha (1 - bound for expectation guarantees); the p-value is the exact one-sided "
+        "binomial test of coverage >= claimed (violated below the per-cell level); tightness "
+        "is how many times larger the bound is than the claimed-level quantile of the error "
+        "(than the mean, for expectations); *detects x k*: at this budget the check would flag "
+        "the bound multiplied by any factor below k (its best cell; '-' where the event is not "
+        "error <= bound).",
         "",
         format_table(results, markdown=True),
         "",

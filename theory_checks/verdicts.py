@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["CoverageVerdict", "coverage_verdict", "detectable_shortfall"]
+__all__ = ["CoverageVerdict", "coverage_verdict", "critical_count", "detectable_shortfall"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class CoverageVerdict:
     shortfall_90: float
 
 
-def _critical_count(trials: int, claimed: float, level: float) -> int:
+def critical_count(trials: int, claimed: float, level: float) -> int:
     """Largest k with ``P(Bin(trials, claimed) <= k) < level`` (-1 if none)."""
     k = int(stats.binom.ppf(level, trials, claimed))
     while k >= 0 and stats.binom.cdf(k, trials, claimed) >= level:
@@ -71,7 +71,7 @@ def _critical_count(trials: int, claimed: float, level: float) -> int:
 
 def detectable_shortfall(trials: int, claimed: float, level: float, power: float = 0.9) -> float:
     """Smallest ``claimed - p`` that the one-sided test rejects with probability >= power."""
-    k = _critical_count(trials, claimed, level)
+    k = critical_count(trials, claimed, level)
     if k < 0:
         return float(claimed)  # no outcome rejects: the test has no power at all
     lo, hi = 0.0, claimed  # rejection probability binom.cdf(k, trials, p) decreases in p
