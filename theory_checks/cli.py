@@ -211,6 +211,7 @@ def _cmd_figures(args) -> int:
         out.parent / "report.html" if results.is_file() else out / "index.html",
         results_json=results,
         figures_index=out / "index.json",
+        pictures=out.parent / "plots",
     )
     for e in entries:
         found = e["findings"]

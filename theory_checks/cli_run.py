@@ -323,6 +323,7 @@ def _report(args, out, run, false_alarm) -> int:
     from simulations.engine import BLOCK_REPS
 
     from .html import write_html
+    from .pictures import draw_guarantee_pictures
     from .report import format_table, rate_lines, results_to_dict, write_report
 
     results, stats = run.results, run.stats
@@ -348,10 +349,12 @@ def _report(args, out, run, false_alarm) -> int:
         },
     }
     paths = write_report(results, out, meta)
+    draw_guarantee_pictures(results_to_dict(results, meta), out / "plots")
     page = write_html(
         out / "report.html",
         results_json=paths["json"],
         figures_index=out / "figures" / "index.json",
+        pictures=out / "plots",
     )
     if args.json:
         print(json_text(results_to_dict(results, meta), indent=1))

@@ -18,7 +18,9 @@ from .report import SUMMARY_HEADERS, rate_lines, summary_row
 __all__ = ["write_html"]
 
 _STYLE = """
-body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+body{font-family:system-ui,sans-serif;max-width:1300px;margin:2em auto;padding:0 1em;color:#222}
+figure.pic{display:inline-block;width:640px;max-width:100%;margin:0.5em 0.5em 0.5em 0;
+border-top:none;padding-top:0;vertical-align:top}
 table{border-collapse:collapse;font-size:0.85em;margin:1em 0;display:block;overflow-x:auto}
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;
 overflow-wrap:anywhere;max-width:28em}
@@ -58,6 +60,64 @@ def _verdict_table(results: dict) -> str:
         "larger the bound is than the claimed-level quantile of the error; detects x k: the "
         "check would flag the bound multiplied by any factor below k at this budget.</p>"
         + _rate_fits(results)
+    )
+
+
+def _summary(results: dict) -> str:
+    """What held and what did not, before any table."""
+    checks = results["checks"]
+    own = [c for c in checks if c["expect"] == "consistent"]
+    controls = [c for c in checks if c["expect"] == "violated"]
+    wrong = [c for c in checks if not c["passed"]]
+    held = sum(c["passed"] for c in own)
+    caught = sum(c["passed"] for c in controls)
+    verdict = "ok" if not wrong else "fail"
+    lines = [
+        f"<p class='{verdict}'><b>{len(checks) - len(wrong)} of {len(checks)} checks as "
+        "expected.</b></p><ul>",
+        f"<li>{held} of {len(own)} guarantee checks consistent with their guarantee</li>",
+        f"<li>{caught} of {len(controls)} negative controls caught (flagged as violated, as "
+        "they must be)</li>",
+    ]
+    if wrong:
+        items = ", ".join(
+            f"<a href='#{html.escape(c['guarantee'])}'><code>{html.escape(c['id'])}</code></a> "
+            f"({html.escape(c['verdict'])}, expected {html.escape(c['expect'])})"
+            for c in wrong
+        )
+        lines.append(f"<li class='fail'>not as expected: {items}</li>")
+    return "<h2>Summary</h2>" + "".join(lines) + "</ul>"
+
+
+def _pictures(results: dict, folder: Path, rel: str) -> str:
+    reps = results.get("meta", {}).get("reps")
+    parts = []
+    seen = []
+    for c in results["checks"]:
+        gid = c["guarantee"]
+        png = folder / f"{gid.replace('.', '_')}.png"
+        if gid in seen or not png.is_file():
+            continue
+        seen.append(gid)
+        ids = [x["id"] for x in results["checks"] if x["guarantee"] == gid]
+        parts.append(
+            f"<figure id='{html.escape(gid)}' class='pic'><img src='{html.escape(rel + png.name)}'"
+            f" alt='{html.escape(gid)}' loading='lazy'><figcaption class='small'><code>"
+            f"{html.escape(gid)}</code>: {reps} replicates per point; checks "
+            f"{html.escape(', '.join(ids))}</figcaption></figure>"
+        )
+    if not parts:
+        return ""
+    return (
+        "<h2>Per guarantee</h2><p class='small'>Left: the failure rate of the guaranteed "
+        "event (1 - coverage, log scale) against n, with 95% Clopper-Pearson bars; dashed, "
+        "the rate the guarantee allows (1 - claimed: alpha for a 1 - alpha guarantee; for a "
+        "lower-bound event such as an impossibility the event is 'the statistic exceeds the "
+        "bound' and the claim its probability); no failure at all is drawn at half a "
+        "replicate; grey crosses, the negative controls, which must lie above their "
+        "allowance. Right: the tightness, the bound over the claimed-level quantile of the "
+        "error (1: the bound is exactly what this law needs; below 1 it fails).</p>"
+        + "".join(parts)
     )
 
 
@@ -114,7 +174,7 @@ def _figures(index: dict, rel: str) -> str:
     return "".join(parts)
 
 
-def write_html(page, *, results_json=None, figures_index=None) -> Path | None:
+def write_html(page, *, results_json=None, figures_index=None, pictures=None) -> Path | None:
     """Write a static report page from whichever of the two inputs exist.
 
     Parameters
@@ -123,6 +183,8 @@ def write_html(page, *, results_json=None, figures_index=None) -> Path | None:
         The HTML file to write.
     results_json, figures_index : path, optional
         ``results.json`` of a run and ``index.json`` of the figures.
+    pictures : path, optional
+        Folder of the per-guarantee pictures (:mod:`theory_checks.pictures`).
 
     Returns
     -------
@@ -132,7 +194,12 @@ def write_html(page, *, results_json=None, figures_index=None) -> Path | None:
     page = Path(page)
     body = []
     if results_json and Path(results_json).is_file():
-        body.append(_verdict_table(json.loads(Path(results_json).read_text())))
+        results = json.loads(Path(results_json).read_text())
+        body.append(_summary(results))
+        body.append(_verdict_table(results))
+        if pictures is not None:
+            rel = os.path.relpath(Path(pictures), page.parent)
+            body.append(_pictures(results, Path(pictures), rel + "/"))
     if figures_index and Path(figures_index).is_file():
         index = json.loads(Path(figures_index).read_text())
         rel = os.path.relpath(Path(figures_index).parent, page.parent)

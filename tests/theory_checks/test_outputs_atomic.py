@@ -133,3 +133,18 @@ def test_a_run_without_a_terminal_reports_progress_on_stderr(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "blocks stored (100%)" in err
     assert "resumes" in err
+
+
+def test_the_report_opens_with_a_summary_and_draws_each_guarantee(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert (
+        main(["run", "--checks", "gr21.thm3", "gr21.cor1", "--reps", "200", "--out", str(out)]) == 0
+    )
+    assert (out / "plots" / "gr21_thm3.png").stat().st_size > 1000
+    assert (out / "plots" / "gr21_cor1.png").is_file()
+    page = (out / "report.html").read_text()
+    assert page.index("<h2>Summary</h2>") < page.index("<h2>Theory checks</h2>")
+    assert "2 of 2 guarantee checks consistent" in page
+    assert "3 of 3 negative controls caught" in page
+    assert "plots/gr21_thm3.png" in page
+    assert "200 replicates per point" in page
