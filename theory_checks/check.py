@@ -15,6 +15,7 @@ most ``false_alarm``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -24,10 +25,10 @@ from bounds import registry
 from simulations.engine import BLOCK_REPS, RunStats, load_outcome, n_blocks_for, run_experiments
 
 from .budgets import DEFAULT_FALSE_ALARM
-from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin
+from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin, scaled
 from .verdicts import CoverageVerdict, coverage_verdict, critical_count
 
-__all__ = ["CellResult", "Check", "CheckResult", "RunResult", "run_checks"]
+__all__ = ["CellResult", "Check", "CheckResult", "RunResult", "run_checks", "with_sharper_controls"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,35 @@ class Check:
                 values = self.event.evaluate(exp, outcome, radius, alpha)
                 cells.append(_cell_result(self, exp, outcome, alpha, values, claim, level))
         return CheckResult(self, tuple(cells), n_blocks_for(reps) * BLOCK_REPS, false_alarm)
+
+
+def with_sharper_controls(checks: list, factors: dict) -> list:
+    """``checks`` plus sharper negative controls: the stated bound times a factor.
+
+    For each id in ``factors``, a control ``<id>.control.times_<factor>`` on the same
+    experiments (no new simulation).
+
+    Chosen where the check's detectable factor (:attr:`CheckResult.detectable_factor`,
+    measured at the quick budget and at 1000 replicates) is clearly above the factor: a
+    control a wrong constant 20-30% too small would fail, not only a wrong n.
+    """
+    by_id = {c.id: c for c in checks}
+    extra = []
+    for check_id, factor in factors.items():
+        base = by_id[check_id]
+        if base.bound.name != "stated" or base.is_control:
+            raise ValueError(f"{check_id!r} is not a check of a stated bound")
+        extra.append(
+            dataclasses.replace(
+                base,
+                id=f"{check_id}.control.times_{factor:g}",
+                expect="violated",
+                bound=scaled(factor),
+                description=f"sharper negative control: the stated bound times {factor:g} "
+                f"(the check flags any factor below its detectable factor)",
+            )
+        )
+    return [*checks, *extra]
 
 
 def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult:
