@@ -101,6 +101,7 @@ def test_run_subset_writes_results_and_report(tmp_path, capsys):
         "gr21.thm3",
         "gr21.thm3.control.wrong_bound",
         "gr21.thm3.control.no_tie_breaking",
+        "gr21.thm3.control.times_0.7",
     }
     assert data["all_passed"]
     assert data["meta"]["seed"] == 1

@@ -92,6 +92,7 @@ def test_a_run_of_another_selection_keeps_the_previous_report(tmp_path, capsys):
         "gr21.thm3",
         "gr21.thm3.control.wrong_bound",
         "gr21.thm3.control.no_tie_breaking",
+        "gr21.thm3.control.times_0.7",
     }
     assert (kept / "report.md").is_file()
     new = json.loads((out / "results.json").read_text())
@@ -145,6 +146,6 @@ def test_the_report_opens_with_a_summary_and_draws_each_guarantee(tmp_path, caps
     page = (out / "report.html").read_text()
     assert page.index("<h2>Summary</h2>") < page.index("<h2>Theory checks</h2>")
     assert "2 of 2 guarantee checks consistent" in page
-    assert "3 of 3 negative controls caught" in page
+    assert "4 of 4 negative controls caught" in page
     assert "plots/gr21_thm3.png" in page
     assert "200 replicates per point" in page
