@@ -10,7 +10,6 @@ import argparse
 import dataclasses
 import errno
 import functools
-import json
 import logging
 import os
 import sys
@@ -162,6 +161,8 @@ def _cmd_bound(args) -> int:
 
 
 def _cmd_figures(args) -> int:
+    from figures import findings
+    from figures.findings import changed_statuses, record_statuses, status
     from figures.registry import (
         FIGURE_MODULES,
         UNAVAILABLE,
@@ -215,16 +216,27 @@ def _cmd_figures(args) -> int:
     )
     for e in entries:
         found = e["findings"]
-        judged = [f for f in found if f["holds"] is not None]  # None: a reported number
-        held = sum(bool(f["holds"]) for f in judged)
+        judged = [f for f in found if status(f) in ("holds", "does not hold")]
+        held = sum(status(f) == "holds" for f in judged)
         extra = f", findings {held}/{len(judged)} hold" if judged else ""
         print(f"{e['id']:12s} {e['seconds']:7.1f} s  {', '.join(e['files'])}{extra}")
         for f in found:
-            tag = "reported" if f["holds"] is None else "holds" if f["holds"] else "DOES NOT HOLD"
+            tag = status(f).upper() if status(f) == "does not hold" else status(f)
             why = f" ({f['explanation']})" if f.get("explanation") else ""
-            print(f"    [{tag}] {f['claim']}: {json.dumps(f['value'])}{why}")
+            print(f"    [{tag}] {f['claim']}: {json_text(f['value'])}{why}")
     print(f"figures in {out}; report: {page}")
-    return 0
+    if args.record_findings:
+        print(f"finding statuses recorded in {record_statuses(entries)}")
+        return 0
+    changes = changed_statuses(entries)
+    for fig_id, claim, before, now in changes:
+        print(f"CHANGED {fig_id}: {claim}: recorded {before!r}, now {now!r}")
+    if changes:
+        print(
+            f"{len(changes)} finding(s) changed status from the record ({findings.RECORD}): a "
+            "regression, or a fix to record with --record-findings"
+        )
+    return 1 if changes else 0
 
 
 def _cmd_bench(args) -> int:
@@ -322,6 +334,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="calcheck-results/figures", help="output folder")
     s.add_argument("--reps", type=int, default=100, help="repetitions (paper: 100)")
     s.add_argument("--seed", type=int, default=2021, help="root seed of the figures' draws")
+    s.add_argument(
+        "--record-findings",
+        action="store_true",
+        help="record the findings' statuses as the expected ones (developers)",
+    )
     s.add_argument(
         "--data",
         metavar="ROOT",

@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from figures.findings import status
 from simulations._io import atomic_write_text
 
 from .report import SUMMARY_HEADERS, rate_lines, summary_row
@@ -140,13 +141,9 @@ def _findings(found) -> str:
         return ""
     items = []
     for f in found:
-        mark = (
-            "<span class='small'>reported</span>"
-            if f["holds"] is None
-            else "<span class='ok'>holds</span>"
-            if f["holds"]
-            else "<span class='fail'>does not hold</span>"
-        )
+        st = status(f)
+        cls = {"holds": "ok", "does not hold": "fail"}.get(st, "small")
+        mark = f"<span class='{cls}'>{st}</span>"
         value = html.escape(json.dumps(f["value"]))
         why = (
             f" <span class='small'>explanation: {html.escape(f['explanation'])}</span>"

@@ -35,14 +35,21 @@ def compute(cache_dir=None, **_):
 def findings(data):
     """The paper's stated findings with the numbers found and whether they hold."""
     v = dict(zip(np.round(data["eps"], 4), data["validity"], strict=True))
+    # the curve is rebuilt from the paper's own numbers: these agree by construction
     return [
-        {"claim": f"V({e}) is about {want}", "value": float(v[e]), "holds": abs(v[e] - want) < 1e-9}
+        {
+            "claim": f"V({e}) is about {want}",
+            "value": float(v[e]),
+            "holds": abs(v[e] - want) < 1e-9,
+            "status": "by construction",
+        }
         for e, want in ((0.04, 0.9), (0.03, 0.8))
     ] + [
         {
             "claim": "l1-ECE = 1 - AUC is about 0.023",
             "value": float(data["one_minus_auc"][0]),
             "holds": abs(data["one_minus_auc"][0] - 0.023) < 0.001,
+            "status": "by construction",
         },
     ]
 

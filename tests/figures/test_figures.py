@@ -145,3 +145,24 @@ def test_figures_cli_and_html(tmp_path, capsys):
     report = (tmp_path / "res" / "report.html").read_text()
     assert "gr21.cor1.control.wrong_bound" in report
     assert "figures/gr21_fig1a.png" in report
+
+
+def test_figures_fail_only_when_a_finding_changes_status(tmp_path, monkeypatch, capsys):
+    import json
+
+    from figures import findings
+
+    record = tmp_path / "findings_status.json"
+    monkeypatch.setattr(findings, "RECORD", record)
+    argv = ["figures", "gr21.fig1a", "--out", str(tmp_path / "f")]
+    assert main([*argv, "--record-findings"]) == 0
+    recorded = json.loads(record.read_text())
+    assert set(recorded["gr21.fig1a"].values()) == {"by construction"}
+    assert main(argv) == 0  # unchanged: success
+    claim = next(iter(recorded["gr21.fig1a"]))
+    recorded["gr21.fig1a"][claim] = "holds"
+    record.write_text(json.dumps(recorded))
+    capsys.readouterr()
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert f"CHANGED gr21.fig1a: {claim}: recorded 'holds', now 'by construction'" in out

@@ -1,0 +1,74 @@
+"""Status of the papers' stated findings, and the record that catches regressions.
+
+Every finding a figure module returns (``findings(data)``: dicts with ``claim``, ``value``,
+``holds`` and optionally ``explanation`` and ``status``) has one status:
+
+``holds`` / ``does not hold``
+    judged against the paper's statement (a finding that does not hold carries the
+    explanation found);
+``reported``
+    a number printed beside the paper's, with no statement to judge it against;
+``by construction``
+    true because the figure is rebuilt from the paper's own numbers (nothing to verify);
+``not judgeable``
+    the paper's statement cannot be checked on the data we have (the explanation says why).
+
+``findings_status.json`` next to this module records the status of each finding of each
+figure; ``calcheck figures`` compares the findings it regenerates with the record and fails
+only when a status changes (a regression, or a fix to record with ``--record-findings``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from simulations._io import atomic_write_text, json_text
+
+__all__ = ["RECORD", "STATUSES", "changed_statuses", "record_statuses", "status"]
+
+STATUSES = ("holds", "does not hold", "reported", "by construction", "not judgeable")
+#: The recorded statuses: figure id -> claim -> status.
+RECORD = Path(__file__).with_name("findings_status.json")
+
+
+def status(finding: dict) -> str:
+    """The status of one finding (its ``status`` if given, else from ``holds``)."""
+    given = finding.get("status")
+    if given is not None:
+        if given not in STATUSES:
+            raise ValueError(f"finding status must be one of {STATUSES}, got {given!r}")
+        return given
+    holds = finding.get("holds")
+    return "reported" if holds is None else "holds" if holds else "does not hold"
+
+
+def _load(path) -> dict:
+    path = Path(path)
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def changed_statuses(entries, record=None) -> list[tuple[str, str, str, str]]:
+    """``(figure, claim, recorded, now)`` for every finding whose status changed.
+
+    Findings not in the record are new, not changes; figures not regenerated are not looked
+    at.
+    """
+    recorded = _load(RECORD if record is None else record)
+    changes = []
+    for e in entries:
+        before = recorded.get(e["id"], {})
+        for f in e["findings"]:
+            now = status(f)
+            if f["claim"] in before and before[f["claim"]] != now:
+                changes.append((e["id"], f["claim"], before[f["claim"]], now))
+    return changes
+
+
+def record_statuses(entries, record=None) -> Path:
+    """Write the statuses of these figures' findings into the record (others are kept)."""
+    record = RECORD if record is None else record
+    recorded = _load(record)
+    for e in entries:
+        recorded[e["id"]] = {f["claim"]: status(f) for f in e["findings"]}
+    return atomic_write_text(record, json_text(recorded, indent=1, sort_keys=True) + "\n")
