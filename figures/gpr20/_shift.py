@@ -151,7 +151,9 @@ def compute_shift(cache_dir, *, reps=20, seed=2020, sizes=SIZES, n_trees=100, **
         from tqdm.auto import tqdm
 
         runs = []
-        for r in tqdm(range(reps), desc="gpr20 D.4", unit="rep", leave=False):
+        # a bar on a terminal only (disable=None), like the run's progress rule
+        bar = tqdm(range(reps), desc="gpr20 D.4", unit="rep", leave=False, disable=None)
+        for r in bar:
             runs.append(one_repetition(generator(seed, "gpr20.d4", r), sizes, n_trees))
         data = {
             "sigma": np.array([r["sigma"] for r in runs]),
