@@ -259,27 +259,38 @@ class RandomizedUniformMassBinning(UniformMassBinning):
     delta : float, default 0
         Value randomisation. A positive delta must change float64 values to matter:
         below about 1e-16 times the values it does nothing (the paper's 1e-20 example).
+    outputs : {"distinct", "as_returned"}, default "distinct"
+        With ``delta = 0``: ``"distinct"`` counts every bin as its own output (the delta
+        -> 0 limit the theorem is about); ``"as_returned"`` is the map a user receives,
+        whose equal float64 values (bins with the same label mean, e.g. 7/50 twice) are
+        one output of h, merged (conventions: ``E[Y | h(X) = r]`` conditions on the value).
+        With ``delta > 0`` the jittered values are distinct and both agree.
     rng : None, int, SeedSequence or Generator
     """
 
     name = "randomized_umd"
 
-    def __init__(self, n_bins=10, *, delta=0.0, rng=None):
+    def __init__(self, n_bins=10, *, delta=0.0, outputs="distinct", rng=None):
         super().__init__(n_bins, tie_breaking="lexicographic", rng=rng)
         self.delta = delta
+        self.outputs = outputs
 
     def _params(self):
-        return {"n_bins": self.n_bins, "delta": self.delta}
+        return {"n_bins": self.n_bins, "delta": self.delta, "outputs": self.outputs}
 
     def fit_sorted_batch(self, s_sorted, u_sorted, y_sorted, n_bins, rng):
         """Fit R calibration sets given sorted scores, tie-breaking uniforms and labels."""
         if not (np.isfinite(self.delta) and self.delta >= 0):
             raise ValueError(f"delta must be finite and >= 0, got {self.delta!r}")
+        if self.outputs not in ("distinct", "as_returned"):
+            raise ValueError(f"outputs must be 'distinct' or 'as_returned', got {self.outputs!r}")
         batch = super().fit_sorted_batch(s_sorted, u_sorted, y_sorted, n_bins, rng)
         if self.delta > 0:
             v = rng.random(batch.values.shape)
             values = (batch.values + self.delta * v) / (1.0 + self.delta)
             keys = values
+        elif self.outputs == "as_returned":
+            values = keys = batch.values
         else:
             values = batch.values
             keys = np.broadcast_to(np.arange(n_bins, dtype=float), values.shape)

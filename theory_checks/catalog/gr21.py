@@ -4,6 +4,10 @@ Gupta, C. and Ramdas, A. (2021). Distribution-free calibration guarantees for hi
 binning without sample splitting. ICML. Theorem 3 (eq. 8), Corollary 1 (eq. 10), Theorem 4
 (eq. 11, parts (a) and (b)).
 
+Theorem 4 is checked three ways: in the delta -> 0 limit (every bin its own output), on
+the map a user receives (delta = 0, equal values merged into one output) and with a real
+delta = 1e-3 (values jittered, bound eps + delta).
+
 Each check runs on six laws (uniform scores with eta = 1/2, a Platt curve, Beta(0.1, 5)
 scores, two atoms, a continuous-plus-atoms mixture, Beta labels; five more at the full
 budget). Negative controls: every check with the bound evaluated at n B points (n in place
@@ -95,6 +99,37 @@ _SPECS = {
     ),
 }
 
+# The map a user receives (equal float64 outputs merged, delta = 0) and a real delta > 0,
+# beside the delta -> 0 limit above: check id -> (guarantee, calibrator, event, description)
+_AS_USED = {
+    "gr21.thm4.marginal.as_returned": (
+        "gr21.thm4.marginal",
+        {"name": "randomized_umd", "delta": 0.0, "outputs": "as_returned"},
+        Marginal(),
+        "randomized UMD as a user receives it (delta = 0: bins with equal values are one "
+        "output, merged): a fresh test point is within eps1 (11)",
+    ),
+    "gr21.thm4.conditional.as_returned": (
+        "gr21.thm4.conditional",
+        {"name": "randomized_umd", "delta": 0.0, "outputs": "as_returned"},
+        Within("max_error"),
+        "randomized UMD as a user receives it (equal values merged): all outputs within eps2",
+    ),
+    "gr21.thm4.marginal.delta_0.001": (
+        "gr21.thm4.marginal",
+        {"name": "randomized_umd", "delta": 1e-3},
+        Marginal(),
+        "randomized UMD with delta = 1e-3 (jittered, distinct float64 values): a fresh test "
+        "point is within eps1 + delta (11)",
+    ),
+    "gr21.thm4.conditional.delta_0.001": (
+        "gr21.thm4.conditional",
+        {"name": "randomized_umd", "delta": 1e-3},
+        Within("max_error"),
+        "randomized UMD with delta = 1e-3: all outputs within eps2 + delta (11)",
+    ),
+}
+
 _WRONG_N = substitute(
     "n_in_place_of_n_over_B",
     "bound evaluated at n B points: n in place of n/B",
@@ -146,6 +181,31 @@ def checks(budget="quick") -> list[Check]:
             "a bin mixes the atoms, so bins are not exchangeable",
         )
     )
+    for cid, (gid, cal, event, text) in _AS_USED.items():
+        out.append(
+            Check(
+                cid,
+                gid,
+                _experiments(cal, laws, grid),
+                event,
+                bud.alphas,
+                "1-alpha",
+                description=text,
+            )
+        )
+        out.append(
+            Check(
+                f"{cid}.control.wrong_bound",
+                gid,
+                _experiments(cal, (LAWS["uniform_half"],), grid),
+                event,
+                bud.alphas,
+                "1-alpha",
+                "violated",
+                _WRONG_N,
+                "negative control: bound computed with n in place of n/B, eta = 1/2",
+            )
+        )
     # sharper controls: detectable factors 0.785 / 0.785 at the quick budget (0.78 / 0.79 at
     # 1000 replicates), so a constant 30% too small is caught, not only n for n/B
     return with_sharper_controls(out, {"gr21.thm3": 0.7, "gr21.thm4.conditional": 0.7})
