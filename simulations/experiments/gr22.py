@@ -44,12 +44,23 @@ __all__ = [
 ]
 
 
-def _fit_exact(law, scores, labels, n_bins, rng):
-    """Fit randomized UMD on (R, m) rows and return (mass, error) arrays of shape (R, B)."""
-    cal = RandomizedUniformMassBinning(n_bins, delta=0.0)
+def _fit_exact(law, scores, labels, n_bins, rng, delta=0.0, outputs="distinct"):
+    """Fit randomized UMD on (R, m) rows and return (mass, error) arrays of shape (R, B).
+
+    ``delta = 0, outputs = "distinct"`` is the delta -> 0 limit the theorems are about;
+    ``outputs = "as_returned"`` the map a user receives (equal values of a class merged);
+    ``delta > 0`` jitters the values (gr21 Algorithm 2, lines 14-15).
+    """
+    cal = RandomizedUniformMassBinning(n_bins, delta=delta, outputs=outputs)
     batch = cal.fit_batch(scores, labels, n_bins, rng)
     be = exact_bin_errors(batch, law)
     return be.mass, be.error
+
+
+def _variant(exp) -> str:
+    """Label suffix for the map users receive or a real delta (none for the limit)."""
+    extra = "" if exp.outputs == "distinct" else f"/{exp.outputs}"
+    return extra + (f"/delta={exp.delta:g}" if exp.delta else "")
 
 
 @dataclass(frozen=True)
@@ -74,6 +85,8 @@ class TopLabelBinningExperiment(Experiment):
     n: int
     points_per_bin: int = 20
     n_bins: int | None = None
+    delta: float = 0.0
+    outputs: str = "distinct"
 
     accepts: ClassVar[tuple[str, ...]] = ("top_label",)
     outcome_type: ClassVar[type] = BinOutcome
@@ -103,7 +116,7 @@ class TopLabelBinningExperiment(Experiment):
 
     def label(self) -> str:
         """Readable one-line identification."""
-        return f"TL-HB/{self.law.name}/n={self.n}/k={self.points_per_bin}"
+        return f"TL-HB/{self.law.name}/n={self.n}/k={self.points_per_bin}{_variant(self)}"
 
     def symbols(self, outcome=None) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
@@ -112,7 +125,7 @@ class TopLabelBinningExperiment(Experiment):
             "points_per_bin": int(self.points_per_bin),
             "class_counts": self.law.class_counts(self.n),
             "bins_per_class": self.bins_per_class(),
-            "delta": 0.0,
+            "delta": float(self.delta),
         }
 
     def simulate(self, rng, reps):
@@ -123,7 +136,9 @@ class TopLabelBinningExperiment(Experiment):
         masses, errors = [], []
         for lab in range(self.law.n_classes):
             u, y = self.law.sample_class(lab, (reps, int(counts[lab])), rng)
-            m, e = _fit_exact(self.law.laws[lab], u, y, int(bins[lab]), rng)
+            m, e = _fit_exact(
+                self.law.laws[lab], u, y, int(bins[lab]), rng, self.delta, self.outputs
+            )
             masses.append(probs[lab] * m)
             errors.append(e)
         return BinOutcome(
@@ -154,6 +169,8 @@ class ClassWiseBinningExperiment(Experiment):
     n: int
     points_per_bin: int = 20
     class_index: int = -1
+    delta: float = 0.0
+    outputs: str = "distinct"
 
     accepts: ClassVar[tuple[str, ...]] = ("dirichlet_affine",)
     outcome_type: ClassVar[type] = ClassWiseOutcome
@@ -172,7 +189,7 @@ class ClassWiseBinningExperiment(Experiment):
 
     def label(self) -> str:
         """Readable one-line identification."""
-        return f"CW-HB/{self.law.name}/n={self.n}/k={self.points_per_bin}"
+        return f"CW-HB/{self.law.name}/n={self.n}/k={self.points_per_bin}{_variant(self)}"
 
     def symbols(self, outcome=None) -> dict:
         """Quantities the bounds take, named as in the bound functions."""
@@ -180,7 +197,7 @@ class ClassWiseBinningExperiment(Experiment):
             "n": int(self.n),
             "points_per_bin": int(self.points_per_bin),
             "n_classes": int(self.law.n_classes),
-            "delta": 0.0,
+            "delta": float(self.delta),
         }
 
     def simulate(self, rng, reps):
@@ -189,7 +206,13 @@ class ClassWiseBinningExperiment(Experiment):
         masses, errs = [], []
         for lab in range(self.law.n_classes):
             m, e = _fit_exact(
-                self.law.class_law(lab), g[..., lab], (y == lab).astype(float), self.bins, rng
+                self.law.class_law(lab),
+                g[..., lab],
+                (y == lab).astype(float),
+                self.bins,
+                rng,
+                self.delta,
+                self.outputs,
             )
             masses.append(m)
             errs.append(e)

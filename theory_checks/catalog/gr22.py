@@ -101,6 +101,49 @@ _NO_UNION = other_guarantee(
 )
 
 
+def _as_users_get(tl_sizes, cw_sizes, al) -> list[Check]:
+    """TL-HB and CW-HB as users receive them, and with a real delta.
+
+    As received: delta = 0, equal outputs of a class merged into one. With delta = 1e-3:
+    the values jittered, checked against the bound + delta. Beside the delta -> 0 limit.
+    """
+    out = []
+    for suffix, variant in (
+        ("as_returned", {"outputs": "as_returned"}),
+        ("delta_0.001", {"delta": 1e-3}),
+    ):
+        tl = tuple(
+            TopLabelBinningExperiment(LAWS[name], n, k, **variant)
+            for name in _TL_LAWS
+            for n, k in tl_sizes
+        )
+        cw = tuple(
+            ClassWiseBinningExperiment(LAWS[name], n, k, **variant)
+            for name in _CW_LAWS
+            for n, k in cw_sizes
+        )
+        for gid, exps in (("gr22.thm1.conditional", tl), ("gr22.thm2.conditional", cw)):
+            event, claim, text = (_TL | _CW)[gid]
+            what = "as a user receives it" if suffix == "as_returned" else "with delta = 1e-3"
+            out.append(
+                Check(f"{gid}.{suffix}", gid, exps, event, al, claim, description=f"{text}; {what}")
+            )
+            out.append(
+                Check(
+                    f"{gid}.{suffix}.control.n_in_place_of_k",
+                    gid,
+                    exps[: len(tl_sizes) if gid.startswith("gr22.thm1") else len(cw_sizes)],
+                    event,
+                    al,
+                    claim,
+                    "violated",
+                    _N_FOR_K,
+                    f"negative control: {_N_FOR_K.description}; {what}",
+                )
+            )
+    return out
+
+
 def checks(budget="quick") -> list[Check]:
     """The gr22 checks and negative controls for a budget ("quick" or "full")."""
     bud = get_budget(budget)
@@ -215,6 +258,7 @@ def checks(budget="quick") -> list[Check]:
             "negative control: CW-HB and N-HB (Algorithms 9, 4) can change the argmax",
         )
     )
+    out += _as_users_get(tl_sizes, cw_sizes, al)
     # sharper controls: detectable factors 0.75 and 0.77 at the quick budget, lower at 1000
     # replicates (the CI size): checked flagged on all 20 seeds of the stated range
     sharper = {"gr22.thm1.conditional": 0.65, "gr22.thm2.conditional": 0.6}
