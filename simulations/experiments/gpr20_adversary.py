@@ -107,8 +107,10 @@ class CIWidthExperiment(Experiment):
     Methods: ``"atomwise_eb"`` -- on a test score seen ``N_z >= 1`` times in the calibration
     set, the empirical-Bernstein interval (Audibert et al., delta = alpha) of the labels at
     that score, otherwise ``[0, 1]``; ``"bin_thm4"`` -- the Theorem 4 interval of the test
-    point's fixed-width bin, a valid CI for the *bin* mean used (wrongly) as a CI w.r.t. f.
-    Intervals are clipped to [0, 1]. The interval depends on alpha through the method, so
+    point's fixed-width bin, a valid CI for the *bin* mean used (wrongly) as a CI w.r.t. f;
+    ``"knn_eb"`` -- the empirical-Bernstein interval of the labels of the ``neighbors``
+    calibration scores nearest the test score (a family with a width knob). Intervals are
+    clipped to [0, 1]. The interval depends on alpha through the method, so
     the outcome keeps what it rests on (count, estimate, truth) and :meth:`statistic`
     builds it for each alpha: ``"width"`` and ``"miss_ratio"`` (distance of the truth from
     the centre over the half-width: covered iff <= 1).
@@ -118,6 +120,7 @@ class CIWidthExperiment(Experiment):
     law: Law
     n: int
     n_bins: int = 10
+    neighbors: int = 0
 
     accepts: ClassVar[tuple[str, ...]] = ("binary", "adversary")
     outcome_type: ClassVar[type] = IntervalOutcome
@@ -125,8 +128,18 @@ class CIWidthExperiment(Experiment):
     def __post_init__(self):
         self._check_law(self.law)
         check_positive_int(self.n, "n")
-        if self.method not in ("atomwise_eb", "bin_thm4"):
-            raise ValueError(f"method must be 'atomwise_eb' or 'bin_thm4', got {self.method!r}")
+        methods = ("atomwise_eb", "bin_thm4", "knn_eb")
+        if self.method not in methods:
+            raise ValueError(f"method must be one of {methods}, got {self.method!r}")
+        if self.method == "knn_eb":
+            check_positive_int(self.neighbors, "neighbors")
+            if self.neighbors > self.n:
+                raise ValueError(f"neighbors must be <= n={self.n}, got {self.neighbors!r}")
+
+    def label(self) -> str:
+        """Readable one-line identification."""
+        knob = f"/k={self.neighbors}" if self.method == "knn_eb" else ""
+        return f"{self.method}{knob}/{self.law.name}/n={self.n}"
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
@@ -139,6 +152,13 @@ class CIWidthExperiment(Experiment):
             truth = self.law.conditional_mean(s_t)
         if self.method == "atomwise_eb":
             same = s == s_t[:, None]
+        elif self.method == "knn_eb":
+            # the k calibration scores nearest the test score: the width knob of Cor. 1's
+            # trade-off (small k: wide; large k: narrow, and then invalid under Q)
+            k = self.neighbors
+            nearest = np.argpartition(np.abs(s - s_t[:, None]), k - 1, axis=1)[:, :k]
+            same = np.zeros(s.shape, dtype=bool)
+            np.put_along_axis(same, nearest, True, axis=1)
         else:
             b = self.n_bins
             same = fixed_width_bin_index(s, b) == fixed_width_bin_index(s_t, b)[:, None]
@@ -149,7 +169,7 @@ class CIWidthExperiment(Experiment):
     def interval(self, outcome, alpha):
         """Clipped interval ``(lo, hi)`` of every replicate at miscoverage alpha."""
         var = outcome.estimate * (1.0 - outcome.estimate)
-        if self.method == "atomwise_eb":
+        if self.method in ("atomwise_eb", "knn_eb"):
             hw = gpr20.empirical_bernstein_halfwidth(outcome.count, var, alpha)
         else:
             hw = gpr20.thm4_halfwidth(outcome.count, var, self.n_bins, alpha)
