@@ -14,6 +14,7 @@ __all__ = [
     "MAX_INTEGER",
     "as_generator",
     "check_alphas",
+    "check_eps",
     "check_n_bins",
     "check_positive_int",
     "check_scores_labels",
@@ -57,6 +58,17 @@ def check_scores_labels(scores, labels, *, allow_fractional: bool, names=("score
             f"got values such as {bad.tolist()}"
         )
     return s, y
+
+
+def check_eps(eps) -> np.ndarray:
+    """Radii at which to evaluate a validity: a number or 1-d array, no NaN (inf is fine)."""
+    try:
+        e = np.asarray(eps, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"eps must be a number or a 1-d array of numbers, got {eps!r}") from None
+    if e.ndim > 1 or np.isnan(e).any():
+        raise ValueError(f"eps must be a number or a 1-d array without NaN, got {eps!r}")
+    return e
 
 
 def check_n_bins(n_bins):

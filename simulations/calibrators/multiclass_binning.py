@@ -33,7 +33,7 @@ import logging
 import numpy as np
 from scipy import special
 
-from .._validation import as_generator, check_positive_int
+from .._validation import as_generator, check_n_bins, check_positive_int
 from .binning import RandomizedUniformMassBinning
 
 logger = logging.getLogger(__name__)
@@ -183,7 +183,7 @@ class _HistogramBinningBase:
         if self.n_bins is None:
             b = m // check_positive_int(self.points_per_bin, "points_per_bin", 2)
         else:
-            b = check_positive_int(self.n_bins, "n_bins")
+            b = check_n_bins(self.n_bins)
         limit = m // 2 if self.variant == "analysed" else m  # Algorithm 2 needs m >= 2B
         if b > limit:
             logger.warning(

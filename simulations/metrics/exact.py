@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import check_eps
 from ..calibrators.binning import BinningBatch
 from ..laws.binary import BinaryLaw
 
@@ -76,13 +77,6 @@ def _check_mass(mass, error):
     return m
 
 
-def _check_eps(eps):
-    e = _float_array(eps, "eps")
-    if e.ndim > 1 or np.isnan(e).any():
-        raise ValueError(f"eps must be a number or a 1-d array without NaN, got {eps!r}")
-    return e
-
-
 def merge_equal_outputs(keys, mass, moment):
     """Sum mass and moment over bins of a row that share an output key."""
     keys = np.asarray(keys)
@@ -142,7 +136,7 @@ def marginal_validity(error: np.ndarray, mass: np.ndarray, eps) -> np.ndarray:
     """``Pr_X(|E[Y | h(X)] - h(X)| <= eps)`` per row, for each eps (last axis)."""
     error = _check_error(error)
     mass = _check_mass(mass, error)
-    eps = _check_eps(eps)
+    eps = check_eps(eps)
     err = np.where(np.isnan(error), np.inf, error)  # zero-mass outputs never count
     if eps.ndim == 0:
         return (mass * (err <= eps)).sum(axis=-1)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_n_bins
 from ..calibrators.edges import fixed_width_bin_index
 
 __all__ = [
@@ -93,7 +93,7 @@ def plugin_top_label_errors(
         Groups with an id < 0 (uncalibrated classes) fall back to equal-width bins.
     """
     c, h, y = _top_label_inputs(pred_class, confidence, labels)
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins = check_n_bins(n_bins)
     hit = (c == y).astype(float)
     if groups is None:
         key = fixed_width_bin_index(h, n_bins)
@@ -123,7 +123,7 @@ def plugin_classwise_ece(probs, labels, *, n_bins=15, groups=None) -> float:
         )
     if groups is not None and np.shape(groups) != p.shape:
         raise ValueError(f"groups must have the shape of probs {p.shape}, got {np.shape(groups)}")
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins = check_n_bins(n_bins)
     total = 0.0
     for lab in range(p.shape[1]):
         key = (
@@ -166,11 +166,7 @@ def plugin_reliability_mce(pred_class, confidence, labels, *, n_bins=15, groups=
     """
     c, h, y = _top_label_inputs(pred_class, confidence, labels)
     hit = (c == y).astype(float)
-    key = (
-        fixed_width_bin_index(h, check_positive_int(n_bins, "n_bins"))
-        if groups is None
-        else np.asarray(groups)
-    )
+    key = fixed_width_bin_index(h, check_n_bins(n_bins)) if groups is None else np.asarray(groups)
     return float(_group_tl_gaps(key, c, h, hit)[1].max())
 
 
@@ -185,7 +181,7 @@ def top_label_reliability(pred_class, confidence, labels, *, n_bins=10):
     """
     c, h, y = _top_label_inputs(pred_class, confidence, labels)
     hit = (c == y).astype(float)
-    b = fixed_width_bin_index(h, check_positive_int(n_bins, "n_bins"))
+    b = fixed_width_bin_index(h, check_n_bins(n_bins))
     inv, tl_gap = _group_tl_gaps(b, c, h, hit)
     count = np.bincount(inv).astype(float)
     return {
