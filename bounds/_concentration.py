@@ -14,6 +14,7 @@ from ._validation import (
     as_nonnegative,
     as_open_unit,
     as_positive,
+    guard_public,
     scalar_or_array,
 )
 
@@ -63,3 +64,6 @@ def empirical_bernstein_halfwidth(n_bin, variance, delta, scale=1.0):
     log_term = np.log(3.0 / d)
     width = np.sqrt(per_count(2.0 * v * log_term, counts)) + per_count(3.0 * s * log_term, counts)
     return scalar_or_array(width)
+
+
+guard_public(globals())  # broadcasting errors name the arguments

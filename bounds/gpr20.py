@@ -30,6 +30,7 @@ from ._validation import (
     as_nonnegative,
     as_open_unit,
     as_positive,
+    guard_public,
     scalar_or_array,
 )
 from .guarantee import Guarantee
@@ -91,8 +92,8 @@ def thm4_halfwidth(n_bin, variance, n_bins, alpha):
 
 
 def _last_axis_counts(counts, variances):
-    c = np.asarray(counts)
-    v = np.asarray(variances, dtype=float)
+    c = as_counts(counts, "counts")
+    v = as_nonnegative(variances, "variances")
     if c.ndim == 0 or c.shape[-1] < 1:
         raise ValueError(f"counts must have a bins axis (last), got shape {c.shape}")
     if v.shape != c.shape:
@@ -341,6 +342,9 @@ def cor1_width_lower_bound(alpha):
 def cor1_width_probability(alpha):
     """``1 - 2 alpha``: probability that a distribution-free CI has width >= 1/2 (Cor. 1 proof)."""
     return scalar_or_array(1.0 - 2.0 * _half_open_alpha(alpha))
+
+
+guard_public(globals())  # broadcasting errors name the arguments
 
 
 # ---------------------------------------------------------------------- registry

@@ -22,6 +22,7 @@ from ._validation import (
     as_nonnegative,
     as_open_unit,
     as_positive,
+    guard_public,
     scalar_or_array,
 )
 from .guarantee import Guarantee
@@ -137,7 +138,7 @@ def thm10_halfwidth(n_bin, variance, m_b, upper, n_bins, alpha):
     Parameters
     ----------
     n_bin : int or array_like
-        Source points N_b in the bin.
+        Source points N_b in the bin (``inf`` for N_b = 0).
     variance : float or array_like
         ``V^(w)_b``, the biased sample variance of ``m_b w(X_i) Y_i`` in the bin.
     m_b : float or array_like
@@ -181,6 +182,9 @@ def prop3_target_bin_mean(source_mass, target_mass, source_weighted_mean):
     p = as_nonnegative(source_mass, "source_mass")
     q = as_positive(target_mass, "target_mass")
     return scalar_or_array(p / q * as_nonnegative(source_weighted_mean, "source_weighted_mean"))
+
+
+guard_public(globals())  # broadcasting errors name the arguments
 
 
 # ---------------------------------------------------------------------- registry

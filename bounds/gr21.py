@@ -17,8 +17,6 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ._concentration import hoeffding_radius
@@ -26,10 +24,11 @@ from ._validation import (
     as_integer_array,
     as_nonnegative,
     as_open_unit,
-    as_positive,
     check_n_bins_vs_n,
+    guard_public,
     scalar_or_array,
 )
+from .gr21_ums import UMSSampleSize, ums_required_n
 from .guarantee import Guarantee
 
 __all__ = [
@@ -292,80 +291,15 @@ def thm4_validity_curve(eps, n, n_bins, *, delta=0.0, conditional=False):
     if np.any(~np.isfinite(e)) or np.any(e < 0):
         raise ValueError(f"eps must be finite and >= 0, got {eps!r}")
     d = as_nonnegative(delta, "delta")
+    if not isinstance(conditional, bool | np.bool_):
+        raise TypeError(f"conditional must be True or False, got {conditional!r}")
     k = b if conditional else 1.0
     gap = np.maximum(e - d, 0.0)
     curve = np.maximum(0.0, 1.0 - 2.0 * k * np.exp(-2.0 * m * gap**2))
     return scalar_or_array(np.where(e > d, curve, 0.0))
 
 
-@dataclass(frozen=True)
-class UMSSampleSize:
-    """Sample-size recipe for UMS of Appendix B (Gupta & Ramdas 2021).
-
-    Attributes
-    ----------
-    min_bin_count : int
-        Points needed in the smallest bin of split 2 (Hoeffding step, failure alpha/2).
-    n_quantile : int
-        Size of split 1 for reliable quantiles, ``ceil(c B log(10 B / (alpha/4)))``.
-    n_count : int
-        Size of split 2 so that the smallest bin holds ``min_bin_count`` points w.h.p.
-    n_total : int
-        ``n_quantile + n_count``.
-    """
-
-    min_bin_count: int
-    n_quantile: int
-    n_count: int
-    n_total: int
-
-
-def ums_required_n(eps, alpha, n_bins, *, c=100.0):
-    r"""Calibration points UMS needs for (eps, alpha)-marginal calibration, Appendix B.
-
-    Parameters
-    ----------
-    eps : float
-        Target radius in (0, 1).
-    alpha : float
-        Target miscoverage in (0, 1), split as alpha/2 (Hoeffding), alpha/4 (quantiles),
-        alpha/4 (bin counts) as in Appendix B.
-    n_bins : int
-        Number of bins B.
-    c : float, default 100
-        The unspecified constant of Kumar et al. (2019, Lemma 4.3); Appendix B "optimistically"
-        takes 100 (the original proof needs c >= 2000).
-
-    Returns
-    -------
-    UMSSampleSize
-
-    Notes
-    -----
-    Paper: Gupta & Ramdas (2021), Appendix B, quoting Gupta et al. (2020, Thm 5) and Kumar
-    et al. (2019, Lemma 4.3). The printed count step ``n'/2B - sqrt(n'/log(2B/delta)/2)``
-    is a typo: its numeric coefficient 1.8 matches
-    ``sqrt(n' log(2B/delta)/2)``, which is implemented. With (0.1, 0.1, 10) this gives
-    about 17.9K against the paper's rounded 17.5K.
-    """
-    e = float(as_open_unit(eps, "eps"))
-    a = float(as_open_unit(alpha, "alpha"))
-    b = int(as_integer_array(n_bins, "n_bins", minimum=1))
-    c = float(as_positive(c, "c"))
-    min_count = int(np.ceil(np.log(2 * b / (a / 2)) / (2 * e**2)))
-    n_quantile = int(np.ceil(c * b * np.log(10 * b / (a / 4))))
-    # Smallest n' with n'/(2B) - sqrt(n' L / 2) >= min_count: a quadratic in sqrt(n').
-    log_term = np.log(2 * b / (a / 4))
-    coef = np.sqrt(log_term / 2)
-    root = b * (coef + np.sqrt(coef**2 + 2 * min_count / b))
-    n_count = int(np.ceil(root**2))
-
-    def enough(n2):
-        return n2 / (2 * b) - np.sqrt(n2 * log_term / 2) >= min_count
-
-    while n_count > 1 and enough(n_count - 1):  # ceil of a float root may overshoot by one
-        n_count -= 1
-    return UMSSampleSize(min_count, n_quantile, n_count, n_quantile + n_count)
+guard_public(globals())  # broadcasting errors name the arguments
 
 
 # ---------------------------------------------------------------------- registry

@@ -8,14 +8,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array, as_positive
+from ._validation import (
+    as_float_array,
+    as_integer_array,
+    as_positive,
+    as_scalar,
+    guard_public,
+)
 
 __all__ = ["is_informative", "max_bins_for_eps", "min_n_for_eps"]
 
 
 def is_informative(value):
-    """True where a bound value is below 1 (a radius >= 1 says nothing about [0,1] labels)."""
-    return np.asarray(value) < 1.0
+    """True where a bound value is below 1 (a radius >= 1 says nothing about [0,1] labels).
+
+    ``inf`` (an empty bin) is not informative; NaN is refused (it is no bound at all).
+    """
+    arr = as_float_array(value, "value")
+    if np.isnan(arr).any():
+        raise ValueError(f"value must not be NaN, got {value!r}")
+    return arr < 1.0
+
+
+def _check_bound(bound):
+    if not callable(bound):
+        raise TypeError(f"bound must be a bound function, got {bound!r}")
 
 
 def min_n_for_eps(bound, eps, n_bins, alpha=None, *, n_max=10**9, **kwargs):
@@ -39,8 +56,10 @@ def min_n_for_eps(bound, eps, n_bins, alpha=None, *, n_max=10**9, **kwargs):
     int or None
         None when no n <= n_max reaches eps (e.g. eps <= delta).
     """
-    b = int(as_integer_array(n_bins, "n_bins", minimum=1))
-    eps = float(as_positive(eps, "eps"))
+    _check_bound(bound)
+    b = as_scalar(as_integer_array(n_bins, "n_bins", minimum=1), "n_bins", n_bins)
+    eps = as_scalar(as_positive(eps, "eps"), "eps", eps)
+    n_max = as_scalar(as_integer_array(n_max, "n_max", minimum=1), "n_max", n_max)
     args = () if alpha is None else (alpha,)
 
     def ok(n):
@@ -66,13 +85,32 @@ def min_n_for_eps(bound, eps, n_bins, alpha=None, *, n_max=10**9, **kwargs):
 def max_bins_for_eps(bound, eps, n, alpha=None, **kwargs):
     """Largest B with ``2B <= n`` and ``bound(n, B, alpha, **kwargs) <= eps``; None if none.
 
-    Every radius of this module increases with B at fixed n, so this is the B a user would
-    "eyeball" from Figure 2 for a target eps.
+    Every radius of this package is non-decreasing in B at fixed n (``bound`` must be), so
+    this is the B a user would "eyeball" from Figure 2 for a target eps. Found by bisection,
+    in O(log n) evaluations of ``bound``.
     """
-    n_int = int(as_integer_array(n, "n", minimum=2))
-    eps = float(as_positive(eps, "eps"))
-    bins = np.arange(1, n_int // 2 + 1)
+    _check_bound(bound)
+    n_int = as_scalar(as_integer_array(n, "n", minimum=2), "n", n)
+    eps = as_scalar(as_positive(eps, "eps"), "eps", eps)
     args = () if alpha is None else (alpha,)
-    values = np.asarray(bound(n_int, bins, *args, **kwargs))
-    good = np.flatnonzero(values <= eps)
-    return int(bins[good[-1]]) if good.size else None
+
+    def ok(b):
+        return bool(np.all(np.asarray(bound(n_int, b, *args, **kwargs)) <= eps))
+
+    # Bisection on the monotone radius: O(log n) evaluations, never an array of n/2 bins
+    # (n = 1e10 used to allocate 37 GiB).
+    if not ok(1):
+        return None
+    lo, hi = 1, n_int // 2
+    if ok(hi):
+        return hi
+    while hi - lo > 1:  # invariant: ok(lo), not ok(hi)
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+guard_public(globals())  # broadcasting errors name the arguments

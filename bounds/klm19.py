@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array, as_open_unit, as_positive, scalar_or_array
+from ._validation import as_integer_array, as_open_unit, as_positive, guard_public, scalar_or_array
 from .guarantee import Guarantee
 
 __all__ = [
@@ -312,6 +312,8 @@ _ESTIMATOR_HYP = (
     "E^2 > 0",
     *_RATE_HYP,
 )
+
+guard_public(globals())  # broadcasting errors name the arguments
 
 GUARANTEES = (
     Guarantee(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array, as_open_unit, as_positive, scalar_or_array
+from ._validation import as_integer_array, as_open_unit, as_positive, guard_public, scalar_or_array
 from .guarantee import Guarantee
 from .klm19 import _c
 
@@ -210,6 +210,8 @@ def gi5_histogram_ce_sq(n_bins, n, *, c):
 
 
 _HYP = ("stated informally (prose, not a theorem)", "constant c unspecified")
+
+guard_public(globals())  # broadcasting errors name the arguments
 
 GUARANTEES = (
     Guarantee(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_open_unit, scalar_or_array
+from ._validation import as_open_unit, guard_public, scalar_or_array
 from .guarantee import Guarantee
 from .klm19 import _b, _c
 
@@ -90,6 +90,8 @@ def thm41_ce_sq_bound(min_ce_sq, eps_sq):
         raise ValueError(f"min_ce_sq must lie in [0, 1], got {min_ce_sq!r}")
     return scalar_or_array(2.0 * m + as_open_unit(eps_sq, "eps_sq"))
 
+
+guard_public(globals())  # broadcasting errors name the arguments
 
 GUARANTEES = (
     Guarantee(

@@ -21,7 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array, as_open_unit, as_unit, scalar_or_array
+from ._validation import (
+    as_integer_array,
+    as_open_unit,
+    as_positive,
+    as_unit,
+    guard_public,
+    scalar_or_array,
+)
 from .guarantee import Guarantee
 
 __all__ = [
@@ -223,7 +230,7 @@ def cor32_mce_rate(n, n_bins, *, c):
     n_, b = _n_b(n, n_bins)
     if np.any(b < 2):
         raise ValueError(f"n_bins must be >= 2 (log B = 0 at B = 1), got {n_bins!r}")
-    return scalar_or_array(float(c) * np.sqrt(b * np.log(b) / n_))
+    return scalar_or_array(as_positive(c, "c") * np.sqrt(b * np.log(b) / n_))
 
 
 def _ece(n, n_bins, const):
@@ -311,6 +318,8 @@ def thm33_ece_bound_variance(n, n_bins):
 
 
 _H = ("calibration pairs i.i.d. (H1)", "equal-frequency bins, n/B points each (H2)")
+
+guard_public(globals())  # broadcasting errors name the arguments
 
 GUARANTEES = (
     Guarantee(

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_integer_array, scalar_or_array
+from ._validation import (
+    as_integer_array,
+    as_nonnegative,
+    as_unit,
+    guard_public,
+    scalar_or_array,
+)
 from .guarantee import Guarantee
 from .nch14 import _H
 
@@ -82,15 +88,21 @@ def thm34_auc_loss_bound_unequal(bin_masses, bin_rates):
     Equals 1/(2B) times ``sum theta (1 - theta) / (B pi1 pi0)`` when eta_K = 1/B, which is at
     most 1/(2B) by Chebyshev's sum inequality; with unequal masses it can exceed 1/(2B).
     """
-    eta = np.asarray(bin_masses, dtype=float)
-    theta = np.asarray(bin_rates, dtype=float)
-    if eta.shape != theta.shape or np.any(eta < 0) or np.any((theta < 0) | (theta > 1)):
-        raise ValueError("bin_masses must be >= 0 and bin_rates in [0, 1], with equal shapes")
+    eta = as_nonnegative(bin_masses, "bin_masses")
+    theta = as_unit(bin_rates, "bin_rates")
+    if eta.shape != theta.shape or eta.ndim == 0:
+        raise ValueError(
+            f"bin_masses and bin_rates must be arrays of one shape (..., B), got {eta.shape} "
+            f"and {theta.shape}"
+        )
     if not np.allclose(eta.sum(axis=-1), 1.0):
         raise ValueError(f"bin_masses must sum to 1, got {eta.sum(axis=-1)!r}")
     pi1 = np.sum(eta * theta, axis=-1)
     if np.any((pi1 <= 0) | (pi1 >= 1)):
-        raise ValueError("both classes need positive probability (0 < pi1 < 1)")
+        raise ValueError(
+            "bin_masses and bin_rates must give both classes positive probability "
+            f"(0 < pi1 < 1), got bin_masses={bin_masses!r}, bin_rates={bin_rates!r}"
+        )
     return scalar_or_array(0.5 * np.sum(eta**2 * theta * (1 - theta), axis=-1) / (pi1 * (1 - pi1)))
 
 
@@ -161,6 +173,8 @@ def chebyshev_sum_gap(a, b):
         raise ValueError(f"a and b must be 1-d of equal length, got {x.shape} and {y.shape}")
     return float(np.mean(x * y) - x.mean() * y.mean())
 
+
+guard_public(globals())  # broadcasting errors name the arguments
 
 GUARANTEES = (
     Guarantee(

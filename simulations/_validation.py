@@ -10,12 +10,22 @@ import itertools
 import numpy as np
 
 __all__ = [
+    "MAX_BINS",
+    "MAX_INTEGER",
     "as_generator",
     "check_alphas",
+    "check_eps",
     "check_n_bins",
     "check_positive_int",
     "check_scores_labels",
 ]
+
+
+#: Largest number of bins a calibrator or metric accepts: fitting allocates a few float
+#: arrays of n_bins entries per replicate, so 10**9 bins would take gigabytes.
+MAX_BINS = 10**6
+#: Largest integer parameter accepted anywhere (exact in float64).
+MAX_INTEGER = 2**53
 
 
 def check_scores_labels(scores, labels, *, allow_fractional: bool, names=("scores", "labels")):
@@ -28,6 +38,8 @@ def check_scores_labels(scores, labels, *, allow_fractional: bool, names=("score
     y = np.asarray(labels, dtype=float)
     if s.ndim != 1:
         raise ValueError(f"{sn} must be one-dimensional, got shape {s.shape}")
+    if s.size == 0:
+        raise ValueError(f"{sn} must not be empty, got {scores!r}")
     if y.shape != s.shape:
         raise ValueError(f"{sn} and {yn} must have the same length, got {s.shape[0]} and {y.shape}")
     if np.isnan(s).any() or np.isnan(y).any():
@@ -48,13 +60,24 @@ def check_scores_labels(scores, labels, *, allow_fractional: bool, names=("score
     return s, y
 
 
+def check_eps(eps) -> np.ndarray:
+    """Radii at which to evaluate a validity: a number or 1-d array, no NaN (inf is fine)."""
+    try:
+        e = np.asarray(eps, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"eps must be a number or a 1-d array of numbers, got {eps!r}") from None
+    if e.ndim > 1 or np.isnan(e).any():
+        raise ValueError(f"eps must be a number or a 1-d array without NaN, got {eps!r}")
+    return e
+
+
 def check_n_bins(n_bins):
-    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer) or n_bins < 1:
-        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
-    return int(n_bins)
+    """Validate a number of bins: an integer in 1..:data:`MAX_BINS`."""
+    return check_positive_int(n_bins, "n_bins", maximum=MAX_BINS)
 
 
 def as_generator(rng) -> np.random.Generator:
+    """A numpy Generator from None, a seed, a SeedSequence or a Generator."""
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None or isinstance(rng, int | np.integer | np.random.SeedSequence):
@@ -62,13 +85,17 @@ def as_generator(rng) -> np.random.Generator:
     raise ValueError(f"rng must be None, an int, a SeedSequence or a numpy Generator, got {rng!r}")
 
 
-def check_positive_int(value, name, minimum=1):
+def check_positive_int(value, name, minimum=1, maximum=MAX_INTEGER):
+    """Validate an integer in ``minimum..maximum``; a larger one is reported as too large."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value > maximum:
+        raise ValueError(f"{name} is too large: at most {maximum} is supported, got {value!r}")
     return int(value)
 
 
 def check_alphas(alphas, upper=1.0):
+    """Validate a non-empty tuple of miscoverage levels in (0, ``upper``)."""
     if not alphas:
         raise ValueError("alphas must be a non-empty tuple")
     for a in alphas:

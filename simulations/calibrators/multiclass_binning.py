@@ -33,7 +33,7 @@ import logging
 import numpy as np
 from scipy import special
 
-from .._validation import as_generator, check_positive_int
+from .._validation import as_generator, check_n_bins, check_positive_int
 from .binning import RandomizedUniformMassBinning
 
 logger = logging.getLogger(__name__)
@@ -50,13 +50,24 @@ __all__ = [
 
 # ------------------------------------------------------------------------ validation
 def softmax(logits) -> np.ndarray:
-    """Row-wise softmax in float64 (stable)."""
+    """Row-wise softmax in float64 (stable); logits must be finite (inf - inf is NaN)."""
     z = np.asarray(logits, dtype=np.float64)
+    if z.size == 0:
+        raise ValueError(f"logits must not be empty, got shape {z.shape}")
+    if not np.all(np.isfinite(z)):
+        raise ValueError(f"logits must be finite, got e.g. {z[~np.isfinite(z)][:3].tolist()}")
     return special.softmax(z, axis=-1)
 
 
-def check_probability_matrix(scores, labels=None, *, name="scores"):
-    """Validate an ``(n, L)`` probability matrix (and 0-based labels); return float arrays."""
+#: Default of ``labels``: None passed explicitly is a missing label array, not "no labels".
+_NO_LABELS = object()
+
+
+def check_probability_matrix(scores, labels=_NO_LABELS, *, name="scores"):
+    """Validate an ``(n, L)`` probability matrix (and 0-based labels); return float arrays.
+
+    Without ``labels`` only the matrix is returned; with them, ``(matrix, labels)``.
+    """
     p = np.asarray(scores, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] < 2:
         raise ValueError(
@@ -69,7 +80,7 @@ def check_probability_matrix(scores, labels=None, *, name="scores"):
             f"{name} must hold probabilities in [0, 1] (pass softmax(logits) for "
             f"logits), got values in [{np.nanmin(p)!r}, {np.nanmax(p)!r}]"
         )
-    if labels is None:
+    if labels is _NO_LABELS:
         return p
     y = np.asarray(labels)
     if y.shape != (p.shape[0],):
@@ -89,8 +100,15 @@ def check_probability_matrix(scores, labels=None, *, name="scores"):
 
 
 def top_label(scores):
-    """``(c, h)``: argmax class (lowest index on ties, as np.argmax) and its probability."""
+    """``(c, h)``: argmax class (lowest index on ties, as np.argmax) and its probability.
+
+    ``scores`` has shape ``(..., L)`` with L >= 1 and no NaN (argmax would pick the NaN).
+    """
     p = np.asarray(scores, dtype=np.float64)
+    if p.ndim == 0 or p.shape[-1] == 0:
+        raise ValueError(f"scores must have shape (..., L) with L >= 1, got shape {p.shape}")
+    if np.isnan(p).any():
+        raise ValueError("scores must not contain NaN")
     c = np.argmax(p, axis=-1)
     return c, np.take_along_axis(p, c[..., None], axis=-1)[..., 0]
 
@@ -165,7 +183,7 @@ class _HistogramBinningBase:
         if self.n_bins is None:
             b = m // check_positive_int(self.points_per_bin, "points_per_bin", 2)
         else:
-            b = check_positive_int(self.n_bins, "n_bins")
+            b = check_n_bins(self.n_bins)
         limit = m // 2 if self.variant == "analysed" else m  # Algorithm 2 needs m >= 2B
         if b > limit:
             logger.warning(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_n_bins
 from .edges import bin_index_from_edges, fixed_width_edges, uniform_mass_edges
 
 __all__ = ["ULSIF", "WeightedHistogramBinning", "weighted_bin_sums"]
@@ -71,7 +71,7 @@ class WeightedHistogramBinning:
         w = np.ones_like(s) if sample_weight is None else np.asarray(sample_weight, float)
         if w.shape != s.shape or not np.all(np.isfinite(w) & (w >= 0)):
             raise ValueError("sample_weight must be finite, >= 0 and of the shape of scores")
-        b = check_positive_int(self.n_bins, "n_bins")
+        b = check_n_bins(self.n_bins)
         if self.partition == "uniform_mass":
             if not (0 < self.split < 1):
                 raise ValueError(f"split must lie in (0, 1), got {self.split!r}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import check_eps
 from ..calibrators.binning import BinningBatch
 from ..laws.binary import BinaryLaw
 
@@ -48,8 +49,47 @@ class BinErrors:
     error: np.ndarray
 
 
+def _float_array(value, name):
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {value!r}") from None
+
+
+def _check_error(error):
+    """Per-output errors, shape (..., B): >= 0, NaN only for outputs of zero mass."""
+    e = _float_array(error, "error")
+    if e.ndim == 0 or e.size == 0:
+        raise ValueError(f"error must be a non-empty array of shape (..., B), got {error!r}")
+    if np.any(np.isinf(e) | (e < 0)):
+        raise ValueError(f"error must be >= 0 and finite (NaN: zero-mass output), got {error!r}")
+    if np.any(np.all(np.isnan(e), axis=-1)):
+        raise ValueError(f"error has a row with no output of positive mass (all NaN): {error!r}")
+    return e
+
+
+def _check_mass(mass, error):
+    m = _float_array(mass, "mass")
+    if m.shape != error.shape:
+        raise ValueError(f"mass must have the shape of error {error.shape}, got {m.shape}")
+    if not np.all(np.isfinite(m) & (m >= 0)):
+        raise ValueError(f"mass must be finite and >= 0, got {mass!r}")
+    return m
+
+
 def merge_equal_outputs(keys, mass, moment):
     """Sum mass and moment over bins of a row that share an output key."""
+    keys = np.asarray(keys)
+    if keys.ndim != 2 or keys.size == 0:
+        raise ValueError(f"keys must be a non-empty 2-d array (R, B), got shape {keys.shape}")
+    mass, moment = _float_array(mass, "mass"), _float_array(moment, "moment")
+    if mass.shape != keys.shape or moment.shape != keys.shape:
+        raise ValueError(
+            f"mass and moment must have the shape of keys {keys.shape}, got {mass.shape} "
+            f"and {moment.shape}"
+        )
+    if not (np.all(np.isfinite(mass)) and np.all(np.isfinite(moment))):
+        raise ValueError("mass and moment must be finite")
     r, b = keys.shape
     order = np.argsort(keys, axis=1, kind="stable")
     k_sorted = np.take_along_axis(keys, order, axis=1)
@@ -67,6 +107,10 @@ def merge_equal_outputs(keys, mass, moment):
 
 def exact_bin_errors(batch: BinningBatch, law: BinaryLaw) -> BinErrors:
     """Exact masses, biases and output errors of R fitted maps under ``law``."""
+    if not isinstance(batch, BinningBatch):
+        raise TypeError(f"batch must be a BinningBatch, got {type(batch).__name__}")
+    if not isinstance(law, BinaryLaw):
+        raise TypeError(f"law must be a BinaryLaw, got {type(law).__name__}")
     mass, moment = law.interval_moments(batch.lower_s, batch.lower_u, batch.upper_s, batch.upper_u)
     # Rounding can leave a few ulps of negative mass where a bin is empty.
     mass = np.maximum(mass, 0.0)
@@ -85,12 +129,14 @@ def exact_bin_errors(batch: BinningBatch, law: BinaryLaw) -> BinErrors:
 
 def conditional_max_error(error: np.ndarray) -> np.ndarray:
     """``max_{r in Range(h)} |E[Y | h(X) = r] - r|`` per row (the l_inf-ECE)."""
-    return np.nanmax(error, axis=-1)
+    return np.nanmax(_check_error(error), axis=-1)
 
 
 def marginal_validity(error: np.ndarray, mass: np.ndarray, eps) -> np.ndarray:
     """``Pr_X(|E[Y | h(X)] - h(X)| <= eps)`` per row, for each eps (last axis)."""
-    eps = np.asarray(eps, dtype=float)
+    error = _check_error(error)
+    mass = _check_mass(mass, error)
+    eps = check_eps(eps)
     err = np.where(np.isnan(error), np.inf, error)  # zero-mass outputs never count
     if eps.ndim == 0:
         return (mass * (err <= eps)).sum(axis=-1)
@@ -100,7 +146,9 @@ def marginal_validity(error: np.ndarray, mass: np.ndarray, eps) -> np.ndarray:
 
 def lp_ece(error: np.ndarray, mass: np.ndarray, p: float = 1.0) -> np.ndarray:
     """Exact ``lp-ECE(h) = (sum_b w_b err_b^p)^(1/p)`` per row (gr21 Definition 3)."""
-    if not p >= 1:
+    error = _check_error(error)
+    mass = _check_mass(mass, error)
+    if isinstance(p, bool) or np.ndim(p) != 0 or not p >= 1:
         raise ValueError(f"p must be >= 1, got {p!r}")
     e = np.where(np.isnan(error), 0.0, error)
     if np.isinf(p):

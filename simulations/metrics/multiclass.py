@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_n_bins
 from ..calibrators.edges import fixed_width_bin_index
 
 __all__ = [
@@ -58,6 +58,24 @@ def _unit(values, name):
     return v
 
 
+def _top_label_inputs(pred_class, confidence, labels):
+    """Validated ``(c, h, y)``: 1-d of one non-zero length, h in [0, 1], c and y integers."""
+    c = np.asarray(pred_class)
+    h = _unit(confidence, "confidence")
+    y = np.asarray(labels)
+    if not (c.shape == h.shape == y.shape) or c.ndim != 1 or c.size == 0:
+        raise ValueError(
+            f"pred_class, confidence and labels must be 1-d of one non-zero length, got "
+            f"{c.shape}, {h.shape}, {y.shape}"
+        )
+    for name, v in (("pred_class", c), ("labels", y)):
+        if v.dtype.kind not in "iu" and not (
+            v.dtype.kind == "f" and np.all(np.isfinite(v)) and np.all(v == np.round(v))
+        ):
+            raise ValueError(f"{name} must hold integer class indices, got e.g. {v[:3]!r}")
+    return c, h, y
+
+
 def plugin_top_label_errors(
     pred_class, confidence, labels, *, n_bins=15, groups=None
 ) -> PluginErrors:
@@ -74,15 +92,8 @@ def plugin_top_label_errors(
         its own group ("unbinned", as the paper evaluates TL-HB); overrides ``n_bins``.
         Groups with an id < 0 (uncalibrated classes) fall back to equal-width bins.
     """
-    c = np.asarray(pred_class)
-    h = _unit(confidence, "confidence")
-    y = np.asarray(labels)
-    if not (c.shape == h.shape == y.shape) or c.ndim != 1:
-        raise ValueError(
-            f"pred_class, confidence and labels must be 1-d of one length, got "
-            f"{c.shape}, {h.shape}, {y.shape}"
-        )
-    n_bins = check_positive_int(n_bins, "n_bins")
+    c, h, y = _top_label_inputs(pred_class, confidence, labels)
+    n_bins = check_n_bins(n_bins)
     hit = (c == y).astype(float)
     if groups is None:
         key = fixed_width_bin_index(h, n_bins)
@@ -106,9 +117,13 @@ def plugin_classwise_ece(probs, labels, *, n_bins=15, groups=None) -> float:
     """
     p = _unit(probs, "probs")
     y = np.asarray(labels)
-    if p.ndim != 2 or y.shape != (p.shape[0],):
-        raise ValueError(f"probs must be (n, L) and labels (n,), got {p.shape} and {y.shape}")
-    n_bins = check_positive_int(n_bins, "n_bins")
+    if p.ndim != 2 or y.shape != (p.shape[0],) or p.size == 0:
+        raise ValueError(
+            f"probs must be (n, L) with n, L >= 1 and labels (n,), got {p.shape} and {y.shape}"
+        )
+    if groups is not None and np.shape(groups) != p.shape:
+        raise ValueError(f"groups must have the shape of probs {p.shape}, got {np.shape(groups)}")
+    n_bins = check_n_bins(n_bins)
     total = 0.0
     for lab in range(p.shape[1]):
         key = (
@@ -149,14 +164,9 @@ def plugin_reliability_mce(pred_class, confidence, labels, *, n_bins=15, groups=
     reproduces all 12 Base TL-MCE cells of gr22 Tables 2 and 4. Bins are equal-width, or the
     output groups of a binning calibrator.
     """
-    c = np.asarray(pred_class)
-    h = _unit(confidence, "confidence")
-    hit = (c == np.asarray(labels)).astype(float)
-    key = (
-        fixed_width_bin_index(h, check_positive_int(n_bins, "n_bins"))
-        if groups is None
-        else np.asarray(groups)
-    )
+    c, h, y = _top_label_inputs(pred_class, confidence, labels)
+    hit = (c == y).astype(float)
+    key = fixed_width_bin_index(h, check_n_bins(n_bins)) if groups is None else np.asarray(groups)
     return float(_group_tl_gaps(key, c, h, hit)[1].max())
 
 
@@ -169,10 +179,9 @@ def top_label_reliability(pred_class, confidence, labels, *, n_bins=10):
         ``conf`` (mean h), ``acc`` (P^(Y = c | bin)), ``tl_gap`` (Delta^_b =
         sum_l P^(c = l | bin) |acc_{b,l} - conf_{b,l}|), ``fraction`` (N_b / N) and ``bin``.
     """
-    c = np.asarray(pred_class)
-    h = _unit(confidence, "confidence")
-    hit = (c == np.asarray(labels)).astype(float)
-    b = fixed_width_bin_index(h, n_bins)
+    c, h, y = _top_label_inputs(pred_class, confidence, labels)
+    hit = (c == y).astype(float)
+    b = fixed_width_bin_index(h, check_n_bins(n_bins))
     inv, tl_gap = _group_tl_gaps(b, c, h, hit)
     count = np.bincount(inv).astype(float)
     return {

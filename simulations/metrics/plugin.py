@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_int, check_scores_labels
+from .._validation import check_eps, check_n_bins, check_scores_labels
 from ..calibrators.edges import fixed_width_bin_index
 
 __all__ = [
@@ -43,13 +43,13 @@ def plugin_validity(predictions, labels, eps) -> np.ndarray:
     test-sample mean of the labels with the same prediction. Biased downwards (gr21 §2.1).
     """
     err = np.sort(_plugin_errors(predictions, labels))
-    return np.searchsorted(err, np.atleast_1d(eps), side="right") / err.size
+    return np.searchsorted(err, np.atleast_1d(check_eps(eps)), side="right") / err.size
 
 
 def plugin_conditional_validity(predictions, labels, eps) -> np.ndarray:
     """Plug-in conditional validity of gr21 §4: ``1{max_i |hatE[...] - h(X_i)| <= eps}``."""
     err = _plugin_errors(predictions, labels)
-    return (err.max() <= np.atleast_1d(eps)).astype(float)
+    return (err.max() <= np.atleast_1d(check_eps(eps))).astype(float)
 
 
 def fixed_width_reliability(predictions, labels, n_bins: int = 10):
@@ -63,7 +63,7 @@ def fixed_width_reliability(predictions, labels, n_bins: int = 10):
     mass, mean_prediction, mean_label : ndarray (n_bins,)
     """
     p, y = _predictions_labels(predictions, labels)
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins = check_n_bins(n_bins)
     idx = fixed_width_bin_index(p, n_bins)
     counts = np.bincount(idx, minlength=n_bins).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -100,7 +100,7 @@ def evaluation_metrics(predictions, labels, n_bins: int = 10) -> dict:
     from scipy.stats import rankdata
 
     p, y = _predictions_labels(predictions, labels)
-    check_positive_int(n_bins, "n_bins")
+    check_n_bins(n_bins)
     if not np.all((y == 0) | (y == 1)):
         raise ValueError("labels must be 0 or 1 for these metrics")
     m = y.sum()
