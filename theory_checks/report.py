@@ -19,6 +19,7 @@ from .check import CheckResult
 from .exponents import ExponentCheckResult
 from .means import MeanZeroCheckResult
 from .rates import is_rate_result
+from .tradeoff import TradeoffCheckResult
 
 __all__ = [
     "SUMMARY_HEADERS",
@@ -130,6 +131,30 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
                         "verdict": "violated" if s.violated else "consistent",
                     }
                     for s in r.series
+                ],
+                "cells": [],
+            }
+        elif isinstance(r, TradeoffCheckResult):
+            extra = {
+                "kind": "tradeoff",
+                "claim": "every member wide (P(width >= 1/2) >= 1 - 2 alpha) or invalid",
+                "series": [
+                    {
+                        "name": m.name,
+                        "alpha": m.alpha,
+                        "wide_law": m.wide_law,
+                        "valid_law": m.valid_law,
+                        "median_width": m.median_width,
+                        "p_wide": m.wide.coverage,
+                        "p_wide_ci": [m.wide.ci_low, m.wide.ci_high],
+                        "coverage": m.valid.coverage,
+                        "coverage_ci": [m.valid.ci_low, m.valid.ci_high],
+                        "narrow": m.narrow,
+                        "invalid": m.invalid,
+                        "level": m.wide.level,
+                        "verdict": "violated" if m.violated else "consistent",
+                    }
+                    for m in r.series
                 ],
                 "cells": [],
             }
@@ -247,13 +272,32 @@ def _mean_row(check: dict) -> tuple[str, ...]:
     )
 
 
+def _tradeoff_row(check: dict) -> tuple[str, ...]:
+    # the narrowest member plays the worst cell
+    worst = min(check["series"], key=lambda m: m["median_width"])
+    status = "as expected" if check["passed"] else "NOT as expected"
+    bad = sum(m["verdict"] == "violated" for m in check["series"])
+    lo, hi = worst["coverage_ci"]
+    return (
+        check["id"],
+        "trade-off control" if check["expect"] == "violated" else "trade-off check",
+        f"{check['verdict']} ({status})",
+        f"{len(check['series'])} members",
+        f"{worst['name']} a={worst['alpha']:g}: width {worst['median_width']:.3f}",
+        f"{worst['coverage']:.4f} [{lo:.4f}, {hi:.4f}] on {worst['valid_law']}",
+        "wide or invalid",
+        f"{bad} narrow and valid",
+        f"level {worst['level']:.2g}",
+    )
+
+
 def rate_lines(data: dict) -> list[str]:
     """The fitted exponents of every rate and exponent check, one line per series."""
     lines = []
     for c in data["checks"]:
         if c["expect"] == "violated":  # a control fits the same data to a wrong h
             continue
-        if c.get("kind") == "mean":
+        if c.get("kind") in ("mean", "tradeoff"):
             continue
         if c.get("kind") == "exponent":
             for s in c["series"]:
@@ -281,6 +325,8 @@ def summary_row(check: dict) -> tuple[str, ...]:
         return (*_exponent_row(check), "-")
     if check.get("kind") == "mean":
         return (*_mean_row(check), "-")
+    if check.get("kind") == "tradeoff":
+        return (*_tradeoff_row(check), "-")
     return (*_coverage_row(check), _detects(check))
 
 

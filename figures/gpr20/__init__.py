@@ -1,8 +1,13 @@
-"""Figures of Gupta, Podkopaev & Ramdas (2020): the covariate-shift experiment of App. D.4."""
+"""Figures of Gupta, Podkopaev & Ramdas (2020).
+
+The covariate-shift experiment of App. D.4, and Corollary 1's width/validity frontier (not
+a paper figure).
+"""
 
 #: Figure id -> module.
 FIGURES = {
     "gpr20.fig2a": "figures.gpr20.fig2a",
     "gpr20.fig2b": "figures.gpr20.fig2b",
     "gpr20.fig3": "figures.gpr20.fig3",
+    "gpr20.cor1_frontier": "figures.gpr20.cor1_frontier",
 }

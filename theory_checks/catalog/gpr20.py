@@ -33,6 +33,7 @@ from ..events import (
     constant,
     substitute,
 )
+from ..tradeoff import TradeoffCheck
 from .gpr20_shift import SHIFT_STUDIES, add_shift_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
@@ -288,15 +289,37 @@ def checks(budget="quick") -> list[Check]:
     )
     half_width = constant("width_one_half", 0.5, "|C| >= 1/2")
     covers = constant("covers", 1.0, "the truth lies in C")
-    add(
-        "gpr20.cor1",
-        "gpr20.cor1",
-        [CIWidthExperiment("atomwise_eb", LAWS["uniform_half"], n) for n in (1000, 5000)],
-        AtLeast("width"),
-        "1-2alpha",
-        bound=half_width,
-        text="a distribution-free CI w.r.t. f (atom-wise empirical Bernstein) has width "
-        ">= 1/2 w.p. >= 1 - 2 alpha when eta = 1/2 and f(X) is continuous",
+
+    # Corollary 1 as the trade-off it states (the atom-wise interval is always [0, 1] on
+    # continuous scores, so a width check of it could not fail): k-nearest-neighbour
+    # empirical-Bernstein intervals from wide (k = 4) to narrow (k = 1024)
+    def member(k, valid_law):
+        def exp(law):
+            return CIWidthExperiment("knn_eb", LAWS[law], 5000, neighbors=k)
+
+        return (f"knn k={k}", exp("uniform_half"), exp(valid_law))
+
+    knobs = (4, 16, 64, 256, 1024)
+    out.append(
+        TradeoffCheck(
+            "gpr20.cor1",
+            "gpr20.cor1",
+            tuple(member(k, "adversary_q") for k in knobs),
+            al,
+            description="every k-NN empirical-Bernstein interval is wide (P(width >= 1/2) "
+            ">= 1 - 2 alpha, eta = 1/2) or invalid w.r.t. f (coverage rejected under Q)",
+        )
+    )
+    out.append(
+        TradeoffCheck(
+            "gpr20.cor1.control.validity_on_benign_law",
+            "gpr20.cor1",
+            tuple(member(k, "uniform_half") for k in knobs),
+            al,
+            expect="violated",
+            description="negative control: validity tested only on the eta = 1/2 law, where "
+            "narrow intervals cover: a narrow interval is declared valid",
+        )
     )
     add(
         "gpr20.cor1.premise",
