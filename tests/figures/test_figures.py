@@ -110,7 +110,12 @@ def test_credit_findings_on_regenerated_data(tmp_path):
 
 def test_figure_index_and_selection(capsys):
     assert set(select_figures(["gr21"])) == {f for f in FIGURE_MODULES if f.startswith("gr21.")}
-    assert set(select_figures(["gpr20"])) == {"gpr20.fig2a", "gpr20.fig2b", "gpr20.fig3"}
+    assert set(select_figures(["gpr20"])) == {
+        "gpr20.fig2a",
+        "gpr20.fig2b",
+        "gpr20.fig3",
+        "gpr20.cor1_frontier",
+    }
     assert select_figures(["gr21.fig2"]) == ["gr21.fig2"]
     with pytest.raises(ValueError, match="matches no figure"):
         select_figures(["gr99"])
