@@ -138,24 +138,7 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
             extra = {
                 "kind": "tradeoff",
                 "claim": "every member wide (P(width >= 1/2) >= 1 - 2 alpha) or invalid",
-                "series": [
-                    {
-                        "name": m.name,
-                        "alpha": m.alpha,
-                        "wide_law": m.wide_law,
-                        "valid_law": m.valid_law,
-                        "median_width": m.median_width,
-                        "p_wide": m.wide.coverage,
-                        "p_wide_ci": [m.wide.ci_low, m.wide.ci_high],
-                        "coverage": m.valid.coverage,
-                        "coverage_ci": [m.valid.ci_low, m.valid.ci_high],
-                        "narrow": m.narrow,
-                        "invalid": m.invalid,
-                        "level": m.wide.level,
-                        "verdict": "violated" if m.violated else "consistent",
-                    }
-                    for m in r.series
-                ],
+                "series": [m.as_dict() for m in r.series],
                 "cells": [],
             }
         elif isinstance(r, ExponentCheckResult):

@@ -134,6 +134,24 @@ class TradeoffMember:
         """Narrow and not shown invalid: a contradiction of the impossibility."""
         return self.narrow and not self.invalid
 
+    def as_dict(self) -> dict:
+        """The member as JSON-able numbers (``results.json``)."""
+        return {
+            "name": self.name,
+            "alpha": self.alpha,
+            "wide_law": self.wide_law,
+            "valid_law": self.valid_law,
+            "median_width": self.median_width,
+            "p_wide": self.wide.coverage,
+            "p_wide_ci": [self.wide.ci_low, self.wide.ci_high],
+            "coverage": self.valid.coverage,
+            "coverage_ci": [self.valid.ci_low, self.valid.ci_high],
+            "narrow": self.narrow,
+            "invalid": self.invalid,
+            "level": self.wide.level,
+            "verdict": "violated" if self.violated else "consistent",
+        }
+
     def describe(self) -> str:
         """One line: width, coverage, and what the member is."""
         what = (
