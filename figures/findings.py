@@ -14,8 +14,9 @@ Every finding a figure module returns (``findings(data)``: dicts with ``claim``,
     the paper's statement cannot be checked on the data we have (the explanation says why).
 
 ``findings_status.json`` next to this module records the status of each finding of each
-figure; ``calcheck figures`` compares the findings it regenerates with the record and fails
-only when a status changes (a regression, or a fix to record with ``--record-findings``).
+figure, with the repetitions and seed it was found at; ``calcheck figures`` at those
+settings compares the findings it regenerates with the record and fails only when a status
+changes (a regression, or a fix to record with ``--record-findings``).
 """
 
 from __future__ import annotations
@@ -51,13 +52,17 @@ def _load(path) -> dict:
 def changed_statuses(entries, record=None) -> list[tuple[str, str, str, str]]:
     """``(figure, claim, recorded, now)`` for every finding whose status changed.
 
-    Findings not in the record are new, not changes; figures not regenerated are not looked
-    at.
+    Only figures regenerated with the recorded repetitions and seed are compared (other
+    settings answer another question: a change there is not a regression). Findings not in
+    the record are new, not changes; figures not regenerated are not looked at.
     """
     recorded = _load(RECORD if record is None else record)
     changes = []
     for e in entries:
-        before = recorded.get(e["id"], {})
+        entry = recorded.get(e["id"], {})
+        if (entry.get("reps"), entry.get("seed")) != (e.get("reps"), e.get("seed")):
+            continue
+        before = entry.get("statuses", {})
         for f in e["findings"]:
             now = status(f)
             if f["claim"] in before and before[f["claim"]] != now:
@@ -70,5 +75,9 @@ def record_statuses(entries, record=None) -> Path:
     record = RECORD if record is None else record
     recorded = _load(record)
     for e in entries:
-        recorded[e["id"]] = {f["claim"]: status(f) for f in e["findings"]}
+        recorded[e["id"]] = {
+            "reps": e.get("reps"),
+            "seed": e.get("seed"),
+            "statuses": {f["claim"]: status(f) for f in e["findings"]},
+        }
     return atomic_write_text(record, json_text(recorded, indent=1, sort_keys=True) + "\n")

@@ -40,6 +40,15 @@ def json_text(obj, **kwargs) -> str:
     return json.dumps(_finite(obj), allow_nan=False, **kwargs)
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 def atomic_write_text(path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8); returns the path.
 
@@ -52,6 +61,8 @@ def atomic_write_text(path, text: str) -> Path:
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        # mkstemp makes the file private (0600): give it the mode a plain open would
+        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

@@ -149,3 +149,16 @@ def test_the_report_opens_with_a_summary_and_draws_each_guarantee(tmp_path, caps
     assert "4 of 4 negative controls caught" in page
     assert "plots/gr21_thm3.png" in page
     assert "200 replicates per point" in page
+
+
+def test_atomic_outputs_get_the_usual_file_mode(tmp_path):
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    fresh = atomic_write_text(tmp_path / "a.json", "{}")
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's private 0600
+    existing = tmp_path / "b.json"
+    existing.write_text("{}")
+    existing.chmod(0o640)
+    assert atomic_write_text(existing, "[]").stat().st_mode & 0o777 == 0o640
