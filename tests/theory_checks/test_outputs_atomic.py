@@ -162,3 +162,12 @@ def test_atomic_outputs_get_the_usual_file_mode(tmp_path):
     existing.write_text("{}")
     existing.chmod(0o640)
     assert atomic_write_text(existing, "[]").stat().st_mode & 0o777 == 0o640
+
+
+def test_pictures_for_limits_and_rate_checks(tmp_path, capsys):
+    # no sample (n = 0): drawn against B; a rate check: n* against h (no warning either way)
+    out = tmp_path / "out"
+    main(["run", "--checks", "nch14.thm34", "klm19.lem43", "--reps", "200", "--out", str(out)])
+    assert (out / "plots" / "nch14_thm34.png").stat().st_size > 1000
+    assert (out / "plots" / "klm19_lem43.png").stat().st_size > 1000
+    assert "plots/klm19_lem43.png" in (out / "report.html").read_text()
