@@ -1,0 +1,433 @@
+"""Exact coverage of histogram binning when ``eta = E[Y | S]`` is a constant.
+
+With a constant ``eta`` in (0, 1) the labels are iid Bernoulli(eta) and independent of the
+scores (and of the tie-breaking uniforms), so the label sum of any fixed set of ranks is
+binomial and sums over disjoint rank sets are independent. Uniform-mass binning with double
+dipping (gr21 Algorithm 1 / 2, and the Zadrozny-Elkan variant that nch14 Sec. 3 calls Hist)
+averages fixed rank sets, whatever the scores: bin b's mean is ``K_b / m_b`` with
+independent ``K_b ~ Bin(m_b, eta)`` (gr21 Lemma 2 gives this for any law and any eta given
+the edges; constant eta makes it unconditional). Every bin has exact bias
+``Pi_b = eta``, also after merging bins with equal outputs, so the error of bin b is
+``|K_b / m_b - eta|`` and
+
+* the **conditional** event "every output within eps" has probability
+  ``prod_b P(|K_b / m_b - eta| <= eps)``;
+* the **marginal** event "a fresh test point's output within eps" has probability
+  ``sum_b E[w_b] P(|K_b / m_b - eta| <= eps)``: the bin masses ``w_b`` depend on the scores
+  only, hence are independent of the labels, and under the lexicographic order on
+  ``(score, U)`` (continuous scores, or any law with tie-breaking) they are uniform spacings,
+  ``E[w_b] = (A_b - A_{b-1}) / (n + 1)`` (gr21 Lemma 2 check; Algorithm 1 edges
+  ``A_b = ceil(b (n + 1) / B)``).
+
+This is the event :class:`~simulations.experiments.binning.BinningExperiment` counts:
+``Within("max_error")`` (conditional) and ``Marginal()`` (a test point whose bin is drawn
+with the exact masses; its Rao-Blackwellised estimate is ``sum_b w_b 1{err_b <= eps}``),
+for the calibrators ``umd``, ``randomized_umd`` (delta = 0, distinct or as-returned outputs)
+and ``zadrozny_elkan``; and, class by class, what
+:class:`~simulations.experiments.gr22.TopLabelBinningExperiment` counts (gr22 Algorithm 8
+runs randomized UMD on each predicted class).
+
+Boundary: the events are closed (``<= eps``). In counts, ``|k - m eta| <= m eps`` is
+evaluated with a slack of :data:`COUNT_TOLERANCE` counts, so that ``eps = |k/m - eta|``
+computed in float64 counts k as inside; the Monte Carlo compares float64 errors with the
+radius and may differ from this only when eps is within a few ulps of such a value.
+
+References
+----------
+.. [1] C. Gupta and A. Ramdas, "Distribution-free calibration guarantees for histogram
+       binning without sample splitting", ICML 2021: Algorithms 1-2, Lemma 2, Theorem 3
+       (eq. 8), Theorem 4 (eq. 11).
+.. [2] C. Gupta and A. Ramdas, "Top-label calibration and multiclass-to-binary reductions",
+       ICLR 2022: Algorithm 8, Theorem 1 (eqs. 8-9; the proof is per predicted class).
+.. [3] M. P. Naeini, G. F. Cooper and M. Hauskrecht, "Binary classifier calibration:
+       non-parametric approach", arXiv:1401.3390 (2014): Theorem 3.1, eqs. (1)-(3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import binom
+
+from ._validation import check_eps, check_positive_int
+from .calibrators.edges import uniform_mass_edge_ranks
+
+__all__ = [
+    "COUNT_TOLERANCE",
+    "EVENTS",
+    "SCHEMES",
+    "bin_point_counts",
+    "bin_within_probability",
+    "exact_coverage",
+    "expected_bin_masses",
+    "smallest_exact_eps",
+    "smallest_top_label_eps",
+    "top_label_exact_coverage",
+]
+
+#: Binning schemes: which ranks each bin averages (both use gr21 Algorithm 1's edges).
+SCHEMES = ("umd", "zadrozny_elkan")
+#: Events: every output within eps (conditional), a fresh test point within eps (marginal).
+EVENTS = ("conditional", "marginal")
+#: Slack, in label counts, of the closed cut-offs ``|k - m eta| <= m eps``.
+COUNT_TOLERANCE = 1e-9
+
+
+# ------------------------------------------------------------------------- validation
+def _sizes(n, n_bins):
+    n = check_positive_int(n, "n", 2)
+    n_bins = check_positive_int(n_bins, "n_bins")
+    if n < 2 * n_bins:
+        raise ValueError(
+            f"n must be >= 2 * n_bins (gr21 Theorems 3-4: every bin holds a point), "
+            f"got n={n!r}, n_bins={n_bins!r}"
+        )
+    return n, n_bins
+
+
+def _eta(eta, name="eta"):
+    if isinstance(eta, bool):
+        raise ValueError(f"{name} must be a number in (0, 1), got {eta!r}")
+    try:
+        e = float(eta)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1), got {eta!r}") from None
+    if not 0.0 < e < 1.0:
+        raise ValueError(f"{name} must be a constant in (0, 1), got {eta!r}")
+    return e
+
+
+def _choice(value, allowed, name):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def _alpha(alpha):
+    if isinstance(alpha, bool):
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}") from None
+    if not 0.0 < a < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    return a
+
+
+# ----------------------------------------------------------------------- bin layouts
+def bin_point_counts(n, n_bins, scheme="umd") -> np.ndarray:
+    """Number of calibration labels averaged in each bin, ``m_b`` (b = 1..B).
+
+    Parameters
+    ----------
+    n : int
+        Calibration points, ``n >= 2 B``.
+    n_bins : int
+        Bins B.
+    scheme : {"umd", "zadrozny_elkan"}
+        ``"umd"``: gr21 Algorithm 1 (and Algorithm 2, TL-HB per class), ranks
+        ``A_{b-1}+1 .. A_b - 1``: ``m_b = A_b - A_{b-1} - 1``, at least
+        ``floor((n+1)/B) - 1 >= floor(n/B) - 1`` (gr21 Sec. 3.2). ``"zadrozny_elkan"``:
+        gr21 Corollary 1's original UMD and nch14's Hist, ranks ``A_{b-1}+1 .. min(A_b, n)``
+        (all n points).
+
+    Returns
+    -------
+    ndarray of int, shape (B,)
+        Sums to ``n + 1 - B`` (UMD) or ``n`` (Zadrozny-Elkan).
+    """
+    n, n_bins = _sizes(n, n_bins)
+    _choice(scheme, SCHEMES, "scheme")
+    ranks = uniform_mass_edge_ranks(n, n_bins)
+    upper = ranks[1:] - 1 if scheme == "umd" else np.minimum(ranks[1:], n)
+    return (upper - ranks[:-1]).astype(np.int64)
+
+
+def expected_bin_masses(n, n_bins) -> np.ndarray:
+    """``E[w_b] = (A_b - A_{b-1}) / (n + 1)``: expected test mass of each bin.
+
+    Parameters
+    ----------
+    n, n_bins : int
+        As in :func:`bin_point_counts`.
+
+    Returns
+    -------
+    ndarray, shape (B,)
+        Sums to 1.
+
+    Notes
+    -----
+    Bin b is ``[S_(A_{b-1}), S_(A_b))`` in the lexicographic order on ``(score, U)``, whose
+    probability integral transform is uniform for every score law; the masses are then
+    uniform spacings, ``w_b ~ Beta(A_b - A_{b-1}, n + 1 - A_b + A_{b-1})`` (gr21 Lemma 2 and
+    its check), the same for both schemes.
+    """
+    n, n_bins = _sizes(n, n_bins)
+    return np.diff(uniform_mass_edge_ranks(n, n_bins)) / (n + 1.0)
+
+
+def bin_within_probability(m, eta, eps) -> np.ndarray:
+    """``P(|K/m - eta| <= eps)`` for ``K ~ Bin(m, eta)``: one bin's exact coverage.
+
+    Parameters
+    ----------
+    m : int
+        Labels averaged in the bin (>= 1).
+    eta : float
+        Constant bias in (0, 1).
+    eps : float or 1-d array_like
+        Radii (negative radii give 0).
+
+    Returns
+    -------
+    float or ndarray
+        Shape of ``eps``; never NaN.
+
+    Notes
+    -----
+    The count cut-offs are ``ceil(m (eta - eps) - tol)`` and ``floor(m (eta + eps) + tol)``
+    with ``tol =`` :data:`COUNT_TOLERANCE` (closed event, see the module notes).
+    """
+    m = check_positive_int(m, "m")
+    eta = _eta(eta)
+    e = check_eps(eps)
+    out = _within(m, eta, e)
+    return float(out) if out.ndim == 0 else out
+
+
+def _within(m: int, eta: float, eps: np.ndarray) -> np.ndarray:
+    """Unvalidated :func:`bin_within_probability` (array in, array out)."""
+    with np.errstate(invalid="ignore"):
+        lo = np.ceil(m * (eta - eps) - COUNT_TOLERANCE)
+        hi = np.floor(m * (eta + eps) + COUNT_TOLERANCE)
+    lo = np.clip(np.nan_to_num(lo, nan=0.0, neginf=0.0, posinf=m + 1.0), 0, m + 1)
+    hi = np.clip(np.nan_to_num(hi, nan=-1.0, neginf=-1.0, posinf=m), -1, m)
+    p = binom.cdf(hi, m, eta) - binom.cdf(lo - 1, m, eta)
+    return np.where(hi >= lo, np.clip(p, 0.0, 1.0), 0.0)
+
+
+# --------------------------------------------------------------------------- coverage
+def _coverage(counts, weights, etas, eps: np.ndarray, event: str) -> np.ndarray:
+    """Coverage of a layout of independent binomial bins at each eps.
+
+    ``counts``, ``weights`` (expected test masses, summing to 1) and ``etas`` are per bin.
+    """
+    keys = np.stack([np.asarray(counts, dtype=float), np.asarray(etas, dtype=float)], axis=1)
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = np.ravel(inverse)
+    e = np.atleast_1d(eps).astype(float)
+    if event == "conditional":
+        out = np.ones(e.shape)
+        for j, (m, eta) in enumerate(uniq):
+            mult = int(np.sum(inverse == j))
+            out = out * _within(int(m), float(eta), e) ** mult
+    else:
+        out = np.zeros(e.shape)
+        w = np.asarray(weights, dtype=float)
+        for j, (m, eta) in enumerate(uniq):
+            out = out + w[inverse == j].sum() * _within(int(m), float(eta), e)
+        out = np.clip(out, 0.0, 1.0)
+    return out.reshape(np.shape(eps))
+
+
+def _layout(n, n_bins, scheme):
+    return bin_point_counts(n, n_bins, scheme), expected_bin_masses(n, n_bins)
+
+
+def _scalar_or_array(value):
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def exact_coverage(n, n_bins, eta, eps, *, event="conditional", scheme="umd"):
+    r"""Exact probability of a binning calibration event at constant ``eta``.
+
+    Conditional (gr21 Theorem 3 eq. (8), Theorem 4 eq. (11) eps2; nch14 Theorem 3.1):
+
+    .. math:: P\big(\forall b:\ |K_b/m_b - \eta| \le \varepsilon\big)
+              = \prod_{b=1}^{B} P\big(|K_b/m_b - \eta| \le \varepsilon\big),
+              \quad K_b \sim \mathrm{Bin}(m_b, \eta) \text{ independent};
+
+    marginal (gr21 Theorem 4 eq. (11) eps1; nch14 eqs. (1)/(9)):
+
+    .. math:: P\big(|E[Y \mid h(X)] - h(X)| \le \varepsilon\big)
+              = \sum_{b=1}^{B} \frac{A_b - A_{b-1}}{n+1}\,
+                P\big(|K_b/m_b - \eta| \le \varepsilon\big).
+
+    Parameters
+    ----------
+    n : int
+        Calibration points, ``n >= 2 * n_bins`` (the theorems' hypothesis).
+    n_bins : int
+        Bins B.
+    eta : float
+        Constant ``E[Y | S]`` in (0, 1); 1/2 is the worst case of every Hoeffding step.
+    eps : float or 1-d array_like
+        Radii.
+    event : {"conditional", "marginal"}
+    scheme : {"umd", "zadrozny_elkan"}
+        See :func:`bin_point_counts`.
+
+    Returns
+    -------
+    float or ndarray
+        In [0, 1], shape of ``eps``, nondecreasing in eps.
+
+    Notes
+    -----
+    Hypotheses: iid calibration data and test point; ``E[Y | S] = eta`` constant, any score
+    law (ties broken lexicographically on an independent uniform, gr21 App. C.1); binary
+    labels; bin values not jittered (delta = 0, the limit the project's lexicographic
+    tie-breaking implements). Probability over the calibration data (conditional) and also
+    the test point (marginal). Exact: no Monte Carlo, no asymptotics.
+    """
+    counts, masses = _layout(n, n_bins, scheme)
+    eta = _eta(eta)
+    _choice(event, EVENTS, "event")
+    e = check_eps(eps)
+    return _scalar_or_array(_coverage(counts, masses, np.full(counts.shape, eta), e, event))
+
+
+def _top_label_layout(class_counts, bins_per_class, class_probs, eta):
+    counts = [check_positive_int(int(c), "class_counts entries", 2) for c in class_counts]
+    bins = list(bins_per_class)
+    if len(bins) != len(counts):
+        raise ValueError(
+            f"bins_per_class must have one entry per class ({len(counts)}), got {bins_per_class!r}"
+        )
+    probs = np.asarray(class_probs, dtype=float)
+    if probs.shape != (len(counts),) or np.any(~np.isfinite(probs) | (probs <= 0)):
+        raise ValueError(f"class_probs must be {len(counts)} positive numbers, got {class_probs!r}")
+    if abs(probs.sum() - 1.0) > 1e-9:
+        raise ValueError(f"class_probs must sum to 1, got {class_probs!r}")
+    etas = np.broadcast_to(np.asarray(eta, dtype=object), (len(counts),))
+    m_all, w_all, eta_all = [], [], []
+    for n_l, b_l, p_l, e_l in zip(counts, bins, probs, etas, strict=True):
+        b_l = check_positive_int(b_l, "bins_per_class entries")
+        m, w = _layout(n_l, b_l, "umd")
+        m_all.append(m)
+        w_all.append(p_l * w)
+        eta_all.append(np.full(m.shape, _eta(e_l)))
+    return np.concatenate(m_all), np.concatenate(w_all), np.concatenate(eta_all)
+
+
+def top_label_exact_coverage(
+    class_counts, bins_per_class, class_probs, eta, eps, *, event="conditional"
+):
+    r"""Exact coverage of top-label histogram binning (gr22 Algorithm 8) at constant eta.
+
+    Class l has ``n_l`` calibration points and ``B_l`` UMD bins (Algorithm 8:
+    ``B_l = floor(n_l / k)``); ``eta_l = P(Y = c(X) | c(X) = l, X)`` is constant per class.
+    Conditional: every output of every class within eps, ``prod_l prod_b``; marginal:
+    ``sum_l P(c = l) sum_b E[w_{l,b}] P(|K_{l,b}/m_{l,b} - eta_l| <= eps)``. With one class
+    (``class_probs = [1]``) this is the per-class statement the proof of gr22 Theorem 1
+    establishes, i.e. :func:`exact_coverage` at ``(n_l, B_l)``.
+
+    Parameters
+    ----------
+    class_counts : sequence of int
+        ``n_l >= 2 B_l`` (stratified: the proof conditions on the n_l).
+    bins_per_class : sequence of int
+        ``B_l``.
+    class_probs : sequence of float
+        ``P(c(X) = l)``, positive, summing to 1 (marginal weights).
+    eta : float or sequence of float
+        Constant top-label bias per class, in (0, 1).
+    eps : float or 1-d array_like
+    event : {"conditional", "marginal"}
+
+    Returns
+    -------
+    float or ndarray
+        In [0, 1], shape of ``eps``.
+
+    Notes
+    -----
+    Paper: gr22, Theorem 1, eqs. (8) (marginal eps_1) and (9) (conditional eps_2).
+    Hypotheses: as :func:`exact_coverage`, per class, with fixed ``n_l`` (what
+    :class:`~simulations.experiments.gr22.TopLabelBinningExperiment` simulates) and
+    delta -> 0 (distinct outputs; merging equal outputs of a class changes nothing when
+    eta_l is constant).
+    """
+    m, w, etas = _top_label_layout(class_counts, bins_per_class, class_probs, eta)
+    _choice(event, EVENTS, "event")
+    e = check_eps(eps)
+    return _scalar_or_array(_coverage(m, w, etas, e, event))
+
+
+# --------------------------------------------------------------------- smallest radius
+def _smallest(counts, weights, etas, alpha: float, event: str) -> float:
+    """Smallest candidate ``|k/m - eta|`` whose exact coverage reaches ``1 - alpha``.
+
+    Coverage is a right-continuous step function of eps that jumps only at the values
+    ``|k/m_b - eta_b|``; the events are closed, so the infimum is attained at one of them.
+    """
+    pairs = np.unique(np.stack([counts, etas], axis=1).astype(float), axis=0)
+    cands = np.unique(
+        np.concatenate(
+            [np.abs(np.arange(int(m) + 1) - m * eta) / m for m, eta in pairs],
+        )
+    )
+    cov = _coverage(counts, weights, etas, cands, event)
+    ok = np.flatnonzero(cov >= 1.0 - alpha)
+    # the largest candidate covers every count of every bin: coverage exactly 1
+    return float(cands[ok[0]] if ok.size else cands[-1])
+
+
+def smallest_exact_eps(n, n_bins, eta, alpha, *, event="conditional", scheme="umd") -> float:
+    r"""Smallest eps whose exact coverage (:func:`exact_coverage`) is at least ``1 - alpha``.
+
+    .. math:: \varepsilon^\ast(\alpha) = \min\{\varepsilon \ge 0 :
+              \mathrm{coverage}(\varepsilon) \ge 1 - \alpha\}
+
+    the radius a theorem of the same event (gr21 Theorem 3 / Theorem 4, nch14 Theorem 3.1)
+    could state for this (n, B, eta) with no slack at all; ``theorem eps / eps*`` measures how
+    loose the theorem is.
+
+    Parameters
+    ----------
+    n, n_bins, eta, event, scheme
+        As in :func:`exact_coverage`.
+    alpha : float
+        Miscoverage in (0, 1).
+
+    Returns
+    -------
+    float
+        One of the values ``|k/m_b - eta|`` (computed as ``|k - m_b eta| / m_b``).
+
+    Notes
+    -----
+    Exact search over the finitely many jump points (no bisection on floats). The
+    minimum is attained because the events are closed (``<= eps``).
+    """
+    counts, masses = _layout(n, n_bins, scheme)
+    eta = _eta(eta)
+    _choice(event, EVENTS, "event")
+    return _smallest(counts, masses, np.full(counts.shape, eta), _alpha(alpha), event)
+
+
+def smallest_top_label_eps(
+    class_counts, bins_per_class, class_probs, eta, alpha, *, event="conditional"
+) -> float:
+    """Smallest eps with top-label exact coverage (:func:`top_label_exact_coverage`) >= 1 - alpha.
+
+    Parameters
+    ----------
+    class_counts, bins_per_class, class_probs, eta, event
+        As in :func:`top_label_exact_coverage`.
+    alpha : float
+        Miscoverage in (0, 1).
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Paper: gr22, Theorem 1 (the exact counterpart of eps_1, eq. (8), and eps_2, eq. (9)).
+    Exact search over the jump points, as :func:`smallest_exact_eps`.
+    """
+    m, w, etas = _top_label_layout(class_counts, bins_per_class, class_probs, eta)
+    _choice(event, EVENTS, "event")
+    return _smallest(m, w, etas, _alpha(alpha), event)
