@@ -59,6 +59,7 @@ __all__ = [
     "bin_within_probability",
     "exact_coverage",
     "expected_bin_masses",
+    "looseness_grid",
     "smallest_exact_eps",
     "smallest_top_label_eps",
     "top_label_exact_coverage",
@@ -84,16 +85,19 @@ def _sizes(n, n_bins):
     return n, n_bins
 
 
-def _eta(eta, name="eta"):
-    if isinstance(eta, bool):
-        raise ValueError(f"{name} must be a number in (0, 1), got {eta!r}")
+def _open_unit(value, name, what="a number"):
+    """A float in (0, 1); ValueError naming ``name`` and echoing ``value`` otherwise."""
     try:
-        e = float(eta)
+        v = float(value) if not isinstance(value, bool) else None
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1), got {eta!r}") from None
-    if not 0.0 < e < 1.0:
-        raise ValueError(f"{name} must be a constant in (0, 1), got {eta!r}")
-    return e
+        v = None
+    if v is None or not 0.0 < v < 1.0:
+        raise ValueError(f"{name} must be {what} in (0, 1), got {value!r}")
+    return v
+
+
+def _eta(eta):
+    return _open_unit(eta, "eta", "a constant")
 
 
 def _choice(value, allowed, name):
@@ -103,15 +107,7 @@ def _choice(value, allowed, name):
 
 
 def _alpha(alpha):
-    if isinstance(alpha, bool):
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}") from None
-    if not 0.0 < a < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
-    return a
+    return _open_unit(alpha, "alpha")
 
 
 # ----------------------------------------------------------------------- bin layouts
@@ -419,15 +415,40 @@ def smallest_top_label_eps(
     alpha : float
         Miscoverage in (0, 1).
 
-    Returns
-    -------
-    float
-
     Notes
     -----
-    Paper: gr22, Theorem 1 (the exact counterpart of eps_1, eq. (8), and eps_2, eq. (9)).
-    Exact search over the jump points, as :func:`smallest_exact_eps`.
+    The exact counterpart of gr22 Theorem 1's eps_1 (eq. 8, marginal) and eps_2 (eq. 9,
+    conditional); exact search over the jump points, as :func:`smallest_exact_eps`.
     """
     m, w, etas = _top_label_layout(class_counts, bins_per_class, class_probs, eta)
     _choice(event, EVENTS, "event")
     return _smallest(m, w, etas, _alpha(alpha), event)
+
+
+def looseness_grid(theorem_eps, exact_eps, n_values, bins, alphas) -> dict:
+    """A theorem's eps beside the exact smallest eps on a grid of ``(n, B, alpha)``.
+
+    Parameters
+    ----------
+    theorem_eps, exact_eps : callable
+        ``f(n, n_bins, alpha) -> float``: the theorem's radius (a ``bounds`` function) and
+        the exact smallest radius of the same event (e.g. :func:`smallest_exact_eps`).
+    n_values, bins, alphas : sequence
+        The grid.
+
+    Returns
+    -------
+    dict of ndarray
+        ``"theorem"``, ``"exact"`` and ``"ratio"`` (theorem / exact), each of shape
+        ``(len(n_values), len(bins), len(alphas))``; the ratio is ``inf`` where the exact
+        radius is 0 and the theorem's is not (never NaN).
+    """
+    shape = (len(n_values), len(bins), len(alphas))
+    theorem, exact = np.empty(shape), np.empty(shape)
+    for i, j, k in np.ndindex(*shape):
+        args = (int(n_values[i]), int(bins[j]), float(alphas[k]))
+        theorem[i, j, k], exact[i, j, k] = float(theorem_eps(*args)), float(exact_eps(*args))
+    if np.any(~np.isfinite(theorem) | ~np.isfinite(exact)):
+        raise ValueError("theorem_eps and exact_eps must return finite numbers on the grid")
+    ratio = np.divide(theorem, exact, out=np.full(shape, np.inf), where=exact > 0)
+    return {"theorem": theorem, "exact": exact, "ratio": ratio}

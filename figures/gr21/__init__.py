@@ -10,4 +10,5 @@ FIGURES = {
     "gr21.fig5": "figures.gr21.fig5",
     "gr21.fig6": "figures.gr21.fig6",
     "gr21.twin": "figures.gr21.twin",
+    "gr21.looseness": "figures.gr21.looseness",
 }

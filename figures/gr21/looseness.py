@@ -1,0 +1,142 @@
+"""How loose are gr21 Theorems 3 and 4? The theorem's eps beside the exact smallest eps.
+
+At eta = 1/2 (Bernoulli(1/2) labels in every bin, the worst case of every Hoeffding step)
+the bin label sums of UMD are independent binomials (Lemma 2), so the coverage of an eps is
+exact (:mod:`simulations.exact_coverage`) and so is the smallest eps that reaches 1 - alpha.
+Theorem 3's eps (eq. 8; Theorem 4's eps2 is the same at delta = 0) is compared with the
+exact conditional radius, Theorem 4's eps1 (eq. 11) with the exact marginal radius.
+
+Gupta, C. and Ramdas, A. (2021). Distribution-free calibration guarantees for histogram
+binning without sample splitting. ICML. Lemma 2, Theorem 3 (eq. 8), Theorem 4 (eq. 11).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.ticker import NullLocator
+
+from bounds import gr21
+from simulations.exact_coverage import exact_coverage, looseness_grid, smallest_exact_eps
+
+from ..plotting import new_figure
+
+ID = "gr21.looseness"
+CAPTION = (
+    "How loose is each bound (eta = 1/2, the worst case; exact binomial computation, no "
+    "Monte Carlo). Top: eps of Theorem 3 (conditional, eq. 8) and of Theorem 4 (marginal "
+    "eps1, eq. 11) against n, beside the smallest eps whose exact coverage reaches "
+    "1 - alpha, alpha = 0.1. Bottom: their ratio for B in {5, 10, 20} and alpha in "
+    "{0.05, 0.1}; a valid bound has ratio >= 1."
+)
+N_VALUES = (1000, 3000, 10_000)
+BINS = (5, 10, 20)
+ALPHAS = (0.05, 0.1)
+ETA = 0.5
+
+#: key -> (panel title, theorem eps, exact event)
+THEOREMS = {
+    "thm3": ("Theorem 3, conditional (eq. 8)", gr21.thm3_conditional_eps, "conditional"),
+    "thm4_marginal": ("Theorem 4, marginal eps1 (eq. 11)", gr21.thm4_marginal_eps, "marginal"),
+}
+_COLORS = {5: "tab:blue", 10: "tab:orange", 20: "tab:green"}
+_STYLES = {0.05: ("-", "o"), 0.1: (":", "s")}
+
+
+def _exact(event):
+    return lambda n, b, a: smallest_exact_eps(n, b, ETA, a, event=event)
+
+
+def compute(cache_dir=None, **_):
+    """Theorem eps, exact eps, their ratio and the exact failure probability at the theorem."""
+    out = {"n_values": np.array(N_VALUES), "bins": np.array(BINS), "alphas": np.array(ALPHAS)}
+    for key, (_, bound, event) in THEOREMS.items():
+        grid = looseness_grid(bound, _exact(event), N_VALUES, BINS, ALPHAS)
+        for name, values in grid.items():
+            out[f"{key}/{name}"] = values
+        out[f"{key}/failure"] = np.array(
+            [
+                [
+                    [1.0 - exact_coverage(n, b, ETA, bound(n, b, a), event=event) for a in ALPHAS]
+                    for b in BINS
+                ]
+                for n in N_VALUES
+            ]
+        )
+    return out
+
+
+def findings(data):
+    """Per theorem: every ratio >= 1 (a real test), the ratio range and the true failure."""
+    found = []
+    for key, (title, _, _) in THEOREMS.items():
+        ratio, failure = data[f"{key}/ratio"], data[f"{key}/failure"]
+        found.append(
+            {
+                "claim": f"{title}: the exact smallest eps never exceeds the theorem's "
+                "(every ratio >= 1, eta = 1/2)",
+                "value": float(ratio.min()),
+                "holds": bool(np.all(ratio >= 1.0)),
+            }
+        )
+        found.append(
+            {
+                "claim": f"{title}: ratio theorem eps / exact eps over n in {N_VALUES}, "
+                f"B in {BINS}, alpha in {ALPHAS}",
+                "value": {"min": round(float(ratio.min()), 4), "max": round(float(ratio.max()), 4)},
+                "status": "reported",
+            }
+        )
+        found.append(
+            {
+                "claim": f"{title}: exact failure probability at the theorem's eps "
+                f"(alpha = {ALPHAS[0]}, {ALPHAS[1]})",
+                "value": {
+                    str(a): [
+                        round(float(failure[..., k].min()), 5),
+                        round(float(failure[..., k].max()), 5),
+                    ]
+                    for k, a in enumerate(ALPHAS)
+                },
+                "status": "reported",
+            }
+        )
+    return found
+
+
+def draw(data):
+    """Top: eps against n (alpha = 0.1); bottom: the ratio for every (B, alpha)."""
+    fig, axes = new_figure(ncols=len(THEOREMS), nrows=2, width=4.6, height=3.4)
+    n = data["n_values"]
+    k01 = list(data["alphas"]).index(0.1)
+    for col, (key, (title, _, _)) in enumerate(THEOREMS.items()):
+        top, bottom = axes[0, col], axes[1, col]
+        for j, b in enumerate(data["bins"]):
+            c = _COLORS[int(b)]
+            top.plot(n, data[f"{key}/theorem"][:, j, k01], "-o", color=c, label=f"theorem, B={b}")
+            top.plot(n, data[f"{key}/exact"][:, j, k01], "--^", color=c, label=f"exact, B={b}")
+            for k, a in enumerate(data["alphas"]):
+                ls, mk = _STYLES[float(a)]
+                bottom.plot(
+                    n,
+                    data[f"{key}/ratio"][:, j, k],
+                    linestyle=ls,
+                    marker=mk,
+                    color=c,
+                    label=f"B={b}, alpha={a:g}",
+                )
+        top.set_title(title, fontsize=9)
+        top.set_xscale("log")
+        top.set_yscale("log")
+        top.set_xlabel("calibration points n")
+        top.set_ylabel(r"$\varepsilon$ reaching $1-\alpha$ ($\alpha$ = 0.1)")
+        top.legend(fontsize=6, ncol=2)
+        bottom.axhline(1.0, color="black", linewidth=0.8)
+        bottom.set_xscale("log")
+        bottom.set_ylim(0.9, max(1.8, float(np.max(data[f"{key}/ratio"])) * 1.08))
+        bottom.set_xlabel("calibration points n")
+        bottom.set_ylabel(r"theorem $\varepsilon$ / exact $\varepsilon$")
+        bottom.legend(fontsize=6, ncol=2)
+        for ax in (top, bottom):
+            ax.set_xticks(n, [f"{int(v) // 1000}K" for v in n])
+            ax.xaxis.set_minor_locator(NullLocator())
+    return fig
