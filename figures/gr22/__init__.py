@@ -12,4 +12,5 @@ FIGURES = {
     "gr22.fig6": "figures.gr22.fig6",
     "gr22.fig7": "figures.gr22.fig7",
     "gr22.fig8": "figures.gr22.fig8",
+    "gr22.looseness": "figures.gr22.looseness",
 }

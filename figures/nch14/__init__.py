@@ -6,6 +6,7 @@ FIGURES = {
     "nch14.auc": "figures.nch14.auc",
     "nch14.table1": "figures.nch14.table1",
     "nch14.table2": "figures.nch14.table2",
+    "nch14.looseness": "figures.nch14.looseness",
 }
 
 #: Figure id -> why it cannot be regenerated.

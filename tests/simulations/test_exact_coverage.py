@@ -288,3 +288,18 @@ def test_top_label_agrees_with_monte_carlo(law, n, k, etas):
         hit = (np.nan_to_num(out.error[:, cols], nan=np.inf) <= eps).all(axis=1)
         se = math.sqrt(exact_l * (1 - exact_l) / r)
         assert abs(_z(hit.mean(), exact_l, se)) < Z_MAX, (lab, hit.mean(), exact_l)
+
+
+@pytest.mark.parametrize("fig_id", ["gr21.looseness", "gr22.looseness", "nch14.looseness"])
+def test_looseness_figures_find_every_theorem_valid(fig_id):
+    from figures.registry import get_figure
+
+    mod = get_figure(fig_id)
+    data = mod.compute()
+    found = mod.findings(data)
+    judged = [f for f in found if "holds" in f]
+    assert len(judged) == 2
+    assert all(f["holds"] for f in judged), judged
+    for key in mod.THEOREMS:
+        assert np.all(data[f"{key}/ratio"] >= 1.0)
+        assert np.all((data[f"{key}/failure"] >= 0) & (data[f"{key}/failure"] <= 0.1))
