@@ -48,12 +48,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from ._validation import check_eps, check_positive_int
+from ._validation import check_eps, check_n_bins, check_positive_int
 from .calibrators.edges import uniform_mass_edge_ranks
 
 __all__ = [
     "COUNT_TOLERANCE",
     "EVENTS",
+    "MAX_POINTS",
     "SCHEMES",
     "bin_point_counts",
     "bin_within_probability",
@@ -71,12 +72,14 @@ SCHEMES = ("umd", "zadrozny_elkan")
 EVENTS = ("conditional", "marginal")
 #: Slack, in label counts, of the closed cut-offs ``|k - m eta| <= m eps``.
 COUNT_TOLERANCE = 1e-9
+#: Largest n (the exact search of :func:`smallest_exact_eps` lists about 3 n / B radii).
+MAX_POINTS = 10**7
 
 
 # ------------------------------------------------------------------------- validation
 def _sizes(n, n_bins):
-    n = check_positive_int(n, "n", 2)
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n = check_positive_int(n, "n", 2, maximum=MAX_POINTS)
+    n_bins = check_n_bins(n_bins)
     if n < 2 * n_bins:
         raise ValueError(
             f"n must be >= 2 * n_bins (gr21 Theorems 3-4: every bin holds a point), "
@@ -185,7 +188,7 @@ def bin_within_probability(m, eta, eps) -> np.ndarray:
     The count cut-offs are ``ceil(m (eta - eps) - tol)`` and ``floor(m (eta + eps) + tol)``
     with ``tol =`` :data:`COUNT_TOLERANCE` (closed event, see the module notes).
     """
-    m = check_positive_int(m, "m")
+    m = check_positive_int(m, "m", maximum=MAX_POINTS)
     eta = _eta(eta)
     e = check_eps(eps)
     out = _within(m, eta, e)
@@ -285,7 +288,7 @@ def exact_coverage(n, n_bins, eta, eps, *, event="conditional", scheme="umd"):
 
 
 def _top_label_layout(class_counts, bins_per_class, class_probs, eta):
-    counts = [check_positive_int(int(c), "class_counts entries", 2) for c in class_counts]
+    counts = [check_positive_int(c, "class_counts entries", 2, MAX_POINTS) for c in class_counts]
     bins = list(bins_per_class)
     if len(bins) != len(counts):
         raise ValueError(
