@@ -1,0 +1,400 @@
+"""Parametric law families: a vector theta in a box -> a law with exact truth (issue 14).
+
+A :class:`LawFamily` names its parameters (``names``), states its box (``bounds``) and
+builds, for any theta in the box, a law of the existing protocol (:mod:`simulations.laws`)
+whose ground truth is exact: :meth:`LawFamily.law`. :meth:`LawFamily.describe` gives theta
+as a readable dict. Each family has benign start points (``benign``): laws far from the
+worst cases the suite knows (eta away from 1/2), from which an adversarial search starts.
+
+Families (``FAMILIES``, built by :func:`get_family`):
+
+``atoms`` (k)
+    k atoms, purely atomic scores: positions ``pos_j``, weights ``w_j`` (masses
+    ``w_j / sum w``) and per-atom ``eta_j``.
+``beta_piecewise`` (K, a, b)
+    Beta(a, b) scores (a, b fixed) and a piecewise-constant eta with values ``eta_j`` on
+    the K pieces between the Beta quantiles j / K (equal-mass pieces).
+``mixture`` (k, a, b)
+    Beta(a, b) scores (fixed) with a logistic eta (``slope``, ``intercept``) plus k atoms
+    (``pos_j``, ``mass_j``, ``eta_j``).
+``top_label`` (L)
+    A top-label law (:class:`~simulations.laws.TopLabelLaw`) with L classes: weights
+    ``w_l`` of the predicted classes and, per class, uniform latent scores and a linear
+    ``eta_l(u)`` from ``lo_l`` (u = 0) to ``hi_l`` (u = 1).
+``binned_model`` (B) (Kumar, Liang & Ma 2019, Sec. 5)
+    A binned model (:class:`~simulations.laws.binned.BinnedModelLaw`): outputs ``s_b``,
+    weights ``w_b`` and label means ``y_b``; exact E^2.
+``staircase`` (B) (Naeini, Cooper & Hauskrecht 2014, Theorem 3.4)
+    Uniform scores; on each bin ``[k/B, (k+1)/B)`` eta is ``low`` below and ``high`` above
+    the top ``theta_k`` fraction of the bin (``low = 0, high = 1`` and nearly equal
+    ``theta_k`` is :func:`~simulations.laws.binary.staircase_law`).
+
+Common random numbers: the search draws every candidate from the same seeds, so a family
+keeps the random-number consumption of its laws independent of theta where it can: the
+Beta parameters of the continuous part are fixed options (not in theta), and atomic masses
+are rounded to multiples of 2^-40 so that they sum to exactly 1 (a purely atomic law never
+gains a rounding-sized continuous part, which would change how scores are drawn).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import Law
+from .binary import BinaryLaw
+from .binned import BinnedModelLaw
+from .eta import ConditionalMean, ScoreLaw
+from .multiclass import TopLabelLaw
+
+__all__ = ["FAMILIES", "LawFamily", "get_family"]
+
+_DYADIC = 2.0**40
+
+
+@dataclass(frozen=True)
+class LawFamily:
+    """A box of parameters and a map theta -> law with exact truth.
+
+    Parameters
+    ----------
+    name : str
+        Family name with its options (``"atoms3"``).
+    names : tuple of str
+        Readable parameter names, one per coordinate of theta.
+    lower, upper : tuple of float
+        The box ``lower <= theta <= upper``.
+    builder : callable
+        ``builder(params: dict, **options) -> Law`` (a module-level function: picklable).
+    benign : tuple of tuple of float
+        Benign start points (inside the box).
+    options : tuple of (str, value)
+        Fixed hyperparameters passed to ``builder``.
+    law_family : str
+        The ``family`` of the laws built (``"binary"``, ``"top_label"``, ...).
+    description : str
+    """
+
+    name: str
+    names: tuple[str, ...]
+    lower: tuple[float, ...]
+    upper: tuple[float, ...]
+    builder: Callable
+    benign: tuple[tuple[float, ...], ...]
+    options: tuple = ()
+    law_family: str = "binary"
+    description: str = ""
+
+    def __post_init__(self):
+        d = len(self.names)
+        if len(self.lower) != d or len(self.upper) != d or len(set(self.names)) != d:
+            raise ValueError(f"family {self.name!r}: names, lower and upper must match")
+        if any(not lo < hi for lo, hi in zip(self.lower, self.upper, strict=True)):
+            raise ValueError(f"family {self.name!r}: every lower bound must be < its upper")
+        for point in self.benign:
+            self.check(point)
+
+    @property
+    def dim(self) -> int:
+        """Number of parameters."""
+        return len(self.names)
+
+    @property
+    def bounds(self) -> tuple[tuple[float, float], ...]:
+        """The box as ``((lower, upper), ...)``, one pair per parameter."""
+        return tuple(zip(self.lower, self.upper, strict=True))
+
+    def check(self, theta) -> np.ndarray:
+        """Theta as a float array; ValueError naming the parameter outside the box."""
+        try:
+            t = np.asarray(theta, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"theta must be {self.dim} numbers, got {theta!r}") from None
+        if t.shape != (self.dim,):
+            raise ValueError(
+                f"family {self.name!r} takes {self.dim} parameters {list(self.names)}, "
+                f"got shape {t.shape}"
+            )
+        for name, v, lo, hi in zip(self.names, t, self.lower, self.upper, strict=True):
+            if not (math.isfinite(v) and lo <= v <= hi):
+                raise ValueError(
+                    f"family {self.name!r}: parameter {name} = {float(v)!r} must lie in "
+                    f"[{lo}, {hi}]"
+                )
+        return t
+
+    def params(self, theta) -> dict:
+        """``{name: value}`` of a (checked) theta."""
+        t = self.check(theta)
+        return {k: float(v) for k, v in zip(self.names, t, strict=True)}
+
+    def law(self, theta) -> Law:
+        """The law at theta (exact truth, the existing protocol)."""
+        return self.builder(self.params(theta), name=self.law_name(theta), **dict(self.options))
+
+    def law_name(self, theta) -> str:
+        """A short name of the law at theta (family and rounded parameters)."""
+        t = self.check(theta)
+        return f"{self.name}[{','.join(f'{v:.3g}' for v in t)}]"
+
+    def describe(self, theta) -> dict:
+        """Readable theta: family, options and ``{name: value}`` (values rounded to 6 digits)."""
+        return {
+            "family": self.name,
+            **{k: v for k, v in self.options},
+            **{k: round(v, 6) for k, v in self.params(theta).items()},
+        }
+
+    def spec(self) -> dict:
+        """JSON-able description of the family (for results and keys)."""
+        return {
+            "family": self.name,
+            "options": {k: v for k, v in self.options},
+            "names": list(self.names),
+            "lower": list(self.lower),
+            "upper": list(self.upper),
+        }
+
+
+# ---------------------------------------------------------------------------- helpers
+def _indexed(prefix, k):
+    return tuple(f"{prefix}_{j + 1}" for j in range(k))
+
+
+def _masses(weights, total=1.0) -> tuple[float, ...]:
+    """Weights normalised to ``total``, multiples of 2^-40 summing to it exactly."""
+    w = np.asarray(weights, dtype=float)
+    units = np.floor(w / w.sum() * total * _DYADIC)
+    units[-1] = np.floor(total * _DYADIC) - units[:-1].sum()
+    if np.any(units <= 0):
+        raise ValueError(f"weights {list(weights)} give an empty atom")
+    return tuple(float(u / _DYADIC) for u in units)
+
+
+def _merge(positions, masses, etas):
+    """Atoms at equal positions merged (masses added, eta mass-weighted), sorted."""
+    merged: dict[float, list[float]] = {}
+    for x, m, e in zip(positions, masses, etas, strict=True):
+        mass, moment = merged.get(x, (0.0, 0.0))
+        merged[x] = [mass + m, moment + m * e]
+    xs = sorted(merged)
+    ms = tuple(merged[x][0] for x in xs)
+    es = tuple(min(1.0, max(0.0, merged[x][1] / merged[x][0])) for x in xs)
+    return tuple(xs), ms, es
+
+
+def _get(params, prefix, k):
+    return [params[n] for n in _indexed(prefix, k)]
+
+
+# --------------------------------------------------------------------------- builders
+def _build_atoms(params, *, name, k):
+    pos, masses = _get(params, "pos", k), _masses(_get(params, "w", k))
+    atoms, probs, etas = _merge(pos, masses, _get(params, "eta", k))
+    scores = ScoreLaw(atoms=atoms, atom_probs=probs)
+    return BinaryLaw(scores, ConditionalMean("constant"), name=name, atom_eta=etas)
+
+
+def _build_beta_piecewise(params, *, name, k, a, b):
+    knots = tuple(float(x) for x in ScoreLaw(a, b).ppf(np.arange(1, k) / k))
+    eta = ConditionalMean("piecewise_constant", {"knots": knots, "values": _get(params, "eta", k)})
+    return BinaryLaw(ScoreLaw(a, b), eta, name=name)
+
+
+def _build_mixture(params, *, name, k, a, b):
+    atoms, probs, etas = _merge(
+        _get(params, "pos", k), _get(params, "mass", k), _get(params, "eta", k)
+    )
+    eta = ConditionalMean("logistic", {"slope": params["slope"], "intercept": params["intercept"]})
+    return BinaryLaw(ScoreLaw(a, b, atoms, probs), eta, name=name, atom_eta=etas)
+
+
+def _build_top_label(params, *, name, n_classes):
+    probs = _masses(_get(params, "w", n_classes))
+    laws = tuple(
+        BinaryLaw(
+            ScoreLaw(),
+            ConditionalMean(
+                "piecewise_linear",
+                {"knots": (0.0, 1.0), "values": (params[f"lo_{j}"], params[f"hi_{j}"])},
+            ),
+            name=f"{name}[{j}]",
+        )
+        for j in range(1, n_classes + 1)
+    )
+    return TopLabelLaw(probs, laws, name)
+
+
+def _build_binned_model(params, *, name, n_bins):
+    s = np.asarray(_get(params, "s", n_bins))
+    # equal outputs are one bin: separate exact ties by 1e-12 times the index
+    for j in range(1, s.size):
+        while np.any(s[:j] == s[j]):
+            s[j] = s[j] - 1e-12 if s[j] >= 0.5 else s[j] + 1e-12
+    return BinnedModelLaw(
+        tuple(float(x) for x in s),
+        _masses(_get(params, "w", n_bins)),
+        tuple(_get(params, "y", n_bins)),
+        name,
+    )
+
+
+def _build_staircase(params, *, name, n_bins):
+    knots = []
+    for k, t in enumerate(_get(params, "theta", n_bins)):
+        knots.append((k + 1.0 - t) / n_bins)
+        if k < n_bins - 1:
+            knots.append((k + 1.0) / n_bins)
+    values = ([params["low"], params["high"]] * n_bins)[: len(knots) + 1]
+    eta = ConditionalMean("piecewise_constant", {"knots": tuple(knots), "values": tuple(values)})
+    return BinaryLaw(ScoreLaw(), eta, name=name)
+
+
+# --------------------------------------------------------------------------- families
+def _spread(k, lo, hi):
+    return tuple(float(x) for x in np.linspace(lo, hi, k)) if k > 1 else ((lo + hi) / 2,)
+
+
+def _benign_etas(k, low_side=True):
+    """Eta values far from 1/2: alternating 0.1 / 0.9 (or 0.15 / 0.85)."""
+    a, b = (0.1, 0.9) if low_side else (0.15, 0.85)
+    return tuple(a if j % 2 == 0 else b for j in range(k))
+
+
+def atoms_family(k: int = 3) -> LawFamily:
+    """K atoms with free positions, weights and per-atom eta."""
+    k = _count(k, "k")
+    names = _indexed("pos", k) + _indexed("w", k) + _indexed("eta", k)
+    lower = (0.0,) * k + (0.05,) * k + (0.0,) * k
+    upper = (1.0,) * k + (1.0,) * k + (1.0,) * k
+    pos = _spread(k, 0.1, 0.9)
+    benign = (
+        pos + (1.0,) * k + _benign_etas(k),
+        pos + _spread(k, 0.3, 1.0) + tuple(0.05 + 0.9 * (j % 2) for j in range(k)),
+        _spread(k, 0.02, 0.98) + (1.0,) * k + tuple(0.9 if p > 0.5 else 0.1 for p in pos),
+    )
+    return LawFamily(
+        f"atoms{k}", names, lower, upper, _build_atoms, benign, (("k", k),),
+        description=f"{k} atoms: positions, weights (masses w/sum w) and per-atom eta",
+    )  # fmt: skip
+
+
+def beta_piecewise_family(k: int = 5, a: float = 2.0, b: float = 5.0) -> LawFamily:
+    """Piecewise-constant eta on the K equal-mass pieces of a Beta(a, b) score law."""
+    k = _count(k, "k")
+    ScoreLaw(a, b)  # validates a, b
+    names = _indexed("eta", k)
+    benign = (_benign_etas(k), (0.1,) * k, _benign_etas(k, False)[::-1])
+    return LawFamily(
+        f"beta_piecewise{k}", names, (0.0,) * k, (1.0,) * k, _build_beta_piecewise, benign,
+        (("k", k), ("a", float(a)), ("b", float(b))),
+        description=f"Beta({a:g}, {b:g}) scores, eta constant on {k} equal-mass pieces",
+    )  # fmt: skip
+
+
+def mixture_family(k: int = 2, a: float = 2.0, b: float = 2.0) -> LawFamily:
+    """Beta(a, b) scores with a logistic eta plus k atoms (positions, masses, etas)."""
+    k = _count(k, "k")
+    ScoreLaw(a, b)
+    names = ("slope", "intercept", *_indexed("pos", k), *_indexed("mass", k), *_indexed("eta", k))
+    cap = 0.8 / k
+    lower = (-5.0, -3.0) + (0.0,) * k + (0.005,) * k + (0.0,) * k
+    upper = (5.0, 3.0) + (1.0,) * k + (cap,) * k + (1.0,) * k
+    pos = _spread(k, 0.2, 0.8)
+    benign = (
+        (3.0, 0.0) + pos + (cap / 2,) * k + pos,
+        (4.0, 1.5) + pos + (cap / 4,) * k + _benign_etas(k),
+        (-3.0, -1.5) + pos + (cap,) * k + _benign_etas(k, False),
+    )
+    return LawFamily(
+        f"mixture{k}", names, lower, upper, _build_mixture, benign,
+        (("k", k), ("a", float(a)), ("b", float(b))),
+        description=f"Beta({a:g}, {b:g}) scores with a logistic eta, plus {k} atoms",
+    )  # fmt: skip
+
+
+def top_label_family(n_classes: int = 3) -> LawFamily:
+    """Top-label laws: class weights and a linear eta_l(u) per predicted class."""
+    n = _count(n_classes, "n_classes", minimum=3)
+    names = _indexed("w", n) + tuple(x for j in range(1, n + 1) for x in (f"lo_{j}", f"hi_{j}"))
+    lower = (0.1,) * n + (0.0,) * (2 * n)
+    upper = (1.0,) * n + (1.0,) * (2 * n)
+    benign = (
+        (1.0,) * n + (0.8, 0.95) * n,
+        _spread(n, 0.3, 1.0) + (0.05, 0.2) * n,
+        (1.0,) * n + (0.7, 1.0) * n,
+    )
+    return LawFamily(
+        f"top_label{n}", names, lower, upper, _build_top_label, benign, (("n_classes", n),),
+        "top_label",
+        f"{n} predicted classes: weights, and eta_l linear in the latent score from lo to hi",
+    )  # fmt: skip
+
+
+def binned_model_family(n_bins: int = 5) -> LawFamily:
+    """klm19's binned models: outputs, weights and label means (exact E^2)."""
+    n = _count(n_bins, "n_bins")
+    names = _indexed("s", n) + _indexed("w", n) + _indexed("y", n)
+    lower = (0.0,) * n + (0.05,) * n + (0.0,) * n
+    upper = (1.0,) * n + (1.0,) * n + (1.0,) * n
+    s = _spread(n, 0.1, 0.9)
+    benign = (
+        s + (1.0,) * n + s,  # calibrated
+        s + (1.0,) * n + tuple(min(1.0, x + 0.05) for x in s),
+        s + _spread(n, 0.5, 1.0) + tuple(max(0.0, x - 0.05) for x in s),
+    )
+    return LawFamily(
+        f"binned_model{n}", names, lower, upper, _build_binned_model, benign,
+        (("n_bins", n),), "binned_model",
+        f"binned model with {n} outputs s_b, masses w_b / sum w and label means y_b",
+    )  # fmt: skip
+
+
+def staircase_family(n_bins: int = 5) -> LawFamily:
+    """nch14's staircase: per-bin thresholds theta_k and the two levels low, high."""
+    n = _count(n_bins, "n_bins")
+    names = (*_indexed("theta", n), "low", "high")
+    lower = (0.02,) * n + (0.0, 0.0)
+    upper = (0.98,) * n + (1.0, 1.0)
+    benign = (
+        (*_spread(n, 0.5, 0.5 + 0.001 * (n - 1)), 0.0, 1.0),
+        (*_spread(n, 0.2, 0.8), 0.1, 0.9),
+        (0.5,) * n + (0.05, 0.95),
+    )
+    return LawFamily(
+        f"staircase{n}", names, lower, upper, _build_staircase, benign, (("n_bins", n),),
+        description=f"uniform scores; on each of {n} bins eta = low below and high above "
+        "the top theta_k fraction",
+    )  # fmt: skip
+
+
+def _count(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value > 64:
+        raise ValueError(f"{name} must be at most 64, got {value!r}")
+    return int(value)
+
+
+#: Family name -> constructor (keyword options: k, a, b, n_classes, n_bins).
+FAMILIES: dict[str, Callable[..., LawFamily]] = {
+    "atoms": atoms_family,
+    "beta_piecewise": beta_piecewise_family,
+    "mixture": mixture_family,
+    "top_label": top_label_family,
+    "binned_model": binned_model_family,
+    "staircase": staircase_family,
+}
+
+
+def get_family(name: str, **options) -> LawFamily:
+    """The family ``name`` with its options (ValueError listing the known families)."""
+    if name not in FAMILIES:
+        raise ValueError(f"law family must be one of {sorted(FAMILIES)}, got {name!r}")
+    try:
+        return FAMILIES[name](**options)
+    except TypeError as exc:
+        raise ValueError(f"family {name!r}: {exc}") from None

@@ -1,0 +1,315 @@
+"""Adversarial law search, check-agnostic core: maximise a criterion over a family's box.
+
+The criterion is any picklable callable ``objective(theta) -> float`` (larger is worse for
+the guarantee); :mod:`theory_checks.search` builds it from a check (failure rate of the
+guaranteed event, or tightness). This module provides what does not depend on checks:
+
+Common random numbers (CRN)
+    :func:`simulate_crn` draws an experiment's replicates from seeds that depend on the
+    search seed and the block index only, never on the law: every candidate theta sees the
+    same uniforms, so the criterion changes with theta through the law alone (smooth enough
+    to optimise where the law's sampling consumes random numbers independently of theta;
+    see :mod:`simulations.laws.families`).
+Optimisers over a box
+    :func:`differential_evolution_search` (scipy's differential evolution, deferred
+    updating, no polishing, no early stop: the budget is spent whole) from a start
+    population of the family's benign points and jittered copies of them; and
+    :func:`random_search`, theta uniform in the box, at the same budget (the baseline).
+Parallel evaluation
+    Candidates of one generation are evaluated in parallel with joblib (``loky``,
+    ``threading``, ``dask`` or ``sequential``, as the engine). Each evaluation depends on
+    theta and the CRN seed only, and the optimiser's own random numbers come from
+    :func:`simulations.provenance.generator`, so a search is bit-identical for any
+    ``n_jobs`` and backend.
+
+Budget: ``population x (generations + 1)`` evaluations of ``reps`` replicates each
+(:class:`SearchBudget`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+
+import numpy as np
+
+from .experiments.base import BLOCK_REPS
+from .provenance import check_root_seed, generator
+
+__all__ = [
+    "SEARCH_BUDGETS",
+    "OptimResult",
+    "SearchBudget",
+    "crn_generator",
+    "differential_evolution_search",
+    "evaluate_batch",
+    "get_search_budget",
+    "random_search",
+    "simulate_crn",
+    "start_population",
+]
+
+_BACKENDS = ("loky", "threading", "dask", "sequential")
+_CRN_PATH = "calcheck.search.crn"
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """Evaluations and replicates of a search.
+
+    Parameters
+    ----------
+    name : str
+    population : int
+        Candidates per generation (differential evolution's population).
+    generations : int
+        Generations after the start population.
+    reps : int
+        Replicates per evaluation (rounded up to whole blocks of BLOCK_REPS).
+    fresh_reps : int
+        Replicates of the fresh-seed re-check of the winning law.
+    """
+
+    name: str
+    population: int
+    generations: int
+    reps: int
+    fresh_reps: int
+
+    def __post_init__(self):
+        for field, least in (("population", 5), ("generations", 1), ("reps", 1)):
+            v = getattr(self, field)
+            if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                raise ValueError(f"budget {field} must be an integer >= {least}, got {v!r}")
+        v = self.fresh_reps
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"budget fresh_reps must be a positive integer, got {v!r}")
+
+    @property
+    def evaluations(self) -> int:
+        """Candidate evaluations: ``population x (generations + 1)``."""
+        return self.population * (self.generations + 1)
+
+    @property
+    def replicates(self) -> int:
+        """Replicates simulated by the search (evaluations x reps, whole blocks)."""
+        return self.evaluations * math.ceil(self.reps / BLOCK_REPS) * BLOCK_REPS
+
+
+#: quick: 80 evaluations x 200 replicates (each guarantee in a few seconds on one core at
+#: n <= 3000), fresh re-check on 4000; full: 500 x 1000, re-check on 20000.
+SEARCH_BUDGETS = {
+    "quick": SearchBudget("quick", 10, 7, 200, 4000),
+    "full": SearchBudget("full", 20, 24, 1000, 20000),
+}
+
+
+def get_search_budget(budget) -> SearchBudget:
+    """A :class:`SearchBudget` or the name of one (ValueError listing the known ones)."""
+    if isinstance(budget, SearchBudget):
+        return budget
+    if budget not in SEARCH_BUDGETS:
+        raise ValueError(f"search budget must be one of {sorted(SEARCH_BUDGETS)}, got {budget!r}")
+    return SEARCH_BUDGETS[budget]
+
+
+# -------------------------------------------------------------- common random numbers
+def crn_generator(seed: int, block: int) -> np.random.Generator:
+    """The generator of CRN block ``block``: the same for every candidate law."""
+    return generator(seed, _CRN_PATH, int(block))
+
+
+def simulate_crn(experiment, seed: int, reps: int):
+    """``reps`` replicates (whole blocks) of ``experiment`` on the CRN seeds of ``seed``.
+
+    Unlike the engine (whose block seeds depend on the experiment's content), block k is
+    drawn from :func:`crn_generator` ``(seed, k)`` whatever the law: common random numbers.
+    """
+    check_root_seed(seed)
+    blocks = max(1, math.ceil(int(reps) / BLOCK_REPS))
+    parts = [experiment.simulate(crn_generator(seed, b), BLOCK_REPS) for b in range(blocks)]
+    return experiment.outcome_type.concatenate(parts)
+
+
+# ------------------------------------------------------------------- parallel batches
+def _call(objective, theta):
+    return float(objective(np.asarray(theta, dtype=float)))
+
+
+def evaluate_batch(objective, thetas, *, n_jobs: int = 1, backend: str = "loky") -> np.ndarray:
+    """``objective(theta)`` for every row of ``thetas``, in order (parallel with joblib)."""
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
+    rows = [np.array(t, dtype=float) for t in thetas]
+    if backend == "sequential" or n_jobs == 1 or len(rows) <= 1:
+        return np.array([_call(objective, t) for t in rows], dtype=float)
+    import joblib
+
+    with ExitStack() as stack:
+        if backend == "dask":
+            _dask_client(stack, n_jobs)
+            stack.enter_context(joblib.parallel_config(backend="dask"))
+            parallel = joblib.Parallel()
+        else:
+            parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend)
+        out = parallel(joblib.delayed(_call)(objective, t) for t in rows)
+    return np.array(out, dtype=float)
+
+
+def _dask_client(stack: ExitStack, n_jobs: int):
+    try:
+        from distributed import Client, LocalCluster, get_client
+    except ImportError as exc:  # pragma: no cover - depends on the extra
+        raise ValueError("backend 'dask' needs the distributed extra") from exc
+    try:
+        get_client()
+    except ValueError:
+        cluster = stack.enter_context(
+            LocalCluster(
+                n_workers=n_jobs if n_jobs > 0 else None,
+                threads_per_worker=1,
+                dashboard_address=None,
+                processes=True,
+            )
+        )
+        stack.enter_context(Client(cluster))
+
+
+# ------------------------------------------------------------------------- optimisers
+@dataclass(frozen=True)
+class OptimResult:
+    """What an optimiser found: the best theta, its criterion and the whole history.
+
+    ``thetas`` and ``values`` list every evaluation in order (start population first);
+    ``theta`` is the first of the largest values.
+    """
+
+    method: str
+    theta: tuple[float, ...]
+    value: float
+    evaluations: int
+    thetas: np.ndarray
+    values: np.ndarray
+    seed: int
+
+    def best_so_far(self) -> np.ndarray:
+        """Running maximum of the criterion over the evaluations (a convergence trace)."""
+        return np.maximum.accumulate(self.values)
+
+
+def _result(method, thetas, values, seed) -> OptimResult:
+    thetas = np.asarray(thetas, dtype=float)
+    values = np.asarray(values, dtype=float)
+    clean = np.where(np.isnan(values), -np.inf, values)
+    i = int(np.argmax(clean))
+    return OptimResult(
+        method, tuple(float(x) for x in thetas[i]), float(values[i]), len(values), thetas,
+        values, seed,
+    )  # fmt: skip
+
+
+def start_population(family, size: int, rng: np.random.Generator, start: str = "benign"):
+    """``size`` start points: the benign points and jittered copies (or uniform draws).
+
+    ``start="benign"``: the family's benign points, then copies of them moved by a normal
+    step of 5% of each box width (clipped to the box). ``start="uniform"``: uniform in the
+    box.
+    """
+    lo, hi = np.asarray(family.lower), np.asarray(family.upper)
+    if start == "uniform":
+        return lo + (hi - lo) * rng.random((size, family.dim))
+    if start != "benign":
+        raise ValueError(f"start must be 'benign' or 'uniform', got {start!r}")
+    base = np.asarray(family.benign, dtype=float)
+    rows = [base[i % len(base)] for i in range(size)]
+    out = np.array(rows)
+    jitter = rng.normal(0.0, 0.05, (size, family.dim)) * (hi - lo)
+    out[len(base) :] += jitter[len(base) :]
+    return np.clip(out, lo, hi)
+
+
+class _Recorder:
+    """scipy's ``workers`` map: evaluates a generation in parallel and records it."""
+
+    def __init__(self, objective, n_jobs, backend):
+        self.objective, self.n_jobs, self.backend = objective, n_jobs, backend
+        self.thetas: list[np.ndarray] = []
+        self.values: list[float] = []
+
+    def __call__(self, _func, population):
+        pop = [np.asarray(x, dtype=float) for x in population]
+        values = evaluate_batch(self.objective, pop, n_jobs=self.n_jobs, backend=self.backend)
+        self.thetas += pop
+        self.values += [float(v) for v in values]
+        return [-v if np.isfinite(v) else np.inf for v in values]
+
+
+def _unused(_x):  # pragma: no cover - scipy's func; the recorder evaluates instead
+    raise RuntimeError("evaluated through the workers map")
+
+
+def differential_evolution_search(
+    objective: Callable,
+    family,
+    budget,
+    *,
+    seed: int,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    start: str = "benign",
+) -> OptimResult:
+    """Maximise ``objective`` over ``family``'s box by differential evolution.
+
+    scipy's ``differential_evolution`` (strategy best1bin, mutation (0.5, 1), recombination
+    0.7, deferred updating, no polishing) from :func:`start_population`, for exactly
+    ``budget.generations`` generations (``tol=0, atol=-1``: it never stops early), so it
+    spends ``budget.evaluations`` evaluations. Its random numbers come from
+    ``generator(seed, "calcheck.search.de")``.
+    """
+    from scipy.optimize import differential_evolution
+
+    budget = get_search_budget(budget)
+    seed = check_root_seed(seed)
+    init = start_population(
+        family, budget.population, generator(seed, "calcheck.search.start"), start
+    )
+    recorder = _Recorder(objective, n_jobs, backend)
+    differential_evolution(
+        _unused,
+        list(family.bounds),
+        strategy="best1bin",
+        maxiter=budget.generations,
+        mutation=(0.5, 1.0),
+        recombination=0.7,
+        rng=generator(seed, "calcheck.search.de"),
+        polish=False,
+        init=init,
+        tol=0.0,
+        atol=-1.0,
+        updating="deferred",
+        workers=recorder,
+    )
+    return _result("differential_evolution", recorder.thetas, recorder.values, seed)
+
+
+def random_search(
+    objective: Callable,
+    family,
+    budget,
+    *,
+    seed: int,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    evaluations: int | None = None,
+) -> OptimResult:
+    """The baseline: theta uniform in the box, ``budget.evaluations`` times (or ``evaluations``)."""
+    budget = get_search_budget(budget)
+    seed = check_root_seed(seed)
+    count = budget.evaluations if evaluations is None else int(evaluations)
+    thetas = start_population(family, count, generator(seed, "calcheck.search.random"), "uniform")
+    values = evaluate_batch(objective, thetas, n_jobs=n_jobs, backend=backend)
+    return _result("random_sampling", thetas, values, seed)

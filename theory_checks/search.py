@@ -1,0 +1,346 @@
+"""Adversarial law search for a guarantee (issue 14): the driver that uses checks.
+
+:func:`search` maximises, over a law family's box (:mod:`simulations.laws.families`), a
+criterion of one guarantee at one ``(grid, alpha)`` -- the failure rate of its event at the
+stated (or a deliberately wrong) bound, or its tightness -- with common random numbers and
+differential evolution from the family's benign laws (:mod:`simulations.search`). Then, so
+that selection does not bias the verdict, the winning law is re-checked on a fresh root
+seed at the budget's full replicate count with the suite's exact binomial verdict
+(:func:`theory_checks.check.run_checks`). The same is done for random sampling of theta at
+the same budget (the baseline). Where a known analytic worst case exists (eta = 1/2 for
+every Hoeffding step of uniform-mass binning), its exact failure rate
+(:func:`simulations.exact_coverage.exact_coverage`) is reported beside it.
+
+Targets: a studiable guarantee id (its stated bound; :func:`theory_checks.catalog.for_law`),
+``"<guarantee>.times_<f>"`` (the stated bound times f < 1), or the id of a catalog control
+that changes only the bound (``"gr21.thm3.control.wrong_bound"``), which is evaluated with
+the guarantee's own method and event.
+
+Criteria (larger is worse for the guarantee):
+
+``"failure"``
+    ``1 - (successes / reps)`` on the CRN replicates, ties broken by the tail: plus
+    ``t / (1 + t) / (2 reps)`` with t the mean of error / bound over the worst
+    ``1 - claimed`` share of the replicates (less than half a count, so the failure rate
+    comes first and a flat zero still has a slope).
+``"tightness"``
+    q itself: the bound times q is what the law needs at the claimed level.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulations.exact_coverage import exact_coverage
+from simulations.laws.families import LawFamily, get_family
+from simulations.search import (
+    OptimResult,
+    differential_evolution_search,
+    evaluate_batch,
+    get_search_budget,
+    random_search,
+    simulate_crn,
+)
+from simulations.store import ResultStore
+
+from .budgets import DEFAULT_FALSE_ALARM
+from .catalog import all_checks, for_law, studiable
+from .check import Check, run_checks
+from .events import CLAIMS, BoundRule, MeanAtMost, scaled
+from .search_result import Found, FreshCheck, SearchResult
+
+__all__ = [
+    "CRITERIA",
+    "EXACT_WORST_CASE",
+    "CheckCriterion",
+    "FreshCheck",
+    "SearchResult",
+    "analytic_reference",
+    "fresh_check",
+    "resolve_target",
+    "search",
+]
+
+CRITERIA = ("failure", "tightness")
+
+#: Guarantees whose worst case over laws is eta = 1/2 in every Hoeffding step, with the
+#: binning scheme and event of :func:`simulations.exact_coverage.exact_coverage`.
+EXACT_WORST_CASE = {
+    "gr21.thm3": ("umd", "conditional"),
+    "gr21.cor1": ("zadrozny_elkan", "conditional"),
+    "gr21.thm4.conditional": ("umd", "conditional"),
+    "gr21.thm4.marginal": ("umd", "marginal"),
+}
+
+_TIMES = re.compile(r"^(?P<gid>.+)\.times_(?P<f>[0-9]*\.?[0-9]+)$")
+
+
+@functools.lru_cache(maxsize=1)
+def _catalog_controls() -> dict:
+    return {c.id: c for c in all_checks("quick") if c.is_control}
+
+
+def resolve_target(target: str) -> tuple[str, BoundRule]:
+    """``(guarantee id, bound rule)`` of a target (see the module docstring).
+
+    Raises ValueError naming the target and listing the studiable guarantees.
+    """
+    adapters = studiable()
+    if target in adapters:
+        return target, BoundRule()
+    m = _TIMES.match(target)
+    if m and m["gid"] in adapters:
+        return m["gid"], scaled(float(m["f"]))
+    control = _catalog_controls().get(target)
+    if control is not None and control.guarantee in adapters:
+        return control.guarantee, control.bound
+    raise ValueError(
+        f"cannot search {target!r}: a target is a studiable guarantee, "
+        "'<guarantee>.times_<factor>' or a catalog control of one that changes its bound. "
+        f"Studiable: {', '.join(sorted(adapters))}"
+    )
+
+
+def _check_for(guarantee, bound, law, grid, alpha, check_id) -> Check:
+    check = for_law(
+        guarantee, law, grid={k: [v] for k, v in grid.items()}, alphas=(alpha,),
+        check_id=check_id,
+    )  # fmt: skip
+    return dataclasses.replace(check, bound=bound, expect="consistent")
+
+
+def _cell_values(check: Check, outcome) -> tuple[float, float, float, float]:
+    """Failure rate, claimed-level quantile of the ratio, its tail mean, and the bound.
+
+    The tail mean is the mean ratio of the worst ``1 - claimed`` share of the replicates
+    (at least one): smooth in the law under common random numbers where the failure count
+    is a step function.
+    """
+    exp = check.experiments[0]
+    alpha = check.effective_alphas()[0]
+    radius = (
+        check.bound.radius(check.guarantee, exp.symbols(outcome), alpha)
+        if check.event.uses_bound
+        else None
+    )
+    values = check.event.evaluate(exp, outcome, radius, alpha)
+    claimed = CLAIMS[check.claim](alpha if alpha is not None else 0.0, values.bound)
+    claimed = min(max(claimed, np.nextafter(0.0, 1.0)), 1.0)
+    r = np.asarray(values.ratio, dtype=float)
+    if isinstance(check.event, MeanAtMost):
+        q = float(np.mean(r))
+    else:
+        q = float(np.quantile(r, claimed, method="inverted_cdf"))
+    failure = 1.0 - float(np.mean(np.asarray(values.success, dtype=bool)))
+    worst = max(1, int(np.ceil((1.0 - claimed) * r.size)))
+    with np.errstate(invalid="ignore"):
+        tail = float(np.mean(np.sort(r)[-worst:]))
+    return failure, q, tail, float(values.bound)
+
+
+@dataclass(frozen=True)
+class CheckCriterion:
+    """The criterion of a target at one (grid, alpha) as a picklable ``theta -> float``.
+
+    Every call simulates ``reps`` replicates on the CRN seeds of ``crn_seed``
+    (:func:`simulations.search.simulate_crn`).
+    """
+
+    target: str
+    guarantee: str
+    bound: BoundRule
+    family: LawFamily
+    grid: tuple
+    alpha: float
+    criterion: str
+    reps: int
+    crn_seed: int
+
+    def check(self, theta) -> Check:
+        """The one-cell check of the law at theta."""
+        law = self.family.law(theta)
+        return _check_for(self.guarantee, self.bound, law, dict(self.grid), self.alpha, self.target)
+
+    def details(self, theta) -> dict:
+        """Failure rate, ratio quantile, bound and criterion at theta (CRN replicates)."""
+        check = self.check(theta)
+        outcome = simulate_crn(check.experiments[0], self.crn_seed, self.reps)
+        failure, q, tail, bound = _cell_values(check, outcome)
+        if self.criterion == "tightness":
+            value = q
+        else:
+            share = 1.0 if not np.isfinite(tail) else tail / (1.0 + tail)
+            value = failure + share / (2.0 * outcome.reps)
+        return {
+            "criterion": value,
+            "failure": failure,
+            "ratio_quantile": q,
+            "tail_mean": tail,
+            "bound": bound,
+        }
+
+    def __call__(self, theta) -> float:
+        """The criterion at theta."""
+        return float(self.details(theta)["criterion"])
+
+
+def fresh_check(
+    criterion: CheckCriterion,
+    theta,
+    *,
+    reps: int,
+    root_seed: int,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    false_alarm: float = DEFAULT_FALSE_ALARM,
+) -> FreshCheck:
+    """Re-check the law at theta on ``root_seed`` with the engine (seed protocol, any n_jobs)."""
+    check = criterion.check(theta)
+    with ResultStore(":memory:") as store:
+        result = run_checks(
+            [check], store, reps=reps, root_seed=root_seed, false_alarm=false_alarm,
+            n_jobs=n_jobs, backend=backend,
+        ).results[0]  # fmt: skip
+    cell = result.cells[0]
+    v = cell.verdict
+    return FreshCheck(
+        criterion.family.describe(theta),
+        v,
+        result.verdict,
+        1.0 - v.coverage,
+        cell.ratio_quantile,
+        cell.tightness,
+        cell.bound,
+        int(root_seed),
+    )
+
+
+def analytic_reference(guarantee: str, bound: BoundRule, grid: dict, alpha: float):
+    """Exact failure rate of the known worst case (eta = 1/2), or None where none is known."""
+    if guarantee not in EXACT_WORST_CASE or set(grid) != {"n", "n_bins"}:
+        return None
+    scheme, event = EXACT_WORST_CASE[guarantee]
+    n, b = int(grid["n"]), int(grid["n_bins"])
+    eps = float(bound.radius(guarantee, {"n": n, "n_bins": b, "delta": 0.0}, alpha))
+    coverage = float(exact_coverage(n, b, 0.5, eps, event=event, scheme=scheme))
+    return {
+        "law": "eta = 1/2 (any score law)",
+        "eps": eps,
+        "coverage": coverage,
+        "failure": 1.0 - coverage,
+        "scheme": scheme,
+        "event": event,
+    }
+
+
+def _found(opt: OptimResult, crit: CheckCriterion, budget, fresh_seed, n_jobs, backend):
+    details = crit.details(opt.theta)
+    fresh = fresh_check(
+        crit, opt.theta, reps=budget.fresh_reps, root_seed=fresh_seed, n_jobs=n_jobs,
+        backend=backend,
+    )  # fmt: skip
+    return Found(
+        opt.method,
+        opt.theta,
+        crit.family.describe(opt.theta),
+        opt.value,
+        details["failure"],
+        details["ratio_quantile"],
+        opt.evaluations,
+        fresh,
+        tuple(float(v) for v in opt.best_so_far()),
+    )
+
+
+def search(
+    target: str,
+    family,
+    *,
+    grid: dict,
+    alpha: float = 0.1,
+    budget="quick",
+    criterion: str = "failure",
+    seed: int = 0,
+    fresh_seed: int | None = None,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    start: str = "benign",
+    baseline: bool = True,
+) -> SearchResult:
+    """Search ``family`` for the law that is worst for ``target`` at ``(grid, alpha)``.
+
+    Parameters
+    ----------
+    target : str
+        A studiable guarantee, ``"<guarantee>.times_<f>"`` or a catalog control that
+        changes the bound (:func:`resolve_target`).
+    family : LawFamily or str
+        A family, or the name of one with default options (:func:`get_family`).
+    grid : dict
+        The guarantee's grid parameters, one value each (``{"n": 1000, "n_bins": 10}``).
+    alpha : float
+    budget : str or SearchBudget
+        ``"quick"`` (80 evaluations x 200 replicates, re-check 4000) or ``"full"``.
+    criterion : {"failure", "tightness"}
+    seed : int
+        Root of the CRN seeds and of the optimisers' random numbers.
+    fresh_seed : int, optional
+        Root seed of the re-checks (default ``seed + 1``): never the CRN streams.
+    n_jobs, backend
+        Parallel evaluation (joblib); results are bit-identical for any choice.
+    start : {"benign", "uniform"}
+        Start population of differential evolution.
+    baseline : bool
+        Also run random sampling at the same budget and re-check its best law.
+
+    Returns
+    -------
+    SearchResult
+    """
+    started = time.perf_counter()
+    guarantee, bound = resolve_target(target)
+    fam = get_family(family) if isinstance(family, str) else family
+    if not isinstance(fam, LawFamily):
+        raise ValueError(f"family must be a LawFamily or a family name, got {family!r}")
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    if not isinstance(grid, dict) or not grid:
+        raise ValueError(f"grid must be a dict of single values, got {grid!r}")
+    budget = get_search_budget(budget)
+    fresh_seed = seed + 1 if fresh_seed is None else fresh_seed
+    crit = CheckCriterion(
+        target, guarantee, bound, fam, tuple(sorted(grid.items())), float(alpha), criterion,
+        budget.reps, seed,
+    )  # fmt: skip
+    crit.check(fam.benign[0])  # refuses a wrong family, grid or alpha before any search
+    kw = {"seed": seed, "n_jobs": n_jobs, "backend": backend}
+    benign = evaluate_batch(crit, fam.benign, n_jobs=n_jobs, backend=backend)
+    de = differential_evolution_search(crit, fam, budget, start=start, **kw)
+    found = _found(de, crit, budget, fresh_seed, n_jobs, backend)
+    rnd = None
+    if baseline:
+        rs = random_search(crit, fam, budget, **kw)
+        rnd = _found(rs, crit, budget, fresh_seed, n_jobs, backend)
+    return SearchResult(
+        target,
+        guarantee,
+        bound.name,
+        fam.spec(),
+        dict(grid),
+        float(alpha),
+        criterion,
+        budget,
+        seed,
+        fresh_seed,
+        found,
+        rnd,
+        analytic_reference(guarantee, bound, grid, alpha),
+        tuple(float(v) for v in benign),
+        time.perf_counter() - started,
+    )

@@ -1,0 +1,129 @@
+"""Records of an adversarial law search (:mod:`theory_checks.search`): readable, JSON-able."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simulations.search import SearchBudget
+
+from .verdicts import CoverageVerdict
+
+__all__ = ["Found", "FreshCheck", "SearchResult"]
+
+
+@dataclass(frozen=True)
+class FreshCheck:
+    """The fresh-seed re-check of one law: the suite's verdict at full replicate count."""
+
+    law: dict
+    verdict: CoverageVerdict
+    outcome: str
+    failure_rate: float
+    ratio_quantile: float
+    tightness: float
+    bound: float
+    root_seed: int
+
+    def line(self) -> str:
+        """One readable line."""
+        v = self.verdict
+        return (
+            f"{self.outcome}: failure {self.failure_rate:.4f} ({v.trials - v.successes}/"
+            f"{v.trials}), coverage {v.coverage:.4f} [{v.ci_low:.4f}, {v.ci_high:.4f}] vs "
+            f"claimed {v.claimed:.4f}, p = {v.p_value:.3g}; tightness {self.tightness:.3g}"
+        )
+
+
+@dataclass(frozen=True)
+class Found:
+    """What one method (search or random sampling) found and its fresh-seed re-check."""
+
+    method: str
+    theta: tuple[float, ...]
+    law: dict
+    value: float
+    failure: float
+    ratio_quantile: float
+    evaluations: int
+    fresh: FreshCheck
+    trace: tuple[float, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A search for the worst law of one target at one (grid, alpha); see :func:`search`.
+
+    ``search`` and ``random`` are the two methods at the same budget, each with its
+    search-time criterion (CRN replicates) and its fresh-seed verdict; ``reference`` is the
+    exact failure rate of the analytic worst case where one is known; ``benign`` the
+    criterion at the family's benign start points. ``found`` says whether the search's law
+    is flagged violated on the fresh seed. ``seconds`` is not part of equality.
+    """
+
+    target: str
+    guarantee: str
+    bound: str
+    family: dict
+    grid: dict
+    alpha: float
+    criterion: str
+    budget: SearchBudget
+    seed: int
+    fresh_seed: int
+    search: Found
+    random: Found | None
+    reference: dict | None
+    benign: tuple[float, ...]
+    seconds: float = field(default=0.0, compare=False)
+
+    @property
+    def found(self) -> bool:
+        """Whether the search's law is flagged violated on the fresh seed."""
+        return self.search.fresh.outcome == "violated"
+
+    def summary(self) -> str:
+        """Readable lines: the target, the laws found, both verdicts, the reference."""
+        grid = ", ".join(f"{k}={v}" for k, v in self.grid.items())
+        lines = [
+            f"{self.target} ({self.bound} bound) on {self.family['family']} at {grid}, "
+            f"alpha={self.alpha:g}; criterion {self.criterion}, budget {self.budget.name}: "
+            f"{self.budget.evaluations} evaluations x {self.budget.reps} replicates, "
+            f"fresh re-check {self.budget.fresh_reps} (seed {self.fresh_seed}); "
+            f"{self.seconds:.1f} s",
+            f"  benign start points: criterion {', '.join(f'{v:.4f}' for v in self.benign)}",
+        ]
+        for f in (self.search, self.random):
+            if f is None:
+                continue
+            law = {k: v for k, v in f.law.items() if k not in ("family",)}
+            lines.append(
+                f"  {f.method}: criterion {f.value:.4f} (failure {f.failure:.4f}) after "
+                f"{f.evaluations} evaluations; law {law}"
+            )
+            lines.append(f"    fresh seed: {f.fresh.line()}")
+        if self.reference:
+            r = self.reference
+            lines.append(
+                f"  analytic worst case {r['law']}: exact failure {r['failure']:.4f} at "
+                f"eps {r['eps']:.4g}"
+            )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        """JSON-able record (numpy arrays as lists)."""
+        return _jsonable(dataclasses.asdict(self))
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
