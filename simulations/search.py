@@ -98,10 +98,10 @@ class SearchBudget:
         return self.evaluations * math.ceil(self.reps / BLOCK_REPS) * BLOCK_REPS
 
 
-#: quick: 80 evaluations x 200 replicates (each guarantee in a few seconds on one core at
+#: quick: 160 evaluations x 200 replicates (each guarantee in a few seconds on one core at
 #: n <= 3000), fresh re-check on 4000; full: 500 x 1000, re-check on 20000.
 SEARCH_BUDGETS = {
-    "quick": SearchBudget("quick", 10, 7, 200, 4000),
+    "quick": SearchBudget("quick", 10, 15, 200, 4000),
     "full": SearchBudget("full", 20, 24, 1000, 20000),
 }
 
