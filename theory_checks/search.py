@@ -18,7 +18,13 @@ the guarantee's own method and event.
 
 Criteria (larger is worse for the guarantee):
 
-``"failure"``
+``"soft_failure"``
+    the failure rate with a smoothed indicator, ``mean Phi((ratio - 1) / 0.05)`` over the
+    CRN replicates (ratio = error / bound): it tends to the failure rate as the width goes
+    to 0, and under common random numbers it is continuous in theta where the failure
+    count is a step function (a law whose errors come close to the bound scores higher).
+
+``"failure"`` (the default)
     ``1 - (successes / reps)`` on the CRN replicates, ties broken by the tail: plus
     ``t / (1 + t) / (2 reps)`` with t the mean of error / bound over the worst
     ``1 - claimed`` share of the replicates (less than half a count, so the failure rate
@@ -36,6 +42,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from simulations.exact_coverage import exact_coverage
 from simulations.laws.families import LawFamily, get_family
@@ -67,7 +74,9 @@ __all__ = [
     "search",
 ]
 
-CRITERIA = ("failure", "tightness")
+CRITERIA = ("soft_failure", "failure", "tightness")
+#: Width of the smoothed failure indicator of ``"soft_failure"`` (in units of the bound).
+SOFT_WIDTH = 0.05
 
 #: Guarantees whose worst case over laws is eta = 1/2 in every Hoeffding step, with the
 #: binning scheme and event of :func:`simulations.exact_coverage.exact_coverage`.
@@ -115,8 +124,8 @@ def _check_for(guarantee, bound, law, grid, alpha, check_id) -> Check:
     return dataclasses.replace(check, bound=bound, expect="consistent")
 
 
-def _cell_values(check: Check, outcome) -> tuple[float, float, float, float]:
-    """Failure rate, claimed-level quantile of the ratio, its tail mean, and the bound.
+def _cell_values(check: Check, outcome) -> tuple:
+    """Failure rate, claimed-level quantile of the ratio, its tail mean, the bound, soft rate.
 
     The tail mean is the mean ratio of the worst ``1 - claimed`` share of the replicates
     (at least one): smooth in the law under common random numbers where the failure count
@@ -141,7 +150,9 @@ def _cell_values(check: Check, outcome) -> tuple[float, float, float, float]:
     worst = max(1, int(np.ceil((1.0 - claimed) * r.size)))
     with np.errstate(invalid="ignore"):
         tail = float(np.mean(np.sort(r)[-worst:]))
-    return failure, q, tail, float(values.bound)
+    with np.errstate(over="ignore", invalid="ignore"):
+        soft = float(np.mean(np.nan_to_num(special.ndtr((r - 1.0) / SOFT_WIDTH), nan=1.0)))
+    return failure, q, tail, float(values.bound), soft
 
 
 @dataclass(frozen=True)
@@ -171,9 +182,11 @@ class CheckCriterion:
         """Failure rate, ratio quantile, bound and criterion at theta (CRN replicates)."""
         check = self.check(theta)
         outcome = simulate_crn(check.experiments[0], self.crn_seed, self.reps)
-        failure, q, tail, bound = _cell_values(check, outcome)
+        failure, q, tail, bound, soft = _cell_values(check, outcome)
         if self.criterion == "tightness":
             value = q
+        elif self.criterion == "soft_failure":
+            value = soft
         else:
             share = 1.0 if not np.isfinite(tail) else tail / (1.0 + tail)
             value = failure + share / (2.0 * outcome.reps)
@@ -182,6 +195,7 @@ class CheckCriterion:
             "failure": failure,
             "ratio_quantile": q,
             "tail_mean": tail,
+            "soft_failure": soft,
             "bound": bound,
         }
 
@@ -287,7 +301,7 @@ def search(
     alpha : float
     budget : str or SearchBudget
         ``"quick"`` (80 evaluations x 200 replicates, re-check 4000) or ``"full"``.
-    criterion : {"failure", "tightness"}
+    criterion : {"soft_failure", "failure", "tightness"}
     seed : int
         Root of the CRN seeds and of the optimisers' random numbers.
     fresh_seed : int, optional
