@@ -14,7 +14,8 @@ Every finding a figure module returns (``findings(data)``: dicts with ``claim``,
     the paper's statement cannot be checked on the data we have (the explanation says why).
 
 ``findings_status.json`` next to this module records the status of each finding of each
-figure, with the repetitions and seed it was found at; ``calcheck figures`` at those
+figure, with the repetitions and seed it was found at and the explanation of every finding
+that does not hold or cannot be judged; ``calcheck figures`` at those
 settings compares the findings it regenerates with the record and fails only when a status
 changes (a regression, or a fix to record with ``--record-findings``).
 """
@@ -26,9 +27,18 @@ from pathlib import Path
 
 from simulations._io import atomic_write_text, json_text
 
-__all__ = ["RECORD", "STATUSES", "changed_statuses", "record_statuses", "status"]
+__all__ = [
+    "NEEDS_EXPLANATION",
+    "RECORD",
+    "STATUSES",
+    "changed_statuses",
+    "record_statuses",
+    "status",
+]
 
 STATUSES = ("holds", "does not hold", "reported", "by construction", "not judgeable")
+#: Statuses that must say why (the explanation found, or why it cannot be judged).
+NEEDS_EXPLANATION = ("does not hold", "not judgeable")
 #: The recorded statuses: figure id -> claim -> status.
 RECORD = Path(__file__).with_name("findings_status.json")
 
@@ -79,5 +89,10 @@ def record_statuses(entries, record=None) -> Path:
             "reps": e.get("reps"),
             "seed": e.get("seed"),
             "statuses": {f["claim"]: status(f) for f in e["findings"]},
+            "explanations": {
+                f["claim"]: f.get("explanation") or ""
+                for f in e["findings"]
+                if status(f) in NEEDS_EXPLANATION
+            },
         }
     return atomic_write_text(record, json_text(recorded, indent=1, sort_keys=True) + "\n")

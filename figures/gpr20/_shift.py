@@ -201,7 +201,19 @@ def _ordering(data, better, worse, paper):
         f"difference {mean:+.4f} +- {se:.4f}: {verdict} (2 SE)",
         "value": [s[better][0], s[worse][0]],
         "holds": resolved,
+        **({} if resolved else {"explanation": _unresolved(data, mean, se, verdict)}),
     }
+
+
+def _unresolved(data, mean, se, verdict):
+    """Why a one-run ordering of the paper is not confirmed over repetitions."""
+    reps = data[next(k for k in data if k.endswith("/ece"))].size
+    sd = se * np.sqrt(reps)
+    return (
+        f"{verdict}: the paper reports one run; here the paired difference of one run has "
+        f"standard deviation {sd:.4f} over {reps} repetitions, so a single run shows either "
+        f"ordering (mean difference {mean:+.4f} +- {se:.4f})"
+    )
 
 
 def shift_findings(data) -> list[dict]:

@@ -10,5 +10,6 @@ FIGURES = {
     "gr21.fig5": "figures.gr21.fig5",
     "gr21.fig6": "figures.gr21.fig6",
     "gr21.twin": "figures.gr21.twin",
+    "gr21.credit_base": "figures.gr21.credit_base",
     "gr21.looseness": "figures.gr21.looseness",
 }

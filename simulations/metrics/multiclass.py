@@ -166,22 +166,39 @@ def plugin_reliability_mce(pred_class, confidence, labels, *, n_bins=15, groups=
     """
     c, h, y = _top_label_inputs(pred_class, confidence, labels)
     hit = (c == y).astype(float)
-    key = fixed_width_bin_index(h, check_n_bins(n_bins)) if groups is None else np.asarray(groups)
+    if groups is None:
+        key = fixed_width_bin_index(h, check_n_bins(n_bins))
+    else:
+        key = np.asarray(groups)
+        if key.shape != c.shape:
+            raise ValueError(
+                f"groups must have one key per point ({c.size}), got shape {key.shape}"
+            )
     return float(_group_tl_gaps(key, c, h, hit)[1].max())
 
 
-def top_label_reliability(pred_class, confidence, labels, *, n_bins=10):
+def top_label_reliability(pred_class, confidence, labels, *, n_bins=10, groups=None):
     """Confidence and top-label reliability diagrams on equal-width bins (Sec. 2.1, Fig. 1).
+
+    ``groups`` (one key per point) replaces the equal-width bins, as for
+    :func:`plugin_reliability_mce`; the bin of largest ``tl_gap`` and its size say how many
+    test points set the TL-MCE estimate.
 
     Returns
     -------
     dict of ndarray, one entry per non-empty bin
         ``conf`` (mean h), ``acc`` (P^(Y = c | bin)), ``tl_gap`` (Delta^_b =
-        sum_l P^(c = l | bin) |acc_{b,l} - conf_{b,l}|), ``fraction`` (N_b / N) and ``bin``.
+        sum_l P^(c = l | bin) |acc_{b,l} - conf_{b,l}|), ``fraction`` (N_b / N) and ``bin``
+        (the bin index or group key).
     """
     c, h, y = _top_label_inputs(pred_class, confidence, labels)
     hit = (c == y).astype(float)
-    b = fixed_width_bin_index(h, check_n_bins(n_bins))
+    if groups is None:
+        b = fixed_width_bin_index(h, check_n_bins(n_bins))
+    else:
+        b = np.asarray(groups)
+        if b.shape != c.shape:
+            raise ValueError(f"groups must have one key per point ({c.size}), got shape {b.shape}")
     inv, tl_gap = _group_tl_gaps(b, c, h, hit)
     count = np.bincount(inv).astype(float)
     return {

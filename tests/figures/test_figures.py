@@ -174,3 +174,19 @@ def test_figures_fail_only_when_a_finding_changes_status(tmp_path, monkeypatch, 
     assert f"CHANGED gr21.fig1a: {claim}: recorded 'holds', now 'by construction'" in out
     # other repetitions answer another question: not compared
     assert main([*argv, "--reps", "7"]) == 0
+
+
+def test_recorded_findings_that_do_not_hold_are_explained():
+    """Every finding recorded as not holding (or not judgeable) carries its explanation."""
+    import json
+
+    from figures.findings import NEEDS_EXPLANATION, RECORD, STATUSES
+
+    recorded = json.loads(RECORD.read_text())
+    missing = []
+    for fig, entry in recorded.items():
+        assert set(entry["statuses"].values()) <= set(STATUSES), fig
+        for claim, st in entry["statuses"].items():
+            if st in NEEDS_EXPLANATION and not entry.get("explanations", {}).get(claim):
+                missing.append(f"{fig}: {claim}")
+    assert not missing, "unexplained findings:\n" + "\n".join(missing)
