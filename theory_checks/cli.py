@@ -20,6 +20,7 @@ from simulations._io import json_text, writable_folder
 from simulations.provenance import package_version
 
 from .cli_run import add_run_arguments, cmd_run
+from .cli_search import add_search_arguments, cmd_search
 
 __all__ = ["main"]
 
@@ -213,6 +214,7 @@ def _cmd_figures(args) -> int:
         results_json=results,
         figures_index=out / "index.json",
         pictures=out.parent / "plots",
+        searches=out.parent / "search" / "index.json",
     )
     for e in entries:
         found = e["findings"]
@@ -346,6 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $CALCHECK_DATA, else ../shared/data)",
     )
     s.set_defaults(func=_cmd_figures)
+
+    s = sub.add_parser(
+        "search", help="search a law family for the worst law of a guarantee (or --all)"
+    )
+    add_search_arguments(s)
+    s.set_defaults(func=cmd_search)
 
     s = sub.add_parser("bench", help="time a coverage replicate against draw + sort")
     s.add_argument("--n", type=int, default=10_000, help="calibration points")

@@ -355,6 +355,7 @@ def _report(args, out, run, false_alarm) -> int:
         results_json=paths["json"],
         figures_index=out / "figures" / "index.json",
         pictures=out / "plots",
+        searches=out / "search" / "index.json",
     )
     if args.json:
         print(json_text(results_to_dict(results, meta), indent=1))

@@ -171,7 +171,9 @@ def _figures(index: dict, rel: str) -> str:
     return "".join(parts)
 
 
-def write_html(page, *, results_json=None, figures_index=None, pictures=None) -> Path | None:
+def write_html(
+    page, *, results_json=None, figures_index=None, pictures=None, searches=None
+) -> Path | None:
     """Write a static report page from whichever of the two inputs exist.
 
     Parameters
@@ -182,6 +184,8 @@ def write_html(page, *, results_json=None, figures_index=None, pictures=None) ->
         ``results.json`` of a run and ``index.json`` of the figures.
     pictures : path, optional
         Folder of the per-guarantee pictures (:mod:`theory_checks.pictures`).
+    searches : path, optional
+        ``index.json`` of the stored searches (:mod:`theory_checks.search_report`).
 
     Returns
     -------
@@ -201,6 +205,11 @@ def write_html(page, *, results_json=None, figures_index=None, pictures=None) ->
         index = json.loads(Path(figures_index).read_text())
         rel = os.path.relpath(Path(figures_index).parent, page.parent)
         body.append(_figures(index, "" if rel == "." else rel + "/"))
+    if searches and Path(searches).is_file():
+        from .search_report import search_section
+
+        rel = os.path.relpath(Path(searches).parent, page.parent)
+        body.append(search_section(searches, "" if rel == "." else rel + "/"))
     if not body:
         return None
     page.parent.mkdir(parents=True, exist_ok=True)

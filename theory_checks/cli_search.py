@@ -1,0 +1,166 @@
+"""``calcheck search``: the worst law of a family for one guarantee, or the quick sweep."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["add_search_arguments", "cmd_search"]
+
+
+def _key_value(text: str) -> tuple[str, float | int]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{key} must be a number, got {value!r}") from None
+    return key, int(number) if number.is_integer() and "." not in value else number
+
+
+def add_search_arguments(s: argparse.ArgumentParser) -> None:
+    """Arguments of ``calcheck search``."""
+    from simulations.laws.families import FAMILIES
+
+    from .search import CRITERIA
+
+    s.add_argument(
+        "target",
+        nargs="?",
+        help="a guarantee id (its stated bound), GUARANTEE.times_F (the bound times F) or a "
+        "catalog control that changes the bound, e.g. gr21.thm3.control.wrong_bound",
+    )
+    s.add_argument("--family", choices=sorted(FAMILIES), help="law family to search")
+    s.add_argument(
+        "--family-opt",
+        action="append",
+        type=_key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="family option, repeatable (e.g. k=2)",
+    )
+    s.add_argument("--n", type=int, help="sample size n")
+    s.add_argument("--n-bins", type=int, help="number of bins B")
+    s.add_argument(
+        "--grid",
+        action="append",
+        type=_key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="other grid parameters of the guarantee (e.g. points_per_bin=50, n1=1000)",
+    )
+    s.add_argument("--alpha", type=float, default=0.1, help="miscoverage alpha in (0, 1)")
+    s.add_argument(
+        "--budget",
+        choices=("quick", "full"),
+        default="quick",
+        help="quick: 160 candidate laws x 200 replicates, fresh re-check on 4000; full: "
+        "500 x 1000, re-check on 20000",
+    )
+    s.add_argument(
+        "--criterion",
+        choices=CRITERIA,
+        default="failure",
+        help="what is maximised: failure (counterexamples with a narrow basin, e.g. "
+        "gpr20.cor3), tightness or mean_ratio (worst cases where the whole error "
+        "distribution grows, e.g. eta -> 1/2 in Hoeffding steps)",
+    )
+    s.add_argument("--seed", type=int, default=0, help="root seed of the search (CRN)")
+    s.add_argument("--jobs", type=int, default=1, help="parallel workers (same results)")
+    s.add_argument("--out", default="calcheck-results", help="results folder (search/ inside it)")
+    s.add_argument(
+        "--all",
+        action="store_true",
+        help="the quick sweep: every searchable guarantee and its wrong-bound controls "
+        "(a table; about 5 minutes on one core)",
+    )
+
+
+def _single(args) -> int:
+    from simulations.laws.families import get_family
+
+    from .search import search
+    from .search_report import save_search
+
+    if args.target is None or args.family is None:
+        print("calcheck search: give a TARGET and --family (or --all)", file=sys.stderr)
+        return 2
+    grid = dict(args.grid)
+    for key, value in (("n", args.n), ("n_bins", args.n_bins)):
+        if value is not None:
+            if key in grid:
+                print(f"calcheck search: {key} given twice", file=sys.stderr)
+                return 2
+            grid[key] = value
+    family = get_family(args.family, **dict(args.family_opt))
+    result = search(
+        args.target, family, grid=grid, alpha=args.alpha, budget=args.budget,
+        criterion=args.criterion, seed=args.seed, n_jobs=args.jobs,
+    )  # fmt: skip
+    entry = save_search(result, family, args.out)
+    print(result.summary())
+    print(f"stored: {Path(args.out) / 'search' / entry['name']}.json (.png)")
+    _render(args.out)
+    if result.bound != "stated":
+        # a deliberately wrong bound: success means the search found a violating law
+        return 0 if result.found else 1
+    return 1 if result.found else 0
+
+
+def _sweep(args) -> int:
+    from simulations._io import atomic_write_text
+
+    from .search_report import KNOWN_FALSE, sweep, sweep_table
+
+    def progress(target, done, total, result):
+        v = result.search.fresh
+        print(
+            f"calcheck: {target} done ({done} of {total}): {v.outcome}, failure "
+            f"{v.failure_rate:.4f}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    done = sweep(out_dir=args.out, seed=args.seed, n_jobs=args.jobs, progress=progress)
+    table = sweep_table(done)
+    path = Path(args.out) / "search" / "sweep.md"
+    atomic_write_text(path, table + "\n")
+    print(table)
+    print(f"\nstored: {path}")
+    _render(args.out)
+    bad = [
+        r.target
+        for _, r, _ in done
+        if r is not None
+        and (r.found and r.target not in KNOWN_FALSE if r.bound == "stated" else not r.found)
+    ]
+    if bad:
+        print("unexpected: " + ", ".join(bad), file=sys.stderr)
+    return 1 if bad else 0
+
+
+def _render(out) -> None:
+    from .html import write_html
+
+    out = Path(out)
+    page = write_html(
+        out / "report.html",
+        results_json=out / "results.json",
+        figures_index=out / "figures" / "index.json",
+        pictures=out / "plots",
+        searches=out / "search" / "index.json",
+    )
+    if page is not None:
+        print(f"report: {page}")
+
+
+def cmd_search(args) -> int:
+    """Run one search (or the sweep), store it under ``<out>/search`` and re-render the report."""
+    if args.all:
+        if args.target is not None or args.family is not None:
+            print("calcheck search: --all takes no TARGET or --family", file=sys.stderr)
+            return 2
+        return _sweep(args)
+    return _single(args)
