@@ -47,3 +47,54 @@ def test_search_refuses_unknown_targets_and_family_options(tmp_path):
               str(tmp_path)])  # fmt: skip
     assert main(["search", "gr99.x", "--family", "atoms", "--n", "100", "--n-bins", "5",
                  "--out", str(tmp_path)]) == 2  # fmt: skip
+
+
+STUDY = """
+guarantee = "gr21.thm3"
+alphas = [0.1]
+
+[search]
+family = "atoms"
+options = { k = 2 }
+target = "gr21.thm3.control.wrong_bound"
+
+[grid]
+n = [200]
+n_bins = [5, 10]
+"""
+
+
+def test_a_study_file_search_table_runs_one_search_per_cell(tmp_path, capsys):
+    from theory_checks.study import load_search_study
+
+    path = tmp_path / "s.toml"
+    path.write_text(STUDY)
+    runs = load_search_study(path)
+    assert [r["grid"] for r in runs] == [{"n": 200, "n_bins": 5}, {"n": 200, "n_bins": 10}]
+    assert {r["target"] for r in runs} == {"gr21.thm3.control.wrong_bound"}
+    assert runs[0]["family_options"] == {"k": 2} and runs[0]["criterion"] == "failure"
+    assert main(["search", "--study", str(path), "--out", str(tmp_path / "o")]) == 0
+    index = json.loads((tmp_path / "o" / "search" / "index.json").read_text())
+    assert len(index["searches"]) == 2
+    # a study with a [search] table and no law is not a run
+    assert main(["run", "--study", str(path), "--out", str(tmp_path / "r")]) == 2
+    assert "calcheck search --study" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (('family = "atoms"', 'famly = "atoms"'), "unknown keys in [search]"),
+        (("options = { k = 2 }", "seed = -1"), "seed must be"),
+        (("options = { k = 2 }", 'options = "k=2"'), "options must be a table"),
+    ],
+)
+def test_a_study_search_table_rejects_bad_keys(tmp_path, extra, message):
+    import re
+
+    from theory_checks.study import load_search_study
+
+    path = tmp_path / "s.toml"
+    path.write_text(STUDY.replace(*extra))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_search_study(path)
