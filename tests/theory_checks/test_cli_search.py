@@ -72,7 +72,8 @@ def test_a_study_file_search_table_runs_one_search_per_cell(tmp_path, capsys):
     runs = load_search_study(path)
     assert [r["grid"] for r in runs] == [{"n": 200, "n_bins": 5}, {"n": 200, "n_bins": 10}]
     assert {r["target"] for r in runs} == {"gr21.thm3.control.wrong_bound"}
-    assert runs[0]["family_options"] == {"k": 2} and runs[0]["criterion"] == "failure"
+    assert runs[0]["family_options"] == {"k": 2}
+    assert runs[0]["criterion"] == "failure"
     assert main(["search", "--study", str(path), "--out", str(tmp_path / "o")]) == 0
     index = json.loads((tmp_path / "o" / "search" / "index.json").read_text())
     assert len(index["searches"]) == 2
