@@ -99,3 +99,11 @@ def test_a_study_search_table_rejects_bad_keys(tmp_path, extra, message):
     path.write_text(STUDY.replace(*extra))
     with pytest.raises(ValueError, match=re.escape(message)):
         load_search_study(path)
+
+
+def test_a_control_that_changes_the_method_is_not_searched_as_the_guarantee():
+    from theory_checks.search import resolve_target
+
+    with pytest.raises(ValueError, match="changes the method"):
+        resolve_target("gr21.thm3.control.no_tie_breaking")
+    assert resolve_target("gr21.thm3.control.wrong_bound")[0] == "gr21.thm3"
