@@ -15,6 +15,9 @@ law break hypothesis H2 (equal frequency): that check reports what happens.
 Negative controls: every bound evaluated as if each bin held all n points (n B in place
 of n), on c = 1/2; Theorem 3.3 with C = 1/4 (below the asymptotic 0.399 at c = 1/2);
 Corollary 3.2 at the rate sqrt(B/n) without the log and at 1/n.
+
+Study forms (``STUDIES``, grid ``n``, ``n_bins``): Theorem 3.1 (both forms), eq. (9) and
+Theorem 3.3 (three constants) on any binary law, with Hist and the events of these checks.
 """
 
 from __future__ import annotations
