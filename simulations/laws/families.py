@@ -29,11 +29,15 @@ Families (``FAMILIES``, built by :func:`get_family`):
     the top ``theta_k`` fraction of the bin (``low = 0, high = 1`` and nearly equal
     ``theta_k`` is :func:`~simulations.laws.binary.staircase_law`).
 
+``linear_shift`` (gpr20 Sec. 4.4) and ``dirichlet_affine`` (L) (gr22 Theorem 2)
+    See :func:`linear_shift_family` and :func:`dirichlet_affine_family`.
+
 Common random numbers: the search draws every candidate from the same seeds, so a family
 keeps the random-number consumption of its laws independent of theta where it can: the
 Beta parameters of the continuous part are fixed options (not in theta), and atomic masses
 are rounded to multiples of 2^-40 so that they sum to exactly 1 (a purely atomic law never
-gains a rounding-sized continuous part, which would change how scores are drawn).
+gains a rounding-sized continuous part, which would change how scores are drawn). Shift laws
+and ``dirichlet_affine`` (each Gamma(a_l) from one uniform) draw by inversion.
 """
 
 from __future__ import annotations
@@ -43,12 +47,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .base import Law
 from .binary import BinaryLaw
 from .binned import BinnedModelLaw
 from .eta import ConditionalMean, ScoreLaw
-from .multiclass import TopLabelLaw
+from .multiclass import DirichletAffineLaw, TopLabelLaw
+from .shift import LinearShiftLaw
 
 __all__ = ["FAMILIES", "LawFamily", "get_family"]
 
@@ -253,6 +259,32 @@ def _build_staircase(params, *, name, n_bins):
     return BinaryLaw(ScoreLaw(), eta, name=name)
 
 
+def _build_linear_shift(params, *, name):
+    c, amp = params["center"], params["amp"] * min(params["center"], 1.0 - params["center"])
+    sine = {"center": c, "amplitude": amp, "frequency": params["frequency"]}
+    return LinearShiftLaw(params["c0"], ConditionalMean("sine", sine), name=name)
+
+
+class _InversionDirichletAffineLaw(DirichletAffineLaw):
+    """The same law; Gamma(a_l) = P^-1(a_l, U) (numpy's sampler rejects a-dependent draws)."""
+
+    def spec(self):
+        return {**super().spec(), "sampler": "gamma_inversion"}
+
+    def sample(self, size, rng: np.random.Generator):
+        size = tuple(np.atleast_1d(size))
+        u = rng.random((*size, self.n_classes)) + 2.0**-54  # in (0, 1): no exact zero
+        gam = special.gammaincinv(np.asarray(self.concentration, dtype=float), u)
+        g = gam / gam.sum(axis=-1, keepdims=True)
+        cum = np.cumsum(self.shrink * g + (1.0 - self.shrink) / self.n_classes, axis=-1)
+        return g, np.minimum((cum < rng.random((*size, 1))).sum(axis=-1), self.n_classes - 1)
+
+
+def _build_dirichlet_affine(params, *, name, n_classes):
+    a = tuple(2.0 ** params[f"log2_a_{j}"] for j in range(1, n_classes + 1))
+    return _InversionDirichletAffineLaw(a, params["shrink"], name=name)
+
+
 # --------------------------------------------------------------------------- families
 def _spread(k, lo, hi):
     return tuple(float(x) for x in np.linspace(lo, hi, k)) if k > 1 else ((lo + hi) / 2,)
@@ -371,6 +403,32 @@ def staircase_family(n_bins: int = 5) -> LawFamily:
     )  # fmt: skip
 
 
+def linear_shift_family() -> LawFamily:
+    """gpr20's shift laws: c0 (L = 1 - c0, U = 1 + c0), a sine eta (relative amplitude amp)."""
+    names = ("c0", "center", "amp", "frequency")
+    # eta within [0.075, 0.225], [0.775, 0.925] and [0.2, 0.3]: far from 1/2
+    benign = ((0.3, 0.15, 0.5, 1.0), (0.5, 0.85, 0.5, 2.0), (0.2, 0.2, 0.5, 0.5))
+    return LawFamily(
+        "linear_shift", names, (0.0, 0.02, 0.0, 0.25), (0.9, 0.98, 1.0, 4.0),
+        _build_linear_shift, benign, (), "linear_shift",
+        "U[0, 1] to density 1 + c0 (2x - 1); eta = center + amp min(c, 1 - c) sin(2 pi f x)",
+    )  # fmt: skip
+
+
+def dirichlet_affine_family(n_classes: int = 3) -> LawFamily:
+    """gr22's CW-HB laws: shrink lam and concentrations a_l = 2 ** log2_a_l (log scale)."""
+    n = _count(n_classes, "n_classes", minimum=3)
+    # one class dominant (its g_l near 1, the others' near 0): eta far from 1/2 in every class
+    dominant = ((1.0, 0), (0.9, n - 1), (0.95, 1))  # (shrink, dominant class)
+    benign = tuple((t, *(3.0 if j == d else -2.0 for j in range(n))) for t, d in dominant)
+    return LawFamily(
+        f"dirichlet_affine{n}", ("shrink", *_indexed("log2_a", n)), (0.05,) + (-2.0,) * n,
+        (1.0,) + (3.0,) * n, _build_dirichlet_affine, benign, (("n_classes", n),),
+        "dirichlet_affine", f"Dirichlet(2 ** log2_a) on {n} classes, P(Y | g) = shrink g + "
+        "(1 - shrink) / L",
+    )  # fmt: skip
+
+
 def _count(value, name, minimum=1):
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
@@ -387,6 +445,8 @@ FAMILIES: dict[str, Callable[..., LawFamily]] = {
     "top_label": top_label_family,
     "binned_model": binned_model_family,
     "staircase": staircase_family,
+    "linear_shift": linear_shift_family,
+    "dirichlet_affine": dirichlet_affine_family,
 }
 
 

@@ -128,3 +128,90 @@ def test_common_random_numbers_across_theta():
     assert np.array_equal(oa.mass, ob.mass)  # same scores: the same draws for both laws
     assert np.array_equal(simulate_crn(a, 7, 200).error, oa.error)
     assert not np.array_equal(simulate_crn(a, 8, 200).mass, oa.mass)
+
+
+def test_linear_shift_family_has_exact_target_truth():
+    fam = get_family("linear_shift")
+    edges = np.linspace(0.0, 1.0, 6)
+    for theta in _thetas(fam, 4):
+        law = fam.law(theta)
+        p = fam.params(theta)
+        assert (law.lower, law.upper) == (1 - p["c0"], 1 + p["c0"])
+        lo, hi = law.eta.range()
+        assert 0.0 <= lo <= hi <= 1.0
+        mean = law.target_bin_mean(edges[:-1], edges[1:])
+        for i in range(edges.size - 1):
+            mom, _ = integrate.quad(lambda x, w=law: w.eta(x) * w.weight(x), edges[i], edges[i + 1])
+            mass, _ = integrate.quad(law.weight, edges[i], edges[i + 1])
+            assert mean[i] == pytest.approx(mom / mass, abs=1e-10)
+    # amp = 0: a constant eta = center, whatever the frequency
+    law = fam.law([0.5, 0.5, 0.0, 3.0])
+    assert np.all(law.eta(np.linspace(0, 1, 11)) == 0.5)
+
+
+def test_dirichlet_affine_family_draws_the_dirichlet_law_by_inversion():
+    fam = get_family("dirichlet_affine", n_classes=3)
+    theta = [0.8, 1.0, -1.0, 0.0]  # a = (2, 0.5, 1)
+    law = fam.law(theta)
+    assert law.concentration == (2.0, 0.5, 1.0)
+    assert law.shrink == 0.8
+    assert law.spec()["sampler"] == "gamma_inversion"
+    g, y = law.sample(40000, np.random.default_rng(1))
+    assert g.shape == (40000, 3)
+    assert np.allclose(g.sum(axis=1), 1.0)
+    assert np.all(g > 0)
+    for lab, a in enumerate(law.concentration):
+        assert stats.kstest(g[:, lab], stats.beta(a, 3.5 - a).cdf).pvalue > 1e-3
+        # exact class-wise truth: P(Y = l) = E[eta_l(g_l)] of the binary class law
+        mass, moment = law.class_law(lab).interval_moments(0.0, 0.0, 1.0, 1.0)
+        assert mass == pytest.approx(1.0)
+        assert np.mean(y == lab) == pytest.approx(moment, abs=0.01)
+
+
+def test_new_families_consume_random_numbers_independently_of_theta():
+    for fam in (get_family("linear_shift"), get_family("dirichlet_affine", n_classes=4)):
+        states = []
+        for theta in _thetas(fam, 3):
+            law, rng = fam.law(theta), np.random.default_rng(11)
+            if fam.law_family == "linear_shift":
+                law.sample_labels(law.sample_source((3, 50), rng), rng)
+            else:
+                law.sample((3, 50), rng)
+            states.append(rng.bit_generator.state["state"]["state"])
+        assert len(set(states)) == 1
+    # the same uniforms: with equal concentrations the score vectors are equal for any shrink
+    fam = get_family("dirichlet_affine")
+    g1, _ = fam.law([0.2, 1.0, 0.0, -1.0]).sample(100, np.random.default_rng(4))
+    g2, _ = fam.law([0.9, 1.0, 0.0, -1.0]).sample(100, np.random.default_rng(4))
+    assert np.array_equal(g1, g2)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: get_family("linear_shift").law([0.95, 0.5, 0.5, 1.0]), "parameter c0"),
+        (lambda: get_family("linear_shift").law([0.5, 0.5, 1.5, 1.0]), "parameter amp"),
+        (lambda: get_family("linear_shift").law([0.5, 0.5, 0.5]), "takes 4 parameters"),
+        (lambda: get_family("dirichlet_affine").law([0.0, 1, 1, 1]), "parameter shrink"),
+        (lambda: get_family("dirichlet_affine").law([1, 1, 1, np.nan]), "parameter log2_a_3"),
+        (lambda: get_family("dirichlet_affine", n_classes=2), "n_classes"),
+        (lambda: get_family("linear_shift", k=2), "family 'linear_shift'"),
+    ],
+)
+def test_new_families_validation_names_the_parameter(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_new_families_benign_laws_are_far_from_eta_half():
+    fam = get_family("linear_shift")
+    for theta in fam.benign:
+        lo, hi = fam.law(theta).eta.range()
+        assert hi < 0.35 or lo > 0.65
+    fam = get_family("dirichlet_affine", n_classes=4)
+    for theta in fam.benign:
+        law = fam.law(theta)
+        for lab in range(law.n_classes):
+            cl = law.class_law(lab)  # eta linear in g_l: its mean E[eta(g_l)] far from 1/2
+            _, moment = cl.interval_moments(0.0, 0.0, 1.0, 1.0)
+            assert abs(moment - 0.5) > 0.3

@@ -144,3 +144,24 @@ def test_wrong_bounds_are_found_violated_from_benign_laws(
     assert r.search.fresh.verdict.p_value < 1e-3
     assert r.random is not None
     assert r.random.evaluations == 160
+
+
+@pytest.mark.parametrize(
+    ("target", "family", "opts", "grid"),
+    [
+        ("gpr20.thm7", "linear_shift", {}, {"n": 200, "n_bins": 5}),
+        ("gr22.thm2.conditional", "dirichlet_affine", {"n_classes": 3},
+         {"n": 300, "points_per_bin": 30}),
+        ("nch14.thm31", "beta_piecewise", {"k": 3}, {"n": 200, "n_bins": 5}),
+        ("nch14.thm33", "beta_piecewise", {"k": 3}, {"n": 200, "n_bins": 5}),
+    ],
+)  # fmt: skip
+def test_shift_class_wise_and_nch14_guarantees_are_searchable(target, family, opts, grid):
+    fam = get_family(family, **opts)
+    r = search(target, fam, grid=grid, alpha=0.1, budget=TINY, seed=0)
+    assert r.guarantee == target
+    assert r.search.evaluations == TINY.evaluations
+    assert len(r.benign) == len(fam.benign)
+    assert r.search.fresh.verdict.trials == TINY.fresh_reps
+    assert r.search.fresh.outcome == "consistent", r.summary()  # the stated bound holds
+    assert set(fam.names) <= set(r.search.law)

@@ -15,6 +15,9 @@ law break hypothesis H2 (equal frequency): that check reports what happens.
 Negative controls: every bound evaluated as if each bin held all n points (n B in place
 of n), on c = 1/2; Theorem 3.3 with C = 1/4 (below the asymptotic 0.399 at c = 1/2);
 Corollary 3.2 at the rate sqrt(B/n) without the log and at 1/n.
+
+Study forms (``STUDIES``, grid ``n``, ``n_bins``): Theorem 3.1 (both forms), eq. (9) and
+Theorem 3.3 (three constants) on any binary law, with Hist and the events of these checks.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from simulations.experiments.binning import BinningExperiment
 from simulations.laws import LAWS
 
 from ..budgets import get_budget
-from ..check import Check, with_sharper_controls
+from ..check import Check, StudyAdapter, with_sharper_controls
 from ..events import BoundRule, Marginal, MeanAtMost, Within, substitute
 from ..exponents import ExponentCheck, ExponentSeries
 from .nch14_auc import REFUSED as _AUC_REFUSED
@@ -58,6 +61,34 @@ _GRIDS = {
 _HIST = {"name": "zadrozny_elkan", "tie_breaking": "lexicographic"}
 _EQUAL_WIDTH = {"name": "fixed_width"}
 
+# guarantee -> (event, claim, description): the suite's checks and the study forms share them
+_HP_SPECS = {
+    "nch14.thm31": (
+        Within("max_error"),
+        "1-alpha",
+        "population MCE (one bin per output) within "
+        "sqrt(2B log(2B/alpha)/n), Theorem 3.1 as printed",
+    ),
+    "nch14.thm31.hoeffding": (
+        Within("max_error"),
+        "1-alpha",
+        "population MCE within sqrt(B log(2B/alpha)/(2n)), eq. (1)'s exponent",
+    ),
+    "nch14.eq9": (
+        Marginal(),
+        "1-alpha",
+        "a fresh test point's bin rate within sqrt(B log(2/alpha)/(2n)) (one bin, eqs. 1/9)",
+    ),
+}
+_ECE_SPECS = {
+    gid: (MeanAtMost("l1_ece"), "1-bound", f"E[population ECE] <= {c} sqrt(B/n)")
+    for gid, c in (
+        ("nch14.thm33", "sqrt(2 pi)"),
+        ("nch14.thm33.hoeffding", "sqrt(pi/2)"),
+        ("nch14.thm33.variance", "1/2"),
+    )
+}
+
 _WRONG_N = substitute(
     "n_times_B",
     "bound evaluated as if every bin held all n points (n B in place of n)",
@@ -85,25 +116,7 @@ def _hp_checks(bud, laws, grid) -> list:
     """Theorem 3.1 (both forms) and eq. (9), with controls on c = 1/2."""
     half = ("uniform_half",)
     out = []
-    specs = (
-        (
-            "nch14.thm31",
-            Within("max_error"),
-            "population MCE (one bin per output) within "
-            "sqrt(2B log(2B/alpha)/n), Theorem 3.1 as printed",
-        ),
-        (
-            "nch14.thm31.hoeffding",
-            Within("max_error"),
-            "population MCE within sqrt(B log(2B/alpha)/(2n)), eq. (1)'s exponent",
-        ),
-        (
-            "nch14.eq9",
-            Marginal(),
-            "a fresh test point's bin rate within sqrt(B log(2/alpha)/(2n)) (one bin, eqs. 1/9)",
-        ),
-    )
-    for gid, event, text in specs:
+    for gid, (event, _, text) in _HP_SPECS.items():
         out.append(
             Check(gid, gid, _experiments(_HIST, laws, grid), event, bud.alphas, description=text)
         )
@@ -137,20 +150,9 @@ def _hp_checks(bud, laws, grid) -> list:
 def _ece_checks(bud, laws, grid) -> list:
     """Theorem 3.3 with the three reconstructed constants (expectation events)."""
     out = []
-    for gid, c in (
-        ("nch14.thm33", "sqrt(2 pi)"),
-        ("nch14.thm33.hoeffding", "sqrt(pi/2)"),
-        ("nch14.thm33.variance", "1/2"),
-    ):
+    for gid, (event, claim, text) in _ECE_SPECS.items():
         out.append(
-            Check(
-                gid,
-                gid,
-                _experiments(_HIST, laws, grid),
-                MeanAtMost("l1_ece"),
-                claim="1-bound",
-                description=f"E[population ECE] <= {c} sqrt(B/n)",
-            )
+            Check(gid, gid, _experiments(_HIST, laws, grid), event, claim=claim, description=text)
         )
     # the same wrong constant against each variant (shared data): C = 1/4 must be flagged
     for gid in ("nch14.thm33", "nch14.thm33.hoeffding", "nch14.thm33.variance"):
@@ -236,15 +238,20 @@ def checks(budget="quick") -> list:
     return with_sharper_controls(out, {"nch14.eq9": 0.6, "nch14.thm34": 0.99, "nch14.loss2": 0.99})
 
 
-STUDIES: dict = {}
-REFUSED = {
-    gid: "the study form of this guarantee is not built yet (issue 12)"
-    for gid in (
-        "nch14.thm31",
-        "nch14.thm31.hoeffding",
-        "nch14.eq9",
-        "nch14.thm33",
-        "nch14.thm33.hoeffding",
-        "nch14.thm33.variance",
+def _adapter(gid):
+    event, claim, text = (_HP_SPECS | _ECE_SPECS)[gid]
+    return StudyAdapter(
+        gid,
+        ("binary",),
+        ("n", "n_bins"),
+        lambda law, n, n_bins: BinningExperiment(_HIST, law, n, n_bins),
+        event,
+        claim,
+        description=f"Hist (Zadrozny-Elkan equal-frequency bins, lexicographic ties): {text}",
     )
-} | {"nch14.cor32": "a rate claim over n and B sweeps", **_AUC_REFUSED}
+
+
+#: Guarantees that can be checked on a user's binary law (grid: n, n_bins; Hist binning).
+STUDIES = {gid: _adapter(gid) for gid in _HP_SPECS | _ECE_SPECS}
+#: Guarantees whose law is fixed by the theorem itself (or a rate claim), with the reason.
+REFUSED = {"nch14.cor32": "a rate claim over n and B sweeps", **_AUC_REFUSED}

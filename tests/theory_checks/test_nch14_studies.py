@@ -1,0 +1,78 @@
+"""nch14's study forms (issue 12): every probabilistic guarantee on a user's binary law.
+
+Each adapter runs Hist (Zadrozny-Elkan equal-frequency bins, lexicographic ties) with the
+event of the suite's own check; on a law and grid point of the suite, its experiment is the
+suite's, so the outcome is bit-identical.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from simulations.laws import LAWS
+from simulations.laws.binary import BinaryLaw
+from simulations.laws.eta import ConditionalMean, ScoreLaw
+from simulations.store import ResultStore
+from theory_checks.catalog import for_law, refused, studiable
+from theory_checks.catalog import nch14 as catalog
+from theory_checks.check import run_checks
+
+GIDS = (
+    "nch14.eq9",
+    "nch14.thm31",
+    "nch14.thm31.hoeffding",
+    "nch14.thm33",
+    "nch14.thm33.hoeffding",
+    "nch14.thm33.variance",
+)
+# a law of one's own: Beta(2, 3) scores with two atoms and a non-monotone eta
+USER = BinaryLaw(
+    ScoreLaw(2.0, 3.0, (0.3, 0.9), (0.1, 0.1)),
+    ConditionalMean("piecewise_linear", {"knots": (0.0, 0.5, 1.0), "values": (0.1, 0.7, 0.4)}),
+    name="user_binary",
+    atom_eta=(0.95, 0.05),
+)
+
+
+def _run(checks, reps=200, seed=3):
+    with ResultStore(":memory:") as store:
+        return run_checks(checks, store, reps=reps, root_seed=seed).results
+
+
+def test_every_probabilistic_guarantee_is_studiable_and_none_is_refused_for_issue_12():
+    adapters = studiable()
+    for gid in GIDS:
+        assert gid in adapters
+        assert gid not in refused()
+        a = adapters[gid]
+        assert (a.families, a.grid_keys) == (("binary",), ("n", "n_bins"))
+    assert "issue 12" not in " ".join(refused().values())
+    assert "nch14.cor32" in refused()  # a rate claim stays refused
+
+
+@pytest.mark.parametrize("gid", GIDS)
+def test_study_runs_on_a_user_law(gid):
+    check = for_law(gid, USER, grid={"n": [100, 400], "n_bins": [5]}, alphas=(0.1,))
+    assert [e.calibrator for e in check.experiments] == [catalog._HIST] * 2
+    (res,) = _run([check], reps=100)
+    assert res.verdict == "consistent"
+    assert [c.n for c in res.cells] == [100, 400]
+    assert all(c.law == "user_binary" and c.bound > 0 for c in res.cells)
+
+
+@pytest.mark.parametrize("gid", GIDS)
+def test_study_matches_the_suites_own_check_bit_for_bit(gid):
+    """On the suite's law and grid point the study form is the suite's check, cell by cell."""
+    (own,) = [c for c in catalog.checks("quick") if c.id == gid]
+    law = LAWS["skewed_beta"]
+    cell = [e for e in own.experiments if e.law == law and (e.n, e.n_bins) == (200, 10)]
+    own = dataclasses.replace(own, experiments=tuple(cell), alphas=own.alphas[:1])
+    study = for_law(gid, law, grid={"n": [200], "n_bins": [10]}, alphas=own.alphas)
+    assert study.event == own.event
+    assert study.claim == own.claim
+    assert study.experiments == own.experiments
+    a, b = _run([own, study])
+    assert a.cells == b.cells
+    assert a.verdict == b.verdict == "consistent"
