@@ -112,9 +112,7 @@ def resolve_target(target: str) -> tuple[str, BoundRule]:
         return m["gid"], scaled(float(m["f"]))
     control = _catalog_controls().get(target)
     if control is not None and control.guarantee in adapters:
-        if control.bound.name == "stated" or not target.startswith(
-            f"{control.guarantee}.control."
-        ):
+        if control.bound.name == "stated" or not target.startswith(f"{control.guarantee}.control."):
             raise ValueError(
                 f"cannot search {target!r}: the control changes the method or the law, not "
                 "only the bound, and the search runs the guarantee's own method"
