@@ -89,6 +89,9 @@ EXACT_WORST_CASE = {
     "gr21.cor1": ("zadrozny_elkan", "conditional"),
     "gr21.thm4.conditional": ("umd", "conditional"),
     "gr21.thm4.marginal": ("umd", "marginal"),
+    "nch14.thm31": ("zadrozny_elkan", "conditional"),
+    "nch14.thm31.hoeffding": ("zadrozny_elkan", "conditional"),
+    "nch14.eq9": ("zadrozny_elkan", "marginal"),
 }
 
 _TIMES = re.compile(r"^(?P<gid>.+)\.times_(?P<f>[0-9]*\.?[0-9]+)$")
