@@ -28,6 +28,8 @@ overflow-wrap:anywhere;max-width:28em}
 th{background:#f0f0f0;overflow-wrap:normal} .ok{color:#060} .fail{color:#b00;font-weight:bold}
 figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em} img{max-width:100%}
 code{background:#f4f4f4;padding:1px 4px} .small{font-size:0.85em;color:#555}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f8f8;padding:0.5em}
+img.law{width:900px;max-width:100%}
 """
 
 

@@ -134,7 +134,7 @@ def search_section(index_path, rel: str) -> str:
         parts.append(f"<h3>{html.escape(e['target'])} on {html.escape(e['family'])}</h3>")
         parts.append(f"<pre class='small'>{html.escape(e['summary'])}</pre>")
         if e.get("picture"):
-            parts.append(f"<img src='{rel}{e['picture']}' style='max-width:100%'>")
+            parts.append(f"<img class='law' src='{rel}{e['picture']}' alt='{e['name']}'>")
     return "".join(parts)
 
 
