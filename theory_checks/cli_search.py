@@ -138,7 +138,7 @@ def _sweep(args) -> int:
         for _, r, _ in done
         if r is not None
         and (r.found and r.target not in KNOWN_FALSE if r.bound == "stated" else not r.found)
-    ]
+    ] + [row[0] for row, r, why in done if r is None and why.startswith("error")]
     if bad:
         print("unexpected: " + ", ".join(bad), file=sys.stderr)
     return 1 if bad else 0
