@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -127,7 +128,8 @@ def _sweep(args) -> int:
         )
 
     done = sweep(out_dir=args.out, seed=args.seed, n_jobs=args.jobs, progress=progress)
-    table = sweep_table(done)
+    run = Path(args.out) / "results.json"
+    table = sweep_table(done, json.loads(run.read_text()) if run.is_file() else None)
     path = Path(args.out) / "search" / "sweep.md"
     atomic_write_text(path, table + "\n")
     print(table)

@@ -271,37 +271,74 @@ def sweep(*, out_dir=None, seed=0, n_jobs=1, backend="loky", budget="quick", pro
     return done
 
 
-def sweep_table(done) -> str:
-    """Markdown table of a sweep (the README's)."""
+def _suite_worst(results: dict | None, target: str, grid: dict, alpha: float) -> str:
+    """The suite's hand-picked laws: the worst cell of the same check in a run's results."""
+    if not results:
+        return ""
+    check = next((c for c in results.get("checks", []) if c["id"] == target), None)
+    if check is None or not check.get("cells"):
+        return "(not in the run)"
+    cells = [c for c in check["cells"] if c.get("alpha") == alpha] or check["cells"]
+    same = [c for c in cells if all(c.get(k) == v for k, v in grid.items() if k in c)]
+    pool = [c for c in (same or cells) if c.get("coverage") is not None]
+    if not pool:
+        return ""
+    worst = max(pool, key=lambda c: 1.0 - c["coverage"])
+    where = ", ".join(f"{k}={worst[k]}" for k in ("n", "n_bins") if worst.get(k) is not None)
+    return (
+        f"{worst['law']} ({where}{'' if same else '; other cells'}): failure "
+        f"{1.0 - worst['coverage']:.4f}, tightness {_g(worst.get('tightness'))}"
+    )
+
+
+def _g(x) -> str:
+    """A number of a JSON record (non-finite numbers are stored as strings)."""
+    return f"{x:.3g}" if isinstance(x, int | float) else str(x)
+
+
+def _fresh(f: dict) -> str:
+    v, fr = f["fresh"]["verdict"], f["fresh"]
+    return (
+        f"{fr['outcome']}, failure {fr['failure_rate']:.4f} [{1 - v['ci_high']:.4f}, "
+        f"{1 - v['ci_low']:.4f}], tightness {_g(fr['tightness'])}"
+    )
+
+
+def record_row(rec: dict, results: dict | None = None) -> str:
+    """One markdown row of a stored search record (:meth:`SearchResult.to_dict`)."""
+    grid = ", ".join(f"{k}={v}" for k, v in rec["grid"].items())
+    law = {k: v for k, v in rec["search"]["law"].items() if k != "family"}
+    law_txt = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                        for k, v in law.items())  # fmt: skip
+    if rec["target"] in KNOWN_FALSE and rec["search"]["fresh"]["outcome"] == "violated":
+        law_txt += f" (stated form known false: {KNOWN_FALSE[rec['target']]})"
+    b = rec["budget"]
+    if b["name"] != "quick":
+        grid += f" (budget {b['population'] * (b['generations'] + 1)} x {b['reps']}, fresh "
+        grid += f"{b['fresh_reps']})"
+    ref = "" if not rec.get("reference") else f"{rec['reference']['failure']:.4f}"
+    rnd = _fresh(rec["random"]) if rec.get("random") else ""
+    suite = _suite_worst(results, rec["target"], rec["grid"], rec["alpha"])
+    return (
+        f"| {rec['target']} | {rec['family']['family']}, {grid}, {rec['alpha']:g} | {law_txt} | "
+        f"{_fresh(rec['search'])} | {rnd} | {ref} | {suite} |"
+    )
+
+
+def sweep_table(done, results: dict | None = None) -> str:
+    """Markdown table of a sweep (the README's).
+
+    ``results`` (a run's ``results.json``) adds the worst of the suite's own laws beside
+    each search.
+    """
     lines = [
         "| target | family, grid, alpha | search: law found | fresh seed (search) | "
-        "random sampling, fresh seed | eta = 1/2 exact |",
-        "|---|---|---|---|---|---|",
+        "random sampling, fresh seed | eta = 1/2 exact | suite's worst law (run) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row, res, why in done:
         if res is None:
-            lines.append(f"| {row[0]} | not searchable: {why} | | | | |")
-            continue
-        grid = ", ".join(f"{k}={v}" for k, v in res.grid.items())
-        law = {k: v for k, v in res.search.law.items() if k != "family"}
-        law_txt = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                            for k, v in law.items())  # fmt: skip
-
-        def fresh(f):
-            v = f.fresh.verdict
-            return (
-                f"{f.fresh.outcome}, failure {f.fresh.failure_rate:.4f} "
-                f"[{1 - v.ci_high:.4f}, {1 - v.ci_low:.4f}], tightness {f.fresh.tightness:.3g}"
-            )
-
-        ref = "" if not res.reference else f"{res.reference['failure']:.4f}"
-        if res.target in KNOWN_FALSE and res.found:
-            law_txt += f" (stated form known false: {KNOWN_FALSE[res.target]})"
-        if res.budget.name != "quick":
-            b = res.budget
-            grid += f" (budget {b.evaluations} x {b.reps}, fresh {b.fresh_reps})"
-        lines.append(
-            f"| {res.target} | {res.family['family']}, {grid}, {res.alpha:g} | {law_txt} | "
-            f"{fresh(res.search)} | {fresh(res.random) if res.random else ''} | {ref} |"
-        )
+            lines.append(f"| {row[0]} | not searched: {why} | | | | | |")
+        else:
+            lines.append(record_row(res.to_dict(), results))
     return "\n".join(lines)
