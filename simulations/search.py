@@ -29,12 +29,14 @@ Budget: ``population x (generations + 1)`` evaluations of ``reps`` replicates ea
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 
 import numpy as np
 
+from .engine import _exit_with_parent
 from .experiments.base import BLOCK_REPS
 from .provenance import check_root_seed, generator
 
@@ -154,6 +156,15 @@ def evaluate_batch(objective, thetas, *, n_jobs: int = 1, backend: str = "loky")
             _dask_client(stack, n_jobs)
             stack.enter_context(joblib.parallel_config(backend="dask"))
             parallel = joblib.Parallel()
+        elif backend == "loky":
+            # the engine's workers: they exit with this process (even on SIGKILL), and one
+            # executor serves the search and its fresh re-checks (no respawn between them)
+            stack.enter_context(
+                joblib.parallel_config(
+                    backend="loky", initializer=_exit_with_parent, initargs=(os.getpid(),)
+                )
+            )
+            parallel = joblib.Parallel(n_jobs=n_jobs)
         else:
             parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend)
         out = parallel(joblib.delayed(_call)(objective, t) for t in rows)
