@@ -192,12 +192,13 @@ def _study(args) -> int:
 
 def cmd_search(args) -> int:
     """Run one search (or the sweep), store it under ``<out>/search`` and re-render the report."""
-    given = [x for x in (args.target or args.family, args.all, args.study) if x]
-    if len(given) > 1:
+    single = args.target is not None or args.family is not None
+    given = sum((single, bool(args.all), args.study is not None))
+    if given > 1:
         print("calcheck search: give TARGET --family, --study or --all, one of them",
               file=sys.stderr)  # fmt: skip
         return 2
-    if args.study:
+    if args.study is not None:
         return _study(args)
     if args.all:
         if args.target is not None or args.family is not None:
