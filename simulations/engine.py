@@ -165,6 +165,7 @@ def run_experiments(
     on_block: Callable[[str, int], None] | None = None,
     heartbeat: Callable[[int, int], None] | None = None,
     on_estimate: Callable[[RunEstimate], None] | None = None,
+    on_cell_done: Callable[[str], None] | None = None,
 ) -> RunStats:
     """Simulate every missing block of ``experiments`` and store each one as it arrives.
 
@@ -197,6 +198,10 @@ def run_experiments(
     on_estimate : callable, optional
         Called as ``on_estimate(RunEstimate)`` after one calibration block per experiment
         kind is simulated and stored, before the rest; it may raise to refuse the run.
+    on_cell_done : callable, optional
+        Called as ``on_cell_done(cell_key)`` once every block of an experiment is stored:
+        at the start for experiments already complete, then as each one completes (the
+        caller may evaluate what reads it and drop its blocks).
 
     Returns
     -------
@@ -252,6 +257,12 @@ def run_experiments(
             on_block(key, block)
         if heartbeat is not None:
             heartbeat(count["done"], total)
+        if on_cell_done is not None and len(done[key]) == n_blocks:
+            on_cell_done(key)
+
+    if on_cell_done is not None:
+        for key in [k for k in unique if len(done[k]) == n_blocks]:
+            on_cell_done(key)
 
     if total and on_estimate is not None:
         on_estimate(_calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account))

@@ -14,6 +14,12 @@ match (truncated, altered, or copied from another cell) is deleted, recomputed a
 (:attr:`ResultStore.damaged`). File stores use SQLite's write-ahead log with a busy timeout,
 so a reader (another process querying the store) never makes a running writer fail.
 
+Besides blocks, the store keeps *results*: a check's evaluated result as text under a content
+key (:mod:`theory_checks.records` says what the key covers), with its digest. Once every
+check of a run that reads a cell has its result recorded, the run may drop the cell's blocks
+(:meth:`ResultStore.drop_blocks`) and :meth:`ResultStore.compact` returns the space to the
+file system.
+
 A store file without write permission opens read-only: a report can be re-rendered from it
 when it already holds every block (:attr:`ResultStore.read_only`). SQLite errors never leave
 this module raw: a damaged file raises :class:`StoreDamaged`, a full disk :class:`StoreFull`
@@ -55,6 +61,12 @@ CREATE TABLE IF NOT EXISTS cells (
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    check_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    digest TEXT NOT NULL
 );
 """
 
@@ -281,3 +293,57 @@ class ResultStore:
         """The value recorded under ``key`` (``default`` if none)."""
         row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return default if row is None else json.loads(row[0])
+
+    @_translated
+    def put_result(self, key: str, check_id: str, text: str):
+        """Record a check's result (text) under its content key, with a digest."""
+        if self.read_only:
+            return
+        digest = hashlib.sha256(f"{key}\0{check_id}\0{text}".encode()).hexdigest()
+        with self._con:
+            self._con.execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)", (key, check_id, text, digest)
+            )
+
+    @_translated
+    def get_result(self, key: str) -> str | None:
+        """The result text recorded under ``key``; None if absent or damaged (then deleted)."""
+        row = self._con.execute(
+            "SELECT check_id, payload, digest FROM results WHERE key = ?", (key,)
+        ).fetchone()
+        if row is None:
+            return None
+        check_id, text, digest = row
+        if digest == hashlib.sha256(f"{key}\0{check_id}\0{text}".encode()).hexdigest():
+            return text
+        logger.warning("damaged result record of %s: recomputing it", check_id)
+        self.damaged.append(("result", check_id, key))
+        if not self.read_only:
+            with self._con:
+                self._con.execute("DELETE FROM results WHERE key = ?", (key,))
+        return None
+
+    @_translated
+    def drop_blocks(self, root_seed, cell_key: str, code: str) -> int:
+        """Delete the blocks of one experiment, seed and code stamp; how many were deleted."""
+        if self.read_only:
+            return 0
+        with self._con:
+            cur = self._con.execute(
+                "DELETE FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ?",
+                (str(root_seed), cell_key, code),
+            )
+        return cur.rowcount
+
+    @_translated
+    def compact(self, min_free_fraction: float = 0.25) -> bool:
+        """Return deleted pages to the file system (VACUUM) if enough of the file is free."""
+        if self.read_only or self.path == ":memory:":
+            return False
+        pages = self._con.execute("PRAGMA page_count").fetchone()[0]
+        free = self._con.execute("PRAGMA freelist_count").fetchone()[0]
+        if not pages or free < min_free_fraction * pages:
+            return False
+        self._con.execute("VACUUM")
+        self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return True

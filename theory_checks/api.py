@@ -24,7 +24,8 @@ from simulations.store import ResultStore
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .catalog import for_law
-from .check import CheckResult, run_checks
+from .check import CheckResult
+from .runner import run_checks
 
 __all__ = ["verify"]
 

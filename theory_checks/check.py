@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bounds import registry
-from simulations.engine import BLOCK_REPS, RunStats, load_outcome, n_blocks_for, run_experiments
+from simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin, scaled
 from .verdicts import CoverageVerdict, coverage_verdict, critical_count
 
-__all__ = ["CellResult", "Check", "CheckResult", "RunResult", "run_checks", "with_sharper_controls"]
+__all__ = ["CellResult", "Check", "CheckResult", "with_sharper_controls"]
 
 
 @dataclass(frozen=True)
@@ -343,47 +343,6 @@ class CheckResult:
 def _cell_label(c: CellResult) -> str:
     alpha = "" if c.alpha is None else f" a={c.alpha:g}"
     return f"{c.law} n={c.n} B={c.n_bins}{alpha}"
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """Results of :func:`run_checks` and what the engine did (computed / reused blocks)."""
-
-    results: list
-    stats: RunStats
-
-
-def run_checks(
-    checks,
-    store,
-    *,
-    reps: int,
-    root_seed: int,
-    false_alarm: float = DEFAULT_FALSE_ALARM,
-    n_jobs: int = 1,
-    backend: str = "loky",
-    progress: bool = False,
-    on_block=None,
-    heartbeat=None,
-    on_estimate=None,
-) -> RunResult:
-    """Simulate every experiment the checks need (resuming from ``store``), then evaluate."""
-    if isinstance(false_alarm, bool) or not (0 < false_alarm < 1):
-        raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
-    experiments = [e for check in checks for e in check.simulations()]
-    stats = run_experiments(
-        experiments,
-        reps,
-        root_seed,
-        store,
-        n_jobs=n_jobs,
-        backend=backend,
-        progress=progress,
-        on_block=on_block,
-        heartbeat=heartbeat,
-        on_estimate=on_estimate,
-    )
-    return RunResult([c.evaluate(store, reps, root_seed, false_alarm) for c in checks], stats)
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,12 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         f"{LIMIT_BYTES / 1e9:.0f} GB of store",
     )
     s.add_argument(
+        "--keep-replicates",
+        action="store_true",
+        help="keep every replicate block in the store (default: once a check's result is "
+        "recorded, the blocks no check of the run still needs are deleted)",
+    )
+    s.add_argument(
         "--move-damaged-store",
         action="store_true",
         help="if the store is damaged, rename it aside and recompute its blocks",
@@ -137,16 +143,23 @@ def _heartbeat(every: float = 30.0):
     return beat
 
 
-def _confirm(confirmed: bool, out: Path):
-    """The ``on_estimate`` hook: print the estimate, refuse beyond the limits unless --yes."""
+def _confirm(confirmed: bool, out: Path, keep: bool = True):
+    """The ``on_estimate`` hook: print the estimate, refuse beyond the limits unless --yes.
+
+    The store estimate counts every block; without ``--keep-replicates`` blocks are deleted
+    as results are recorded, so it bounds the peak and the final store is far smaller.
+    """
 
     def check(estimate):
         free = shutil.disk_usage(out).free
         line = (
             f"calcheck: {estimate.blocks} more blocks to simulate (after "
             f"{estimate.calibration_blocks} to time them): about "
-            f"{_duration(estimate.seconds)} on {estimate.workers} worker(s), about "
-            f"{estimate.bytes / 1e6:.0f} MB of store ({free / 1e9:.0f} GB free)"
+            f"{_duration(estimate.seconds)} on {estimate.workers} worker(s), "
+            + ("about " if keep else "at most ")
+            + f"{estimate.bytes / 1e6:.0f} MB of store"
+            + ("" if keep else " while it runs (blocks are deleted once results are recorded)")
+            + f" ({free / 1e9:.0f} GB free)"
         )
         print(line, file=sys.stderr, flush=True)
         over = []
@@ -302,7 +315,7 @@ def cmd_run(args) -> int:
 
 
 def _run(args, checks, store, reps, false_alarm, progress, on_block):
-    from .check import run_checks
+    from .runner import run_checks
 
     return run_checks(
         checks,
@@ -315,7 +328,9 @@ def _run(args, checks, store, reps, false_alarm, progress, on_block):
         progress=progress,
         on_block=on_block,
         heartbeat=None if progress else _heartbeat(),
-        on_estimate=_confirm(args.yes, Path(args.out)),
+        on_estimate=_confirm(args.yes, Path(args.out), args.keep_replicates),
+        records=True,
+        keep_replicates=args.keep_replicates,
     )
 
 
@@ -342,7 +357,10 @@ def _report(args, out, run, false_alarm) -> int:
             "reused": stats.reused,
             "stale_recomputed": stats.stale,
             "damaged_recomputed": stats.damaged,
+            "dropped_after_recording": run.dropped_blocks,
         },
+        "damaged_records_recomputed": run.damaged_records,
+        "checks_read_from_records": run.recorded,
         "cpu_seconds_by_experiment_kind": {
             kind: {"blocks": b, "cpu_seconds": round(sec, 3)}
             for kind, (b, sec) in sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
@@ -371,6 +389,22 @@ def _report(args, out, run, false_alarm) -> int:
             f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
             + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
             + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")
+            + (
+                f" ({run.damaged_records} damaged result records were recomputed)"
+                if run.damaged_records
+                else ""
+            )
+            + (
+                f"; {run.recorded} checks' results read from the store's records"
+                if run.recorded
+                else ""
+            )
+            + (
+                f"; {run.dropped_blocks} blocks deleted once their results were recorded "
+                "(--keep-replicates keeps them)"
+                if run.dropped_blocks
+                else ""
+            )
             + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
         )
         if stats.seconds_by_kind:

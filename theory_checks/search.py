@@ -6,7 +6,7 @@ stated (or a deliberately wrong) bound, or its tightness -- with common random n
 differential evolution from the family's benign laws (:mod:`simulations.search`). Then, so
 that selection does not bias the verdict, the winning law is re-checked on a fresh root
 seed at the budget's full replicate count with the suite's exact binomial verdict
-(:func:`theory_checks.check.run_checks`). The same is done for random sampling of theta at
+(:func:`theory_checks.runner.run_checks`). The same is done for random sampling of theta at
 the same budget (the baseline). Where a known analytic worst case exists (eta = 1/2 for
 every Hoeffding step of uniform-mass binning), its exact failure rate
 (:func:`simulations.exact_coverage.exact_coverage`) is reported beside it.
@@ -62,8 +62,9 @@ from simulations.store import ResultStore
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .catalog import all_checks, for_law, studiable
-from .check import Check, run_checks
+from .check import Check
 from .events import CLAIMS, BoundRule, MeanAtMost, scaled
+from .runner import run_checks
 from .search_result import Found, FreshCheck, SearchResult
 
 __all__ = [

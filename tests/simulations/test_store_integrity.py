@@ -7,7 +7,7 @@ import numpy as np
 
 from simulations.store import ResultStore, _pack, _unpack
 from theory_checks.catalog import all_checks
-from theory_checks.check import run_checks
+from theory_checks.runner import run_checks
 
 
 def _run(path, reps=200):

@@ -11,7 +11,7 @@ from bounds import registry
 from simulations.store import ResultStore
 from theory_checks.budgets import BUDGETS
 from theory_checks.catalog import all_checks
-from theory_checks.check import run_checks
+from theory_checks.runner import run_checks
 
 pytestmark = [pytest.mark.statistical, pytest.mark.slow]
 

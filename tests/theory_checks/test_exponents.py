@@ -11,10 +11,10 @@ from simulations.experiments.klm19_recalibration import (
 from simulations.laws.recalibration import platt_law, sine_platt_law
 from simulations.store import ResultStore
 from theory_checks.catalog import klm19
-from theory_checks.check import run_checks
 from theory_checks.exponents import ExponentCheck, ExponentSeries
 from theory_checks.rates import RateCheck, RateSeries, SquaredCEWithin
 from theory_checks.report import rate_lines, results_to_dict, summary_row
+from theory_checks.runner import run_checks
 
 
 def test_exponent_check_validation():

@@ -17,7 +17,7 @@ from simulations.laws.eta import ConditionalMean, ScoreLaw
 from simulations.store import ResultStore
 from theory_checks.catalog import for_law, refused, studiable
 from theory_checks.catalog import nch14 as catalog
-from theory_checks.check import run_checks
+from theory_checks.runner import run_checks
 
 GIDS = (
     "nch14.eq9",

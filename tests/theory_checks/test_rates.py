@@ -4,9 +4,9 @@ import pytest
 
 from simulations.store import ResultStore
 from theory_checks.catalog import klm19
-from theory_checks.check import run_checks
 from theory_checks.rates import RateCheck, RateSeries
 from theory_checks.report import rate_lines, results_to_dict, summary_row
+from theory_checks.runner import run_checks
 
 
 def test_rate_check_refuses_non_rate_guarantees_and_short_series():

@@ -5,8 +5,8 @@ import json
 
 from simulations.store import ResultStore
 from theory_checks.catalog import all_checks
-from theory_checks.check import run_checks
 from theory_checks.cli import main
+from theory_checks.runner import run_checks
 
 
 def _run(ids, reps=300):

@@ -1,0 +1,158 @@
+"""Run checks: simulate what they need (resuming from a store), evaluate, keep the results.
+
+:func:`run_checks` is the one way checks are run (the CLI, :func:`theory_checks.verify`,
+the search and the tests). With ``records=True`` (what ``calcheck run`` does) every
+evaluated result is also kept in the store as a record (:mod:`theory_checks.records`): a
+rerun reads it instead of simulating, and each check is evaluated as soon as its last
+experiment is complete. With ``keep_replicates=False`` the blocks of an experiment are then
+deleted once every check of the run that reads it has its record, so the store holds the
+verdicts' numbers rather than millions of replicates; a later check that needs those
+blocks simulates them again from their seeds (same numbers).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from simulations.engine import RunStats, run_experiments
+
+from .budgets import DEFAULT_FALSE_ALARM
+from .records import decode_result, encode_result, result_key
+
+__all__ = ["RunResult", "run_checks"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Results of :func:`run_checks` and what the engine did.
+
+    ``stats`` counts blocks computed and reused; ``recorded`` the checks whose results were
+    read from the store's records (nothing simulated for them); ``dropped_blocks`` the
+    blocks deleted once their readers' results were recorded (``keep_replicates=False``);
+    ``damaged_records`` the records that failed their digest or could not be rebuilt
+    (recomputed).
+    """
+
+    results: list
+    stats: RunStats
+    recorded: int = 0
+    dropped_blocks: int = 0
+    damaged_records: int = 0
+
+
+def _read_records(checks, store, reps, root_seed, false_alarm):
+    keys, found, unreadable = {}, {}, 0
+    before = len(store.damaged)
+    for i, check in enumerate(checks):
+        keys[i] = result_key(check, reps, root_seed, false_alarm)
+        text = store.get_result(keys[i])
+        if text is None:
+            continue
+        try:
+            found[i] = decode_result(text, check)
+        except (ValueError, TypeError, KeyError) as exc:
+            # a record this code cannot rebuild is recomputed (and overwritten), never trusted
+            logger.warning("unreadable result record of %s (%s): recomputing it", check.id, exc)
+            unreadable += 1
+    return keys, found, len(store.damaged) - before + unreadable
+
+
+def run_checks(
+    checks,
+    store,
+    *,
+    reps: int,
+    root_seed: int,
+    false_alarm: float = DEFAULT_FALSE_ALARM,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    progress: bool = False,
+    on_block=None,
+    heartbeat=None,
+    on_estimate=None,
+    records: bool = False,
+    keep_replicates: bool = True,
+) -> RunResult:
+    """Simulate every experiment the checks need (resuming from ``store``), then evaluate.
+
+    Parameters
+    ----------
+    checks : list
+        Checks (:class:`~theory_checks.check.Check` or the series checks).
+    store : ResultStore
+    reps : int
+        Replicates per cell.
+    root_seed : int
+    false_alarm : float, default 1e-3
+        False-alarm rate per check, in (0, 1).
+    n_jobs, backend, progress, on_block, heartbeat, on_estimate
+        Passed to :func:`simulations.engine.run_experiments`.
+    records : bool, default False
+        Read and write result records in ``store`` (see the module docstring).
+    keep_replicates : bool, default True
+        With ``records``, False deletes an experiment's blocks once every check of this
+        run that reads it has its record, and compacts the store file at the end.
+
+    Returns
+    -------
+    RunResult
+    """
+    if isinstance(false_alarm, bool) or not (0 < false_alarm < 1):
+        raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
+    if not records and not keep_replicates:
+        raise ValueError("keep_replicates=False needs records=True (the results must be kept)")
+    checks = list(checks)
+    keys, results, damaged = (
+        _read_records(checks, store, reps, root_seed, false_alarm) if records else ({}, {}, 0)
+    )
+    recorded = len(results)
+    todo = [i for i in range(len(checks)) if i not in results]
+    waiting = {i: {e.key for e in checks[i].simulations()} for i in todo}
+    readers: dict[str, set] = {}
+    stamps = {}
+    for i in todo:
+        for e in checks[i].simulations():
+            readers.setdefault(e.key, set()).add(i)
+            stamps[e.key] = e.code_stamp
+    dropped = {"blocks": 0}
+
+    def evaluate(i):
+        results[i] = checks[i].evaluate(store, reps, root_seed, false_alarm)
+        if not records:
+            return
+        store.put_result(keys[i], checks[i].id, encode_result(results[i]))
+        if keep_replicates:
+            return
+        for key in {e.key for e in checks[i].simulations()}:
+            if all(j in results for j in readers[key]):
+                dropped["blocks"] += store.drop_blocks(root_seed, key, stamps[key])
+
+    def cell_done(key):
+        for i in sorted(readers.get(key, ())):
+            waiting[i].discard(key)
+            if not waiting[i] and i not in results:
+                evaluate(i)
+
+    stats = run_experiments(
+        [e for i in todo for e in checks[i].simulations()],
+        reps,
+        root_seed,
+        store,
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=progress,
+        on_block=on_block,
+        heartbeat=heartbeat,
+        on_estimate=on_estimate,
+        on_cell_done=cell_done if records else None,
+    )
+    for i in todo:
+        if i not in results:
+            evaluate(i)
+    if dropped["blocks"]:
+        store.compact()
+    ordered = [results[i] for i in range(len(checks))]
+    return RunResult(ordered, stats, recorded, dropped["blocks"], damaged)
