@@ -28,10 +28,15 @@ from typing import ClassVar
 import numpy as np
 
 from .._validation import check_n_grid
-from ..calibrators.binning import _uniform_mass_fit_sorted
+from ..calibrators.edges import uniform_mass_edge_ranks
 from ..calibrators.scaling_binning import bin_platt_values, platt_fit_batch
 from ..laws.recalibration import RecalibrationLaw, logit
-from ..metrics.recalibration import binned_map_truth, min_platt_ce_sq, platt_truth
+from ..metrics.recalibration import (
+    binned_map_truth,
+    binned_map_truth_both,
+    min_platt_ce_sq,
+    platt_truth,
+)
 from .base import Experiment, Outcome
 
 __all__ = [
@@ -130,8 +135,8 @@ class RecalibrationExperiment(Experiment):
         shape = (reps, len(self.n_grid))
         out = {k: np.empty(shape) for k in RecalibrationGridOutcome.__dataclass_fields__}
         for j, n in enumerate(self.n_grid):
-            z, y = self.law.sample(n, reps, rng)
-            fits = fit_all(self.law, z, y, self.n_bins)
+            z, x, y = self.law.sample_logits(n, reps, rng)
+            fits = fit_all(self.law, z, y, self.n_bins, logits=x)
             for name in METHODS:
                 out[name][:, j], out[f"mse_{name}"][:, j] = fits[name]
             out["hist_bins"][:, j] = fits["hist_bins"][0]
@@ -151,10 +156,13 @@ def _binned_truth(law, fit):
     return binned_map_truth(law, z_edges[:, :-1], z_edges[:, 1:], fit.values)
 
 
-def fit_all(law, z, y, n_bins) -> dict:
-    """Exact ``(ce_sq, mse)`` per method of :data:`METHODS` (and ``hist_bins``)."""
+def fit_all(law, z, y, n_bins, *, logits=None) -> dict:
+    """Exact ``(ce_sq, mse)`` per method of :data:`METHODS` (and ``hist_bins``).
+
+    ``logits``: ``logit(z)`` if the caller has it (sampling computes it for q).
+    """
     t1 = slice(0, z.shape[1] // 3)  # T1 of the thirds split
-    x = logit(z)
+    x = logit(z) if logits is None else logits
     log_t1 = platt_fit_batch(None, y[:, t1], loss="log", logits=x[:, t1])
     sq_t1 = platt_fit_batch(None, y[:, t1], loss="squared", start=log_t1, logits=x[:, t1])
     log_all = platt_fit_batch(None, y, loss="log", logits=x)
@@ -163,12 +171,34 @@ def fit_all(law, z, y, n_bins) -> dict:
         "sb_log": _binned_truth(law, bin_platt_values(log_t1, x, n_bins)),
         "sb_nosplit": _binned_truth(law, bin_platt_values(log_all, x, n_bins, split="none")),
     }
-    order = np.argsort(z, axis=1)
-    zs = np.take_along_axis(z, order, axis=1)
-    ys = np.take_along_axis(y, order, axis=1)
-    hist = _uniform_mass_fit_sorted(zs, np.zeros_like(zs), ys, n_bins, include_upper=True)
+    lower, upper, values = _hist_fit(z, y, n_bins)
     # the outer edges of the binning batch are 0 and 1; the law clips them to its support
-    out["hist"] = binned_map_truth(law, hist.lower_s, hist.upper_s, hist.values)
-    out["hist_bins"] = binned_map_truth(law, hist.lower_s, hist.upper_s, hist.values, merge=False)
+    ce_sq, ce_sq_bins, mse = binned_map_truth_both(law, lower, upper, values)
+    out["hist"], out["hist_bins"] = (ce_sq, mse), (ce_sq_bins, mse)
     out["platt"] = platt_truth(law, log_all)
     return out
+
+
+def _hist_fit(z, y, n_bins):
+    """Histogram binning's ``(lower_s, upper_s, values)`` for 0/1 labels ``y``.
+
+    Bit for bit ``_uniform_mass_fit_sorted(..., include_upper=True)`` on the sorted rows
+    (:class:`~simulations.calibrators.binning.ZadroznyElkanBinning`; tested equal), which
+    needs the sorted scores only at the edge ranks and the labels only through their
+    counts between the ranks: exact integers in any summation order, so the label counts
+    are summed per segment instead of a full cumulative sum of the sorted labels.
+    """
+    r, n = z.shape
+    if n < 2 * n_bins:
+        raise ValueError(f"n must be >= 2 * n_bins, got n={n}, n_bins={n_bins}")
+    ranks = uniform_mass_edge_ranks(n, n_bins)
+    lo, hi = ranks[:-1], np.minimum(ranks[1:], n)  # ZE: the upper boundary point too
+    order = np.argsort(z, axis=1)
+    cuts = np.union1d(lo, hi)  # 0, the inner ranks, n
+    csum = np.zeros((r, cuts.size))
+    segments = np.add.reduceat(np.take_along_axis(y, order, axis=1), cuts[:-1], axis=1)
+    np.cumsum(segments, axis=1, out=csum[:, 1:])
+    counts = (hi - lo).astype(float)
+    values = (csum[:, np.searchsorted(cuts, hi)] - csum[:, np.searchsorted(cuts, lo)]) / counts
+    inner = np.take_along_axis(z, order[:, ranks[1:-1] - 1], axis=1)
+    return np.hstack([np.zeros((r, 1)), inner]), np.hstack([inner, np.ones((r, 1))]), values

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import minimize
 
-__all__ = ["binned_map_truth", "min_platt_ce_sq", "platt_truth"]
+__all__ = ["binned_map_truth", "binned_map_truth_both", "min_platt_ce_sq", "platt_truth"]
 
 
 def binned_map_truth(law, lower_z, upper_z, values, *, merge=True):
@@ -41,15 +41,35 @@ def binned_map_truth(law, lower_z, upper_z, values, *, merge=True):
     -------
     ce_sq, mse : ndarray, shape (R,)
     """
-    lo, hi = np.minimum(lower_z, upper_z), np.maximum(lower_z, upper_z)
-    mass = law.mass(lo, hi)
-    qint = law.q_integral(lo, hi)
+    mass, qint = _integrals(law, lower_z, upper_z)
     v = np.asarray(values, dtype=float)
-    mse = np.sum(mass * v**2 - 2.0 * v * qint, axis=1) + law.mean_q
+    return _ce_sq(mass, qint, v, merge), _mse(law, mass, qint, v)
+
+
+def binned_map_truth_both(law, lower_z, upper_z, values):
+    """``(ce_sq, ce_sq_bins, mse)``: :func:`binned_map_truth` with and without merging.
+
+    The interval integrals, most of the cost, are computed once for both.
+    """
+    mass, qint = _integrals(law, lower_z, upper_z)
+    v = np.asarray(values, dtype=float)
+    return _ce_sq(mass, qint, v, True), _ce_sq(mass, qint, v, False), _mse(law, mass, qint, v)
+
+
+def _integrals(law, lower_z, upper_z):
+    lo, hi = np.minimum(lower_z, upper_z), np.maximum(lower_z, upper_z)
+    return law.mass(lo, hi), law.q_integral(lo, hi)
+
+
+def _mse(law, mass, qint, v):
+    return np.sum(mass * v**2 - 2.0 * v * qint, axis=1) + law.mean_q
+
+
+def _ce_sq(mass, qint, v, merge):
     if not merge:
         with np.errstate(invalid="ignore", divide="ignore"):
             per_bin = np.where(mass > 0, (v * mass - qint) ** 2 / mass, 0.0)
-        return per_bin.sum(axis=1), mse
+        return per_bin.sum(axis=1)
     r, b = v.shape
     rows = np.repeat(np.arange(r), b)
     order = np.lexsort((v.ravel(), rows))
@@ -60,8 +80,7 @@ def binned_map_truth(law, lower_z, upper_z, values, *, merge=True):
     q_v = np.add.reduceat(qint.ravel()[order], idx)
     with np.errstate(invalid="ignore", divide="ignore"):
         term = np.where(p_v > 0, (vs[idx] * p_v - q_v) ** 2 / p_v, 0.0)
-    ce_sq = np.bincount(rs[idx], weights=term, minlength=r)
-    return ce_sq, mse
+    return np.bincount(rs[idx], weights=term, minlength=r)
 
 
 def _platt(coef, z):

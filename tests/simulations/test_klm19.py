@@ -86,3 +86,22 @@ def test_threshold_interpolates_last_crossing():
     assert threshold([0.95, 0.8, 0.95, 0.99], grid, 0.9) == pytest.approx(20 * 2 ** (2 / 3))
     assert threshold([0.95, 0.96, 0.97, 0.99], grid, 0.9) == 10
     assert threshold([0.5, 0.8, 0.95, 0.85], grid, 0.9) == np.inf
+
+
+def test_fused_estimates_equal_the_metric_functions_bit_for_bit():
+    from simulations.experiments.klm19 import _estimates
+
+    law = binned_model("mixed", 30, 0.01)
+    s, y = np.asarray(law.values), np.asarray(law.label_means)
+    counts, sums = law.sample_counts(60, 50, np.random.default_rng(5))  # many small bins
+    ref = (
+        plugin_sq_ce(s, counts, sums),
+        debiased_sq_ce(s, counts, sums, small_bins="drop"),
+        debiased_sq_ce(s, counts, sums, small_bins="keep"),
+        np.sum(counts < 2, axis=1),
+        conditional_sq_ce(s, y, counts),
+        conditional_sq_ce(s, y, counts, min_count=1),
+    )
+    assert all(
+        np.array_equal(u, v) for u, v in zip(_estimates(s, y, counts, sums), ref, strict=True)
+    )

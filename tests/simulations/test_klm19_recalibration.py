@@ -232,3 +232,40 @@ def test_conditional_target_is_the_registered_identity():
         def52_conditional_mean(law.values, law.label_means, counts),
         rtol=1e-14,
     )
+
+
+def test_fast_paths_equal_the_reference_code_bit_for_bit():
+    from simulations.calibrators.binning import _uniform_mass_fit_sorted
+    from simulations.calibrators.scaling_binning import _row_bins
+    from simulations.experiments.klm19_recalibration import _hist_fit
+    from simulations.laws.recalibration import logit
+    from simulations.metrics.recalibration import binned_map_truth_both
+
+    law = noisy_platt_law()
+    z, x, y = law.sample_logits(600, 7, np.random.default_rng(3))
+    z0, y0 = law.sample(600, 7, np.random.default_rng(3))
+    assert np.array_equal(z, z0)
+    assert np.array_equal(y, y0)
+    assert np.array_equal(x, logit(z))
+    for n_bins in (2, 10, 37):
+        order = np.argsort(z, axis=1)
+        zs, ys = np.take_along_axis(z, order, axis=1), np.take_along_axis(y, order, axis=1)
+        ref = _uniform_mass_fit_sorted(zs, np.zeros_like(zs), ys, n_bins, include_upper=True)
+        lower, upper, values = _hist_fit(z, y, n_bins)
+        assert np.array_equal(lower, ref.lower_s)
+        assert np.array_equal(upper, ref.upper_s)
+        assert np.array_equal(values, ref.values)
+        both = binned_map_truth_both(law, lower, upper, values)
+        merged = binned_map_truth(law, lower, upper, values)
+        per_bin = binned_map_truth(law, lower, upper, values, merge=False)
+        assert all(np.array_equal(u, v) for u, v in zip(both, (*merged[:1], *per_bin), strict=True))
+    # edge counting (few edges) against searchsorted, with ties and infinities
+    rng = np.random.default_rng(4)
+    for n_edges in (3, 60):
+        inner = np.sort(rng.integers(-5, 5, (4, n_edges)).astype(float), axis=1)
+        edges = np.hstack([np.full((4, 1), -np.inf), inner, np.full((4, 1), np.inf)])
+        v = np.hstack([rng.integers(-6, 6, (4, 50)).astype(float), np.full((4, 2), np.inf)])
+        ref = np.stack(
+            [np.searchsorted(e[1:-1], r, side="right") for e, r in zip(edges, v, strict=True)]
+        )
+        assert np.array_equal(_row_bins(v, edges), ref)
