@@ -12,23 +12,30 @@ import numpy as np
 from .._validation import check_n_bins
 from .edges import bin_index_from_edges, fixed_width_edges, uniform_mass_edges
 
-__all__ = ["ULSIF", "WeightedHistogramBinning", "weighted_bin_sums"]
+__all__ = ["ULSIF", "WeightedHistogramBinning", "bin_totals", "weighted_bin_sums"]
 
 
 def weighted_bin_sums(bins, labels, weights, n_bins):
     """Per-row bin counts, weight sums and weighted label sums, arrays ``(R, B)``."""
+    return bin_totals(bins, n_bins, weights, weights * labels)
+
+
+def bin_totals(bins, n_bins, *values, offset=True):
+    """Per-row bin counts and per-row bin sums of each of ``values``, arrays ``(R, B)``.
+
+    ``bins`` ``(R, n)`` holds bin indices in ``[0, B)`` (with ``offset=False``: already
+    plus ``B`` times the row). Each sum adds a row's values in their order
+    (``np.bincount``), so it does not depend on which other sums are taken.
+    """
     r = bins.shape[0]
-    flat = (bins + n_bins * np.arange(r)[:, None]).ravel()
+    flat = (bins + n_bins * np.arange(r)[:, None] if offset else bins).ravel()
     size = r * n_bins
 
-    def total(values=None):
-        return (
-            np.bincount(flat, weights=None if values is None else values.ravel(), minlength=size)
-            .reshape(r, n_bins)
-            .astype(float)
-        )
+    def total(v=None):
+        w = None if v is None else v.ravel()
+        return np.bincount(flat, weights=w, minlength=size).reshape(r, n_bins).astype(float)
 
-    return total(), total(weights), total(weights * labels)
+    return (total(), *(total(v) for v in values))
 
 
 class WeightedHistogramBinning:

@@ -271,10 +271,14 @@ class _ClopperPearsonTable:
 
     def limits(self, t, k):
         """Lower and upper limits at integer arrays ``t`` (>= 1) and ``k`` (0 <= k <= t)."""
-        missing = np.isnan(self.lo[t, k])
+        return self.limits_flat(np.asarray(t) * self.lo.shape[1] + np.asarray(k))
+
+    def limits_flat(self, flat):
+        """:meth:`limits` at flat indices ``t * (t_max + 1) + k`` (one gather per table)."""
+        lo = self.lo.ravel().take(flat)
+        missing = np.isnan(lo)
         if missing.any():
-            flat = np.unique(t[missing] * self.lo.shape[1] + k[missing])
-            tm, km = np.divmod(flat, self.lo.shape[1])
+            tm, km = np.divmod(np.unique(flat[missing]), self.lo.shape[1])
             tf, kf = tm.astype(float), km.astype(float)
             a = self.level
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -282,7 +286,16 @@ class _ClopperPearsonTable:
                 hi = np.where(km < tm, stats.beta.ppf(1 - a / 2, kf + 1, tf - kf), 1.0)
             self.lo[tm, km] = np.nan_to_num(lo)
             self.hi[tm, km] = np.nan_to_num(hi, nan=1.0)
-        return self.lo[t, k], self.hi[t, k]
+            lo = self.lo.ravel().take(flat)
+        return lo, self.hi.ravel().take(flat)
+
+
+def _max_ratio(err, radius, axis):
+    """``ratio(err, radius).max(axis)``; a plain quotient when every radius is in (0, inf)."""
+    # ratio() costs several full-size passes; its special cases only arise at radius 0 or inf
+    if radius.min() > 0 and radius.max() < np.inf:
+        return np.divide(err, radius).max(axis=axis)
+    return ratio(err, radius).max(axis=axis)
 
 
 @functools.lru_cache(maxsize=8)
@@ -339,31 +352,50 @@ class StreamExperiment(Experiment):
         worst = np.zeros((reps, len(self.alphas)))
         final = np.zeros((reps, len(self.alphas)))
         for p, length in zip(self.probs, self.lengths, strict=True):
-            y = (rng.random((reps, length)) < p).astype(float)
-            t = np.arange(1, length + 1, dtype=float)
-            csum = np.cumsum(y, axis=1)
-            ybar = csum / t
-            prev = np.concatenate([np.full((reps, 1), self.y0), ybar[:, :-1]], axis=1)
-            v_plus = np.cumsum((y - prev) ** 2, axis=1)
-            err = np.abs(ybar - p)
-            for j, a in enumerate(self.alphas):
-                if self.radius == "clopper_pearson_fixed_n":
-                    table = _clopper_pearson_table(int(max(self.lengths)), a / b)
-                    k = csum.astype(np.int64)
-                    ti = np.broadcast_to(np.arange(1, length + 1), k.shape)
-                    lo_t, hi_t = table.limits(ti, k)
-                    side = np.where(p < ybar, ybar - lo_t, hi_t - ybar)
-                    r = ratio(err, side).max(axis=1)
-                    radius_end = (hi_t - lo_t)[:, -1] / 2
-                else:
-                    f = (
-                        gpr20.thm6_halfwidth
-                        if self.radius == "thm6"
-                        else gpr20.thm6_halfwidth_intermediate
-                    )
-                    hw = f(t, v_plus, b, a)
-                    r = ratio(err, hw).max(axis=1)
-                    radius_end = hw[:, -1]
-                worst[:, j] = np.maximum(worst[:, j], r)
-                final[:, j] = np.maximum(final[:, j], radius_end)
+            y = rng.random((reps, length)) < p
+            if self.radius == "clopper_pearson_fixed_n":
+                r, radius_end = self._clopper_pearson(y, p, b)
+            else:
+                r, radius_end = self._thm6(y, p, b)
+            np.maximum(worst, r, out=worst)
+            np.maximum(final, radius_end, out=final)
         return BlockOutcome(worst, final)
+
+    def _thm6(self, y, p, b):
+        """Worst ratio and final half-width ``(reps, A)`` of one bin under Theorem 6."""
+        t = np.arange(1, y.shape[1] + 1, dtype=float)
+        ybar = np.cumsum(y, axis=1, dtype=float)
+        ybar /= t
+        dev = np.empty_like(ybar)  # (Y_i - Ybar_{i-1})^2 with Ybar_0 = y0
+        dev[:, 0] = self.y0
+        dev[:, 1:] = ybar[:, :-1]
+        np.subtract(y, dev, out=dev)
+        np.square(dev, out=dev)
+        v_plus = np.cumsum(dev, axis=1, out=dev)
+        f = gpr20.thm6_halfwidth if self.radius == "thm6" else gpr20.thm6_halfwidth_intermediate
+        # All alphas in one call: the alpha-free logs and square root are evaluated once.
+        hw = f(t, v_plus, b, np.asarray(self.alphas, dtype=float)[:, None, None])
+        radius_end = hw[..., -1].T.copy()  # hw is overwritten below
+        err = np.abs(ybar - p, out=ybar)
+        # hw >= 5.3 ln(6.3 B / alpha) / t is positive and finite (the bound refuses an
+        # overflow), so ratio() is the plain quotient here.
+        return np.divide(err, hw, out=hw).max(axis=2).T, radius_end
+
+    def _clopper_pearson(self, y, p, b):
+        """Worst ratio and final half-width ``(reps, A)`` of one bin, fixed-n CP limits."""
+        # Time runs down axis 0 here, (length, reps): the lookups at one t stay within
+        # one row of the (t, k) tables instead of one row per replicate.
+        csum = np.cumsum(np.ascontiguousarray(y.T), axis=0, dtype=np.int64)
+        t_max = int(max(self.lengths))
+        t = np.arange(1, csum.shape[0] + 1)[:, None]
+        ybar = csum / t
+        err = np.abs(ybar - p)
+        above = p < ybar
+        csum += t * (t_max + 1)  # flat table index t * (t_max + 1) + k
+        r, radius_end = [], []
+        for a in self.alphas:
+            lo_t, hi_t = _clopper_pearson_table(t_max, a / b).limits_flat(csum)
+            side = np.where(above, ybar - lo_t, hi_t - ybar)
+            r.append(_max_ratio(err, side, axis=0))
+            radius_end.append((hi_t[-1] - lo_t[-1]) / 2)
+        return np.stack(r, axis=1), np.stack(radius_end, axis=1)

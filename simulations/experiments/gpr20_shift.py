@@ -18,8 +18,8 @@ from typing import ClassVar
 import numpy as np
 
 from .._validation import check_positive_int
-from ..calibrators.edges import bin_index_from_edges, fixed_width_edges, uniform_mass_edges
-from ..calibrators.weighted import weighted_bin_sums
+from ..calibrators.edges import fixed_width_edges, uniform_mass_edges
+from ..calibrators.weighted import bin_totals
 from ..laws.shift import LinearShiftLaw
 from .base import Experiment, Outcome
 
@@ -41,6 +41,22 @@ class ShiftOutcome(Outcome):
     variance: np.ndarray
     m_b: np.ndarray
     n_empty: np.ndarray
+
+
+def _flat_bin_index(x, edges):
+    """Bin of each point plus ``B`` times its row, for per-row edges ``(R, B + 1)``.
+
+    The comparisons ``x >= e_b`` of
+    :func:`~simulations.calibrators.edges.bin_index_from_edges` summed one interior edge at
+    a time into the row offsets (the flat index :func:`bin_totals` takes): no
+    ``(R, n, B - 1)`` temporary and no second full-size index array.
+    """
+    r, b = edges.shape[0], edges.shape[1] - 1
+    flat = np.repeat(np.arange(0, r * b, b, dtype=np.intp), x.shape[1]).reshape(x.shape)
+    above = np.empty(x.shape, dtype=bool)
+    for e in edges[:, 1:-1].T:
+        flat += np.greater_equal(x, e[:, None], out=above)
+    return flat
 
 
 @dataclass(frozen=True)
@@ -105,19 +121,21 @@ class ShiftExperiment(Experiment):
             )
         x = law.sample_source((reps, self.n), rng)
         y = law.sample_labels(x, rng)
-        bins = bin_index_from_edges(x, edges)
-        w = law.weight(x)
+        flat = _flat_bin_index(x, edges)
         lo, hi = edges[:, :-1], edges[:, 1:]
         m_b = law.source_mass(lo, hi) / law.target_mass(lo, hi)
         truth = law.target_bin_mean(lo, hi)
         if self.estimator == "unweighted":
-            counts, _, ysum = weighted_bin_sums(bins, y, np.ones_like(x), b)
+            counts, ysum = bin_totals(flat, b, y, offset=False)
             est = ysum / np.maximum(counts, 1)
             var = est * (1.0 - est)
             m_out = np.ones_like(m_b)
         else:
-            counts, wsum, wysum = weighted_bin_sums(bins, y, w, b)
-            _, _, w2sum = weighted_bin_sums(bins, y, w * w, b)  # sum of (w Y)^2 (Y in {0,1})
+            w = law.weight(x)
+            wy = np.multiply(w, y, out=x)  # x and y are not needed any more
+            # sum of (w Y)^2 = sum of w^2 Y: w (w Y) = (w w) Y exactly for Y in {0, 1}
+            sums = bin_totals(flat, b, w, wy, np.multiply(w, wy, out=y), offset=False)
+            counts, wsum, wysum, w2sum = sums
             safe = np.maximum(counts, 1)
             if self.estimator == "weighted":
                 est = wysum / np.where(wsum > 0, wsum, 1.0)

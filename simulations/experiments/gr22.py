@@ -44,17 +44,55 @@ __all__ = [
 ]
 
 
-def _fit_exact(law, scores, labels, n_bins, rng, delta=0.0, outputs="distinct"):
+def _fit_exact(
+    law, scores, labels, n_bins, rng, delta=0.0, outputs="distinct", *, binary_labels=False
+):
     """Fit randomized UMD on (R, m) rows and return (mass, error) arrays of shape (R, B).
 
     ``delta = 0, outputs = "distinct"`` is the delta -> 0 limit the theorems are about;
     ``outputs = "as_returned"`` the map a user receives (equal values of a class merged);
-    ``delta > 0`` jitters the values (gr21 Algorithm 2, lines 14-15).
+    ``delta > 0`` jitters the values (gr21 Algorithm 2, lines 14-15). ``binary_labels``:
+    the labels are known to be in {0, 1} (a faster, identical sort).
     """
     cal = RandomizedUniformMassBinning(n_bins, delta=delta, outputs=outputs)
-    batch = cal.fit_batch(scores, labels, n_bins, rng)
+    sorted_rows = _sort_binary_labels(scores, labels, rng) if binary_labels else None
+    if sorted_rows is None:
+        batch = cal.fit_batch(scores, labels, n_bins, rng)
+    else:
+        batch = cal.fit_sorted_batch(*sorted_rows, n_bins, rng)
     be = exact_bin_errors(batch, law)
     return be.mass, be.error
+
+
+def _sort_binary_labels(scores, labels, rng):
+    """``(s_sorted, u_sorted, y_sorted)`` exactly as ``fit_batch`` sorts them, or None.
+
+    :func:`~simulations.calibrators.edges.sort_lexicographic` followed by the label gather,
+    for scores in [0, 2) and labels in {0, 1}: the float64 bits of a nonnegative score
+    order like the score, so one integer sort of ``2 bits + y`` sorts scores and labels
+    together (an argsort and two gathers cost about 3 sorts). A row without tied scores has
+    one sorted order, so the result is identical; rows with ties are re-sorted on
+    ``(score, U)`` as in ``sort_lexicographic``, with U drawn only then (same draws).
+    None for other inputs (the caller falls back to ``fit_batch``).
+    """
+    if not (scores.min() >= 0 and scores.max() < 2.0):  # also False for NaN
+        return None
+    key = np.ascontiguousarray(scores, dtype=np.float64).view(np.int64) << 1
+    key += labels.astype(np.int64)
+    key.sort(axis=1)
+    y_sorted = (key & 1).astype(np.float64)
+    key >>= 1
+    s_sorted = key.view(np.float64)
+    u_sorted = np.zeros_like(s_sorted)
+    tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
+    if tied.any():
+        rows = np.flatnonzero(tied)
+        u = rng.random((rows.size, scores.shape[1]))
+        sub = np.lexsort((u, scores[rows]), axis=1)
+        s_sorted[rows] = np.take_along_axis(scores[rows], sub, axis=1)
+        u_sorted[rows] = np.take_along_axis(u, sub, axis=1)
+        y_sorted[rows] = np.take_along_axis(labels[rows], sub, axis=1)
+    return s_sorted, u_sorted, y_sorted
 
 
 def _variant(exp) -> str:
@@ -213,6 +251,7 @@ class ClassWiseBinningExperiment(Experiment):
                 rng,
                 self.delta,
                 self.outputs,
+                binary_labels=True,
             )
             masses.append(m)
             errs.append(e)

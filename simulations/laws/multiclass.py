@@ -215,10 +215,17 @@ class DirichletAffineLaw(Law):
             g = g_all[rng.choice(len(w), size=size, p=w)]
         else:
             g = rng.dirichlet(np.asarray(self.concentration, dtype=float), size=size)
-        eta = self.shrink * g + (1.0 - self.shrink) / n_cls
-        u = rng.random((*size, 1))
-        y = np.minimum((np.cumsum(eta, axis=-1) < u).sum(axis=-1), n_cls - 1)
-        return g, y
+        eta = self.shrink * g
+        eta += (1.0 - self.shrink) / n_cls
+        u = rng.random(size)
+        # y = #{l : eta_1 + ... + eta_l < u}, capped at L - 1: the running sum is cumsum's
+        # (same additions in the same order), one class at a time (a short last axis is slow)
+        running = eta[..., 0].copy()
+        y = (running < u).astype(np.int64)
+        for lab in range(1, n_cls):
+            running += eta[..., lab]
+            y += running < u
+        return g, np.minimum(y, n_cls - 1, out=y)
 
 
 def _tl(name, probs, laws):

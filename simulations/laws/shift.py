@@ -59,7 +59,11 @@ class LinearShiftLaw(Law):
 
     def weight(self, x):
         """Likelihood ratio ``w(x) = dP~_X / dP_X (x)``."""
-        return 1.0 + self.c0 * (2.0 * np.asarray(x, dtype=float) - 1.0)
+        w = 2.0 * np.asarray(x, dtype=float)  # in place: 1 + c0 (2x - 1), one temporary
+        w -= 1.0
+        w *= self.c0
+        w += 1.0
+        return w
 
     def sample_source(self, size, rng: np.random.Generator):
         """Draw source points of the given shape."""
