@@ -265,7 +265,10 @@ def run_experiments(
             on_cell_done(key)
 
     if total and on_estimate is not None:
-        on_estimate(_calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account))
+        compress = getattr(store, "compress", True)
+        on_estimate(
+            _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account, compress)
+        )
     tasks = []
     for key, exp in unique.items():
         missing = [b for b in range(n_blocks) if b not in done[key]]
@@ -295,7 +298,9 @@ def run_experiments(
     return stats
 
 
-def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account) -> RunEstimate:
+def _calibrate(
+    unique, done, n_blocks, root_seed, n_jobs, commit, account, compress=True
+) -> RunEstimate:
     """Simulate (and commit) one block of the costliest experiment of each kind; extrapolate."""
     import os
 
@@ -316,7 +321,7 @@ def _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account) -> Ru
         for key, exp in probes.items():
             block = _first_missing(done[key])
             _, [(_, arrays)], spent = _simulate_chunk(exp, root_seed, [block])
-            timed.append((exp.cost, spent, len(_pack(arrays))))
+            timed.append((exp.cost, spent, len(_pack(arrays, compress))))
             account(key, 1, spent)
             commit(key, block, arrays)
             calibrated += 1

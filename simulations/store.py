@@ -3,7 +3,8 @@
 A block is identified by ``(root_seed, cell_key, code, block_index)``: the seed, the
 experiment's content key, the code stamp of the code that simulated it (package version +
 source hash, :mod:`simulations.provenance`) and its index. Its payload is a set of named
-numpy arrays serialised with ``np.savez_compressed`` (zlib, lossless, no pickle). Because
+numpy arrays serialised with ``np.savez_compressed`` (zlib, lossless, no pickle), or
+``np.savez`` for blocks a run deletes once its results are recorded (``compress=False``). Because
 every block is committed on its own and is a deterministic function of its identity, a run
 that is killed and started again recomputes only the missing blocks and ends with the same
 numbers; blocks written by other code are never read.
@@ -13,6 +14,13 @@ both are verified when the run decides which blocks it can reuse. A block that d
 match (truncated, altered, or copied from another cell) is deleted, recomputed and counted
 (:attr:`ResultStore.damaged`). File stores use SQLite's write-ahead log with a busy timeout,
 so a reader (another process querying the store) never makes a running writer fail.
+
+Decoding a payload (parsing the npz container) costs more than storing it, and a run reads
+every block back once its cell is complete. So the store keeps the arrays of the blocks this
+process wrote in a bounded in-memory cache keyed by their digest: :meth:`ResultStore.load`
+still reads each row and verifies its digest and replicate count, and takes the cached arrays
+only when the row's digest is the one written (the file stays the only source of truth; a
+row changed by anyone else is decoded, or refused if damaged).
 
 Besides blocks, the store keeps *results*: a check's evaluated result as text under a content
 key (:mod:`theory_checks.records` says what the key covers), with its digest. Once every
@@ -34,6 +42,7 @@ import json
 import logging
 import os
 import sqlite3
+from collections import OrderedDict
 from functools import wraps
 from pathlib import Path
 
@@ -79,10 +88,11 @@ class StoreFull(ValueError):
     """The disk filled while writing a block (the blocks already committed are kept)."""
 
 
-def _pack(arrays: dict) -> bytes:
-    # zlib per array: lossless (verdicts unchanged), about half the size of np.savez
+def _pack(arrays: dict, compress: bool = True) -> bytes:
+    # zlib per array: lossless, about half the size of np.savez but 3-80 times its cost
+    # (np.load reads either form)
     buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
+    (np.savez_compressed if compress else np.savez)(buf, **arrays)
     return buf.getvalue()
 
 
@@ -94,6 +104,21 @@ def _digest(root_seed, cell_key, code, block, reps, payload: bytes) -> str:
 def _unpack(blob: bytes) -> dict:
     with np.load(io.BytesIO(blob), allow_pickle=False) as data:
         return {k: data[k] for k in data.files}
+
+
+def _decoded(payload: bytes, reps) -> dict | None:
+    """The arrays of a payload whose digest was verified, or None if they are malformed."""
+    try:
+        arrays = _unpack(payload)
+    except Exception:
+        return None
+    if not arrays or not all(len(a) == reps for a in arrays.values()):
+        return None
+    return arrays
+
+
+#: Bytes of decoded arrays the store keeps for the blocks it wrote (see the module doc).
+CACHE_BYTES = 256 * 2**20
 
 
 def _translated(method):
@@ -134,10 +159,24 @@ class ResultStore:
     ----------
     path : str or Path
         Database file; its folder is created. ``":memory:"`` keeps it in memory.
+    compress : bool, default True
+        Compress the payloads it writes (zlib). A run that deletes its blocks once their
+        checks' results are recorded writes them uncompressed: they live for seconds or
+        minutes, and compressing them cost its main process more than storing them.
+    cache_bytes : int, default CACHE_BYTES
+        Bound on the decoded arrays kept for blocks written by this object (0: none).
     """
 
-    def __init__(self, path):
+    def __init__(self, path, *, compress: bool = True, cache_bytes: int = CACHE_BYTES):
+        if not isinstance(compress, bool):
+            raise ValueError(f"compress must be True or False, got {compress!r}")
+        self.compress = compress
+        if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
+            raise ValueError(f"cache_bytes must be a non-negative integer, got {cache_bytes!r}")
         self.path = str(path)
+        self._cache: OrderedDict = OrderedDict()  # (seed, cell, code, block) -> (digest, arrays)
+        self._cache_limit = cache_bytes
+        self._cache_size = 0
         #: Whether the file lacks write permission (opened read-only: nothing is written).
         self.read_only = (
             self.path != ":memory:"
@@ -162,6 +201,9 @@ class ResultStore:
         self._con = sqlite3.connect(self.path, timeout=60.0)
         if self.path != ":memory:":
             self._con.execute("PRAGMA journal_mode=WAL")
+            # no fsync per block: a killed process loses nothing committed; an OS crash or
+            # power loss may lose the last blocks (never corrupt the file): a rerun redoes them
+            self._con.execute("PRAGMA synchronous=NORMAL")
         columns = {r[1] for r in self._con.execute("PRAGMA table_info(blocks)")}
         if columns and "code" not in columns:
             self._con.close()
@@ -219,11 +261,25 @@ class ResultStore:
     def _sound(root_seed, cell_key, code, block, reps, digest, payload) -> bool:
         if digest != _digest(root_seed, cell_key, code, block, reps, payload):
             return False
-        try:
-            arrays = _unpack(payload)
-        except Exception:
-            return False
-        return bool(arrays) and all(len(a) == reps for a in arrays.values())
+        return _decoded(payload, reps) is not None
+
+    def _remember(self, ident, digest, arrays):
+        if not self._cache_limit:
+            return
+        size = sum(a.nbytes for a in arrays.values())
+        if size > self._cache_limit:
+            return
+        self._forget(ident)
+        self._cache[ident] = (digest, arrays)
+        self._cache_size += size
+        while self._cache_size > self._cache_limit:
+            _, (_, old) = self._cache.popitem(last=False)
+            self._cache_size -= sum(a.nbytes for a in old.values())
+
+    def _forget(self, ident):
+        entry = self._cache.pop(ident, None)
+        if entry is not None:
+            self._cache_size -= sum(a.nbytes for a in entry[1].values())
 
     @_translated
     def stale_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
@@ -248,14 +304,18 @@ class ResultStore:
     @_translated
     def put(self, root_seed, cell_key: str, code: str, block: int, arrays: dict):
         """Store one block in its own transaction (atomic: all of it or nothing)."""
+        arrays = {k: np.asarray(v) for k, v in arrays.items()}
         reps = len(next(iter(arrays.values())))
-        payload = _pack(arrays)
+        payload = _pack(arrays, self.compress)
         digest = _digest(root_seed, cell_key, code, block, reps, payload)
+        ident = (str(root_seed), cell_key, code, int(block))
+        self._forget(ident)
         with self._con:
             self._con.execute(
                 "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (str(root_seed), cell_key, code, int(block), reps, payload, digest),
+                (*ident, reps, payload, digest),
             )
+        self._remember(ident, digest, arrays)
 
     @_translated
     def load(self, root_seed, cell_key: str, code: str, blocks) -> dict:
@@ -269,12 +329,21 @@ class ResultStore:
             ).fetchone()
             if row is None:
                 raise ValueError(f"block {b} of cell {cell_key} (seed {root_seed}) is not stored")
-            if not self._sound(root_seed, cell_key, code, b, *row):
+            reps, digest, payload = row
+            ident = (str(root_seed), cell_key, code, int(b))
+            cached = self._cache.get(ident)
+            arrays = None
+            if digest == _digest(root_seed, cell_key, code, b, reps, payload):
+                if cached is not None and cached[0] == digest:
+                    arrays = cached[1]  # the row is the one this store wrote: decoded already
+                else:
+                    arrays = _decoded(payload, reps)
+            if arrays is None:
                 raise ValueError(
                     f"block {b} of cell {cell_key} (seed {root_seed}) is damaged; rerun to "
                     "recompute it"
                 )
-            parts.append(_unpack(row[2]))
+            parts.append(arrays)
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
     @_translated
@@ -328,6 +397,8 @@ class ResultStore:
         """Delete the blocks of one experiment, seed and code stamp; how many were deleted."""
         if self.read_only:
             return 0
+        for ident in [i for i in self._cache if i[:3] == (str(root_seed), cell_key, code)]:
+            self._forget(ident)
         with self._con:
             cur = self._con.execute(
                 "DELETE FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ?",

@@ -295,7 +295,9 @@ def cmd_run(args) -> int:
         try:
             for attempt in (1, 2):
                 try:
-                    with ResultStore(out / "store.sqlite") as store:
+                    # blocks that are deleted once recorded are not worth compressing
+                    compress = bool(args.keep_replicates)
+                    with ResultStore(out / "store.sqlite", compress=compress) as store:
                         run = _run(args, checks, store, reps, false_alarm, progress, on_block)
                     break
                 except StoreDamaged:

@@ -4,6 +4,7 @@ a reader never makes the writer fail."""
 import sqlite3
 
 import numpy as np
+import pytest
 
 from simulations.store import ResultStore, _pack, _unpack
 from theory_checks.catalog import all_checks
@@ -47,3 +48,45 @@ def test_a_reader_does_not_block_the_writer(tmp_path):
         reader.rollback()
         reader.close()
         assert store.done_blocks(1, "cell", "code") == {0, 1}
+
+
+def test_load_takes_cached_arrays_only_for_the_row_it_wrote(tmp_path):
+    path = tmp_path / "store.sqlite"
+    with ResultStore(path) as store:
+        store.put(1, "cell", "code", 0, {"x": np.arange(4.0)})
+        np.testing.assert_array_equal(store.load(1, "cell", "code", [0])["x"], np.arange(4.0))
+        # another writer replaces the row with a sound block: the file wins over the cache
+        other = ResultStore(path, cache_bytes=0)
+        other.put(1, "cell", "code", 0, {"x": np.full(4, 7.0)})
+        other.close()
+        np.testing.assert_array_equal(store.load(1, "cell", "code", [0])["x"], np.full(4, 7.0))
+
+
+def test_load_refuses_a_damaged_row_even_if_its_arrays_are_cached(tmp_path):
+    path = tmp_path / "store.sqlite"
+    with ResultStore(path) as store:
+        store.put(1, "cell", "code", 0, {"x": np.arange(4.0)})
+        con = sqlite3.connect(path)
+        con.execute("UPDATE blocks SET payload = ?", (_pack({"x": np.arange(4.0)[:2]}),))
+        con.commit()
+        con.close()
+        with pytest.raises(ValueError, match="damaged"):
+            store.load(1, "cell", "code", [0])
+
+
+def test_the_cache_is_bounded_and_emptied_by_drop_blocks(tmp_path):
+    with ResultStore(tmp_path / "store.sqlite", cache_bytes=100) as store:
+        for b in range(5):
+            store.put(1, "cell", "code", b, {"x": np.full(4, float(b))})  # 32 bytes each
+        assert store._cache_size <= 100
+        assert len(store._cache) == 3
+        loaded = store.load(1, "cell", "code", range(5))["x"]
+        np.testing.assert_array_equal(loaded, np.repeat(np.arange(5.0), 4))
+        store.drop_blocks(1, "cell", "code")
+        assert store._cache_size == 0
+        assert not store._cache
+
+
+def test_cache_bytes_is_validated(tmp_path):
+    with pytest.raises(ValueError, match="cache_bytes"):
+        ResultStore(tmp_path / "s.sqlite", cache_bytes=-1)
