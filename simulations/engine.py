@@ -163,7 +163,7 @@ def run_experiments(
     blocks_per_task: int | None = None,
     progress: bool = False,
     on_block: Callable[[str, int], None] | None = None,
-    heartbeat: Callable[[int, int], None] | None = None,
+    heartbeat: Callable[[int, int, float], None] | None = None,
     on_estimate: Callable[[RunEstimate], None] | None = None,
     on_cell_done: Callable[[str], None] | None = None,
 ) -> RunStats:
@@ -193,7 +193,10 @@ def run_experiments(
     on_block : callable, optional
         Called as ``on_block(cell_key, block)`` after each block is committed.
     heartbeat : callable, optional
-        Called as ``heartbeat(done, total)`` after each block is committed (blocks computed
+        Called as ``heartbeat(done, total, work_done)`` after each block is committed (blocks
+        computed in this run, and the fraction of the run's estimated work they stand for:
+        blocks weighted by their kind's measured time, once the calibration blocks have
+        measured it, else by count), e.g. to report progress where no bar can be drawn.
         in this run), e.g. to report progress where no progress bar can be drawn.
     on_estimate : callable, optional
         Called as ``on_estimate(RunEstimate)`` after one calibration block per experiment
@@ -227,6 +230,7 @@ def run_experiments(
             {b for b in store.stale_blocks(root_seed, key, stamps[key]) if b < n_blocks} - done[key]
         )
     total = len(unique) * n_blocks - reused
+    stored = {key: len(blocks) for key, blocks in done.items()}  # before this run
     logger.info(
         "%d experiments: %d blocks to compute, %d reused, %d stale (other code)",
         len(unique),
@@ -241,8 +245,11 @@ def run_experiments(
         )
     if total:
         store.set_meta("root_seed", root_seed)
-    count = {"done": 0}
+    count = {"done": 0, "work": 0.0}
     by_kind: dict = {}
+    # estimated seconds per block of each experiment (1 until calibration measures them)
+    weight = dict.fromkeys(unique, 1.0)
+    work = {"total": float(total)}
 
     def account(key, n_blocks_done, seconds):
         kind = type(unique[key]).__name__
@@ -253,10 +260,11 @@ def run_experiments(
         store.put(root_seed, key, stamps[key], block, arrays)
         done[key].add(block)
         count["done"] += 1
+        count["work"] += weight[key]
         if on_block is not None:
             on_block(key, block)
         if heartbeat is not None:
-            heartbeat(count["done"], total)
+            heartbeat(count["done"], total, min(1.0, count["work"] / work["total"]))
         if on_cell_done is not None and len(done[key]) == n_blocks:
             on_cell_done(key)
 
@@ -266,9 +274,13 @@ def run_experiments(
 
     if total and on_estimate is not None:
         compress = getattr(store, "compress", True)
-        on_estimate(
-            _calibrate(unique, done, n_blocks, root_seed, n_jobs, commit, account, compress)
+        estimate = _calibrate(
+            unique, done, n_blocks, root_seed, n_jobs, commit, account, compress, weight
         )
+        # from here on progress is counted in estimated seconds, not blocks
+        count["work"] = sum(weight[k] * (len(done[k]) - stored[k]) for k in unique)
+        work["total"] = count["work"] + sum(weight[k] * (n_blocks - len(done[k])) for k in unique)
+        on_estimate(estimate)
     tasks = []
     for key, exp in unique.items():
         missing = [b for b in range(n_blocks) if b not in done[key]]
@@ -299,9 +311,12 @@ def run_experiments(
 
 
 def _calibrate(
-    unique, done, n_blocks, root_seed, n_jobs, commit, account, compress=True
+    unique, done, n_blocks, root_seed, n_jobs, commit, account, compress=True, weight=None
 ) -> RunEstimate:
-    """Simulate (and commit) one block of the costliest experiment of each kind; extrapolate."""
+    """Simulate (and commit) one block of the costliest experiment of each kind; extrapolate.
+
+    ``weight`` (a dict), if given, receives each experiment's estimated seconds per block.
+    """
     import os
 
     from .store import _pack
@@ -336,6 +351,8 @@ def _calibrate(
             left = n_blocks - len(done[k])
             blocks += left
             seconds += left * (overhead + e.cost * per_point)
+            if weight is not None:
+                weight[k] = max(overhead + e.cost * per_point, 1e-9)
             size += left * bytes_per_block
     workers = max(1, min(os.cpu_count() or 1, n_jobs if n_jobs > 0 else os.cpu_count() or 1))
     return RunEstimate(blocks, seconds / workers, int(size), workers, calibrated)
@@ -368,6 +385,13 @@ def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):
         stack.enter_context(joblib.parallel_config(backend="dask"))
         parallel = joblib.Parallel(return_as="generator_unordered")
     elif backend == "loky":
+        import warnings
+
+        # loky replaces a worker whose resident memory stays 300 MB above its first task's
+        # (after a large cell the allocator keeps freed pages) and warns that "a worker
+        # stopped": expected here, and no result depends on which worker computes a block
+        stack.enter_context(warnings.catch_warnings())
+        warnings.filterwarnings("ignore", "A worker stopped while some jobs", UserWarning)
         # every worker watches its parent from the moment it starts, before any task
         stack.enter_context(
             joblib.parallel_config(

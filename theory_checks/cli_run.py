@@ -126,16 +126,28 @@ def _heartbeat(every: float = 30.0):
     """A line on stderr every ``every`` seconds where no progress bar is drawn (not a tty)."""
     start = last = time.monotonic()
 
-    def beat(done, total):
+    def beat(done, total, work_done=None):
         nonlocal last
         now = time.monotonic()
         if now - last >= every or done == total:
             last = now
             secs = now - start
             rate = done / secs if secs > 0 else 0.0
-            left = f", about {_duration((total - done) / rate)} left" if 0 < done < total else ""
+            # time left from the share of the estimated work done (blocks differ in cost by
+            # orders of magnitude, so a block count would promise minutes too few)
+            share = done / total if work_done is None else work_done
+            left = (
+                f", about {_duration(secs * (1 - share) / share)} left"
+                if 0 < done < total and share > 0
+                else ""
+            )
+            work = (
+                f", {100 * share:.0f}% of the work"
+                if work_done is not None and done < total
+                else ""
+            )
             msg = (
-                f"{done} of {total} blocks stored ({100 * done / total:.0f}%), "
+                f"{done} of {total} blocks stored ({100 * done / total:.0f}%){work}, "
                 f"{rate:.1f} blocks/s, {_duration(secs)}{left}"
             )
             print(f"calcheck: {msg}; a killed run resumes", file=sys.stderr, flush=True)

@@ -60,6 +60,35 @@ def _read_records(checks, store, reps, root_seed, false_alarm):
     return keys, found, len(store.damaged) - before + unreadable
 
 
+def _sharing_groups(todo, checks):
+    """``todo`` reordered so that checks sharing an experiment (transitively) are adjacent.
+
+    Experiments are simulated in the order they are listed, and the blocks of one are kept
+    until every check that reads it is evaluated: checks that share experiments but sit far
+    apart in the catalog (gr21 Corollary 1 and nch14 eq. 9) would hold them meanwhile. The
+    order changes no result (each block has its own seed).
+    """
+    parent = {i: i for i in todo}
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first = {}
+    for i in todo:
+        for e in checks[i].simulations():
+            if e.key in first:
+                parent[root(i)] = root(first[e.key])
+            else:
+                first[e.key] = i
+    groups: dict[int, list] = {}
+    for i in todo:
+        groups.setdefault(root(i), []).append(i)
+    return [i for members in groups.values() for i in members]
+
+
 def run_checks(
     checks,
     store,
@@ -137,7 +166,7 @@ def run_checks(
                 evaluate(i)
 
     stats = run_experiments(
-        [e for i in todo for e in checks[i].simulations()],
+        [e for i in _sharing_groups(todo, checks) for e in checks[i].simulations()],
         reps,
         root_seed,
         store,

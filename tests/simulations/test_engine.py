@@ -186,3 +186,25 @@ def test_code_stamp_depends_on_the_experiment_module_and_generic_code():
         CELLS[0].code_stamp.split("+")[-1]
         != StreamExperiment((0.5,), (10,)).code_stamp.split("+")[-1]
     )
+
+
+def test_heartbeat_counts_work_by_measured_cost_and_ends_at_one():
+    cheap = BinningExperiment({"name": "umd"}, LAWS["uniform_half"], 50, 5)
+    dear = BinningExperiment({"name": "umd"}, LAWS["uniform_half"], 20000, 5)
+    beats = []
+    run_experiments(
+        [cheap, dear],
+        REPS,
+        7,
+        ResultStore(":memory:"),
+        heartbeat=lambda done, total, work: beats.append((done, total, work)),
+        on_estimate=lambda estimate: None,
+    )
+    works = [w for _, _, w in beats]
+    assert works == sorted(works)
+    assert works[-1] == pytest.approx(1.0)
+    # one calibration block of each cell, then (one job, in order) the cheap cell's other
+    # three: 5 of 8 blocks, but little more than one of the dear cell's four blocks of work
+    done, total, work = beats[4]
+    assert (done, total) == (5, 8)
+    assert work < 0.4
