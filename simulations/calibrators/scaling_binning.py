@@ -35,7 +35,7 @@ from .._validation import as_generator, check_n_bins, check_scores_labels
 from .binning import _bin_means
 from .edges import uniform_mass_edge_ranks
 from .multiclass_binning import check_probability_matrix
-from .scaling import _logit
+from .scaling import _halved_steps, _logit
 
 __all__ = [
     "LOSSES",
@@ -91,18 +91,12 @@ def _platt_log_loss_fit(x, y, *, max_iter=200, tol=1e-9, penalty=1e-10):
     keeps the fit finite when they are separable (no maximum exists then; the penalised
     optimum sits where the likelihood has flattened, |a| ~ log(n / penalty) / margin).
     """
-
-    def objective(rows, a_, b_):
-        xr, yr = (x, y) if rows.size == x.shape[0] else (x[rows], y[rows])  # no copy if all
-        t = a_[:, None] * xr + b_[:, None]
-        nll = np.sum(np.logaddexp(0.0, t) - yr * t, axis=1)
-        return nll + 0.5 * penalty * (a_**2 + b_**2)
-
     # Each Newton step's sums are taken a few rows at a time, in work arrays that stay in
     # cache (row sums are the same whatever the block: bit for bit the whole-array code).
     r, n = x.shape
     block = max(1, _BLOCK // n)
-    p, w, work = (np.empty((min(block, r), n)) for _ in range(3))
+    bufs = tuple(np.empty((min(block, r), n)) for _ in range(4))  # the objective uses 4
+    p, w, work = bufs[:3]
     stats = np.empty((5, r))
     # start at the identity map sigma(logit z) = z: scores are usually near-calibrated
     a, b = np.ones(r), np.zeros(r)
@@ -122,17 +116,7 @@ def _platt_log_loss_fit(x, y, *, max_iter=200, tol=1e-9, penalty=1e-10):
         # objective decreases (only those rows pay for evaluating it).
         rows = np.flatnonzero(size > 0.5)
         if rows.size:
-            current = objective(rows, a[rows], b[rows])
-            slack = 1e-12 * (1.0 + np.abs(current))  # rounding of a sum of n terms
-            step = np.ones(rows.size)
-            new = objective(rows, a[rows] + da[rows], b[rows] + db[rows])
-            for _ in range(60):
-                worse = ~(new <= current + slack)
-                if not worse.any():
-                    break
-                step = np.where(worse, step / 2, step)
-                trial = objective(rows, a[rows] + step * da[rows], b[rows] + step * db[rows])
-                new = np.where(worse, trial, new)
+            step = _halved_steps(x, y, rows, a, b, da, db, penalty, bufs)
             da[rows] *= step
             db[rows] *= step
         a, b = a + da, b + db
