@@ -35,7 +35,7 @@ from .._validation import as_generator, check_n_bins, check_scores_labels
 from .binning import _bin_means
 from .edges import uniform_mass_edge_ranks
 from .multiclass_binning import check_probability_matrix
-from .scaling import _logit
+from .scaling import _halved_steps, _logit
 
 __all__ = [
     "LOSSES",
@@ -91,18 +91,12 @@ def _platt_log_loss_fit(x, y, *, max_iter=200, tol=1e-9, penalty=1e-10):
     keeps the fit finite when they are separable (no maximum exists then; the penalised
     optimum sits where the likelihood has flattened, |a| ~ log(n / penalty) / margin).
     """
-
-    def objective(rows, a_, b_):
-        xr, yr = (x, y) if rows.size == x.shape[0] else (x[rows], y[rows])  # no copy if all
-        t = a_[:, None] * xr + b_[:, None]
-        nll = np.sum(np.logaddexp(0.0, t) - yr * t, axis=1)
-        return nll + 0.5 * penalty * (a_**2 + b_**2)
-
     # Each Newton step's sums are taken a few rows at a time, in work arrays that stay in
     # cache (row sums are the same whatever the block: bit for bit the whole-array code).
     r, n = x.shape
     block = max(1, _BLOCK // n)
-    p, w, work = (np.empty((min(block, r), n)) for _ in range(3))
+    bufs = tuple(np.empty((min(block, r), n)) for _ in range(4))  # the objective uses 4
+    p, w, work = bufs[:3]
     stats = np.empty((5, r))
     # start at the identity map sigma(logit z) = z: scores are usually near-calibrated
     a, b = np.ones(r), np.zeros(r)
@@ -122,17 +116,7 @@ def _platt_log_loss_fit(x, y, *, max_iter=200, tol=1e-9, penalty=1e-10):
         # objective decreases (only those rows pay for evaluating it).
         rows = np.flatnonzero(size > 0.5)
         if rows.size:
-            current = objective(rows, a[rows], b[rows])
-            slack = 1e-12 * (1.0 + np.abs(current))  # rounding of a sum of n terms
-            step = np.ones(rows.size)
-            new = objective(rows, a[rows] + da[rows], b[rows] + db[rows])
-            for _ in range(60):
-                worse = ~(new <= current + slack)
-                if not worse.any():
-                    break
-                step = np.where(worse, step / 2, step)
-                trial = objective(rows, a[rows] + step * da[rows], b[rows] + step * db[rows])
-                new = np.where(worse, trial, new)
+            step = _halved_steps(x, y, rows, a, b, da, db, penalty, bufs)
             da[rows] *= step
             db[rows] *= step
         a, b = a + da, b + db
@@ -150,37 +134,57 @@ def _platt_squared_loss_fit(x, y, a, b, *, max_iter=100, tol=1e-7):
     the loss changes less than its rounding error, and a coefficient error of 1e-7 moves
     CE^2 by ~1e-14.
     """
-    lam = np.full(x.shape[0], 1e-6)
-    p, trial_p, w, r, v, work = (np.empty_like(x) for _ in range(6))
+    # Rows are independent until the stopping rule: each iteration runs a few rows at a
+    # time in work arrays that stay in cache (row sums as the whole-array code's)
+    m, n = x.shape
+    block = max(1, _BLOCK // n)
+    lam, a, b, current = (
+        np.full(m, 1e-6),
+        np.array(a, dtype=float),
+        np.array(b, dtype=float),
+        np.empty(m),
+    )
+    p = np.empty((m, n))  # sigma(a x + b) at the current (a, b)
+    trial_p, w, r, v, work = (np.empty((min(block, m), n)) for _ in range(5))
+    blocks = [(slice(i, i + block), min(block, m - i)) for i in range(0, m, block)]
 
-    def loss(a_, b_, out):
+    def loss(a_, b_, xb, yb, out, k):
         # sigma(a_ x + b_) is left in out: an accepted step's p is the next iteration's
-        _affine_sigmoid(a_, b_, x, out)
-        res = np.subtract(y, out, out=work)
+        _affine_sigmoid(a_, b_, xb, out)
+        res = np.subtract(yb, out, out=work[:k])
         return np.sum(np.square(res, out=res), axis=1)
 
-    current = loss(a, b, p)
+    for rows, k in blocks:
+        current[rows] = loss(a[rows], b[rows], x[rows], y[rows], p[rows], k)
+    da, db = np.empty(m), np.empty(m)
     for _ in range(max_iter):
-        np.multiply(np.subtract(1.0, p, out=w), p, out=w)  # w = p (1 - p)
-        np.multiply(np.subtract(y, p, out=r), w, out=r)  # r w, r = y - p
-        np.subtract(1.0, np.multiply(p, 2.0, out=v), out=v)
-        v *= r  # r w (1 - 2 p)
-        w *= w  # w^2
-        np.subtract(w, v, out=v)  # w^2 - r w (1 - 2 p)
-        h11, h12, h22 = _moments(x, v, out=work)
-        g11, _, g22 = _moments(x, w, out=work)
-        g2 = np.sum(r, axis=1)
-        g1 = np.sum(np.multiply(r, x, out=r), axis=1)
-        # damping on the Gauss-Newton diagonal keeps the system positive definite
-        da, db = _solve2(h11 + lam * (g11 + 1.0), h12, h22 + lam * (g22 + 1.0), g1, g2)
-        new = loss(a + da, b + db, trial_p)
-        better = np.isfinite(new) & (new <= current)
-        a, b = np.where(better, a + da, a), np.where(better, b + db, b)
-        current = np.where(better, new, current)
-        p[better] = trial_p[better]
-        # bounded damping: the squared-loss minimiser need not exist on small sets (a step
-        # function is the infimum); the iterates then drift to large |a| until steps vanish
-        lam = np.clip(np.where(better, lam / 10.0, lam * 10.0), 1e-12, 1e12)
+        for rows, k in blocks:
+            xb, yb, pb = x[rows], y[rows], p[rows]
+            wb, rb, vb = w[:k], r[:k], v[:k]
+            np.multiply(np.subtract(1.0, pb, out=wb), pb, out=wb)  # w = p (1 - p)
+            np.multiply(np.subtract(yb, pb, out=rb), wb, out=rb)  # r w, r = y - p
+            np.subtract(1.0, np.multiply(pb, 2.0, out=vb), out=vb)
+            vb *= rb  # r w (1 - 2 p)
+            wb *= wb  # w^2
+            np.subtract(wb, vb, out=vb)  # w^2 - r w (1 - 2 p)
+            h11, h12, h22 = _moments(xb, vb, out=work[:k])
+            g11, _, g22 = _moments(xb, wb, out=work[:k])
+            g2 = np.sum(rb, axis=1)
+            g1 = np.sum(np.multiply(rb, xb, out=rb), axis=1)
+            # damping on the Gauss-Newton diagonal keeps the system positive definite
+            lb = lam[rows]
+            dab, dbb = _solve2(h11 + lb * (g11 + 1.0), h12, h22 + lb * (g22 + 1.0), g1, g2)
+            ab, bb, tp = a[rows], b[rows], trial_p[:k]
+            new = loss(ab + dab, bb + dbb, xb, yb, tp, k)
+            better = np.isfinite(new) & (new <= current[rows])
+            a[rows], b[rows] = np.where(better, ab + dab, ab), np.where(better, bb + dbb, bb)
+            current[rows] = np.where(better, new, current[rows])
+            pb[better] = tp[better]
+            # bounded damping: the squared-loss minimiser need not exist on small sets (a
+            # step function is the infimum); the iterates then drift to large |a| until
+            # steps vanish
+            lam[rows] = np.clip(np.where(better, lb / 10.0, lb * 10.0), 1e-12, 1e12)
+            da[rows], db[rows] = dab, dbb
         if max(np.max(np.abs(da)), np.max(np.abs(db))) < tol:
             break
     return a, b

@@ -32,6 +32,8 @@ __all__ = [
     "EstimatorRateExperiment",
 ]
 
+_BLOCK = 1 << 15  # entries per work array of _estimates (~L2 cache)
+
 
 @dataclass(frozen=True)
 class EstimatorGridOutcome(Outcome):
@@ -86,9 +88,14 @@ class EstimatorRateExperiment(Experiment):
         s = np.asarray(self.law.values, dtype=float)
         y = np.asarray(self.law.label_means, dtype=float)
         out = np.empty((6, reps, len(self.n_grid)))
+        # a few rows at a time: the work arrays stay in cache (2-3x faster at B = 3000);
+        # every estimate is a row's own sum, the same whatever the block
+        block = max(1, _BLOCK // s.size)
         for j, n in enumerate(self.n_grid):
             counts, sums = self.law.sample_counts(n, reps, rng)
-            out[:, :, j] = _estimates(s, y, counts, sums)
+            for i in range(0, reps, block):
+                rows = slice(i, i + block)
+                out[:, rows, j] = _estimates(s, y, counts[rows], sums[rows])
         return EstimatorGridOutcome(*out)
 
 
@@ -98,26 +105,38 @@ def _estimates(s, y, counts, sums):
     Bit for bit :func:`~simulations.metrics.binned.plugin_sq_ce`, :func:`debiased_sq_ce`
     (``small_bins="drop"`` and ``"keep"``), ``sum(counts < 2)`` and
     :func:`conditional_sq_ce` (min_count 2 and 1; tested equal), with their common terms
-    computed once and no input validation (multinomial counts and binomial sums are valid
-    by construction): called separately they cost 5x the sampling.
+    computed once, in place, and no input validation (multinomial counts and binomial sums
+    are valid by construction): called separately they cost 5x the sampling.
     """
     n_s = counts.astype(float)
     n = n_s.sum(axis=-1, keepdims=True)
-    seen = n_s > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        yhat = np.where(seen, sums / np.where(seen, n_s, 1.0), 0.0)
-    share = n_s / n
+    # Valid counts make two of the functions' masks redundant: an empty bin has sums = 0,
+    # so sums / max(n_s, 1) is their where(seen, sums / n_s, 0); a bin of fewer than two
+    # points has yhat in {0, 1}, so yhat (1 - yhat) / max(n_s - 1, 1) is their 0.0 there
+    # (+0.0 in every case, as theirs).
+    den = np.maximum(n_s, 1.0)
+    yhat = np.divide(sums, den)
+    share = np.divide(n_s, n)
     sq = s - yhat
     sq **= 2
-    big = n_s >= 2
-    corr = np.where(big, yhat * (1 - yhat) / np.where(big, n_s - 1, 1.0), 0.0)
-    keep = np.subtract(sq, corr, out=corr)
+    keep = np.subtract(1.0, yhat)
+    keep *= yhat  # yhat (1 - yhat)
+    np.subtract(n_s, 1.0, out=den)
+    keep /= np.maximum(den, 1.0, out=den)
+    np.subtract(sq, keep, out=keep)
     sq *= share
     plugin = np.sum(sq, axis=-1)
+    big = n_s >= 2
+    gap = (s - y) ** 2  # the law's (s - y_s)^2, broadcast as conditional_sq_ce does
+    if big.all():  # every mask is all True (large n): drop is keep, target is target_all
+        keep *= share
+        debiased = np.sum(keep, axis=-1)
+        n_s *= gap
+        target = np.sum(n_s, axis=-1) / n[:, 0]
+        return plugin, debiased, debiased, np.zeros(len(n_s), dtype=int), target, target
     drop = np.where(big, keep, 0.0)
     drop *= share
     keep *= share
-    gap = (s - y) ** 2  # the law's (s - y_s)^2, broadcast as conditional_sq_ce does
     target = np.where(big, n_s, 0.0)
     target *= gap
     # where(n_s >= 1, n_s, 0) is n_s itself for counts

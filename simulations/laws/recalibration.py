@@ -158,8 +158,13 @@ class RecalibrationLaw(Law):
         the operation itself (page faults).
         """
         z = rng.uniform(self.lo, self.hi, size=(reps, n))
-        x = logit(z)
-        q = np.multiply(x, self.a)
+        # logit(z) = log(z) - log1p(-z), with q's array as the work array of log1p(-z)
+        q = np.negative(z)
+        with np.errstate(divide="ignore"):
+            np.log1p(q, out=q)
+            x = np.log(z)
+        x -= q
+        q = np.multiply(x, self.a, out=q)
         q += self.b
         # _sigmoid in place: 0.5 * (1 + tanh(0.5 t))
         q *= 0.5
@@ -168,8 +173,9 @@ class RecalibrationLaw(Law):
         q *= 0.5
         if self.kind != "sigmoid":  # xi = 0 otherwise: adding it changes no comparison
             q += self.perturbation(z)
-        y = (rng.random((reps, n)) < q).astype(float)
-        return z, x, y
+        # the uniforms' array receives the labels (a comparison writes 0.0 or 1.0)
+        u = rng.random((reps, n))
+        return z, x, np.less(u, q, out=u)
 
     # ---------------------------------------------------------- exact integrals
     def mass(self, u, v):

@@ -269,3 +269,50 @@ def test_fast_paths_equal_the_reference_code_bit_for_bit():
             [np.searchsorted(e[1:-1], r, side="right") for e, r in zip(edges, v, strict=True)]
         )
         assert np.array_equal(_row_bins(v, edges), ref)
+
+
+def _halved_steps_reference(x, y, rows, a, b, da, db, penalty):
+    """The line search as first written: exact objectives of every row at every trial."""
+
+    def objective(a_, b_):
+        t = a_[:, None] * x[rows] + b_[:, None]
+        nll = np.sum(np.logaddexp(0.0, t) - y[rows] * t, axis=1)
+        return nll + 0.5 * penalty * (a_**2 + b_**2)
+
+    current = objective(a[rows], b[rows])
+    slack = 1e-12 * (1.0 + np.abs(current))
+    step = np.ones(rows.size)
+    new = objective(a[rows] + da[rows], b[rows] + db[rows])
+    for _ in range(60):
+        worse = ~(new <= current + slack)
+        if not worse.any():
+            break
+        step = np.where(worse, step / 2, step)
+        new = np.where(worse, objective(a[rows] + step * da[rows], b[rows] + step * db[rows]), new)
+    return step
+
+
+@pytest.mark.parametrize("separable", [False, True])
+def test_halved_steps_equal_the_exact_line_search(separable):
+    from simulations.calibrators.scaling import _halved_steps, _platt_nll
+
+    rng = np.random.default_rng(3)
+    r, n = 40, 300
+    x = rng.normal(size=(r, n)) * 3.0
+    y = (x > 0).astype(float) if separable else (rng.random((r, n)) < 0.6).astype(float)
+    a, b = rng.normal(size=r) * 5.0, rng.normal(size=r)
+    da, db = rng.normal(size=r) * 20.0, rng.normal(size=r) * 5.0
+    da[:5], db[:5] = 1e-9, 1e-9  # sides within the bounds: decided on exact objectives
+    rows = np.flatnonzero(rng.random(r) < 0.8)
+    work = tuple(np.empty((7, n)) for _ in range(4))
+    ref = _halved_steps_reference(x, y, rows, a, b, da, db, 1e-10)
+    assert np.array_equal(_halved_steps(x, y, rows, a, b, da, db, 1e-10, work), ref)
+    value, radius = _platt_nll(x, y, rows, a[rows], b[rows], 1e-10, work, exact=False)
+    exact = _platt_nll(x, y, rows, a[rows], b[rows], 1e-10, work, exact=True)
+    t = a[rows, None] * x[rows] + b[rows, None]
+    assert np.array_equal(
+        exact,
+        np.sum(np.logaddexp(0.0, t) - y[rows] * t, axis=1)
+        + 0.5e-10 * (a[rows] ** 2 + b[rows] ** 2),
+    )
+    assert np.all(np.abs(value - exact) <= 1e-6 * radius)
