@@ -152,7 +152,10 @@ def gi3_plugin_bias_exact(label_means, masses, n):
         raise ValueError("label_means must lie in [0, 1] with the shape of masses")
     if abs(pi.sum() - 1.0) > 1e-9:
         raise ValueError(f"masses must sum to 1, got {pi.sum()!r}")
-    nn = float(_n(n))
+    nn = _n(n)
+    if nn.ndim:  # one n: the bias of one estimator (float() of an array is a TypeError)
+        raise ValueError(f"n must be a single integer, got {n!r}")
+    nn = float(nn)
     return float(np.sum(y * (1 - y) * -np.expm1(nn * np.log1p(-pi))) / nn)
 
 

@@ -38,3 +38,11 @@ def test_registry_rate_quantifier():
         assert g.quantifier == "rate"
         assert "c" in g.parameters
     assert registry.get("klm19.lem43.vc").variant_of == "klm19.lem43"
+
+
+def test_gi3_plugin_bias_exact_refuses_an_array_of_n():
+    from bounds.klm19_informal import gi3_plugin_bias_exact
+
+    for n in ([], [10, 20]):
+        with pytest.raises(ValueError, match="n must be a single integer"):
+            gi3_plugin_bias_exact([0.5, 0.5], [0.5, 0.5], n)
