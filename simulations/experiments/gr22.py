@@ -68,31 +68,78 @@ def _sort_binary_labels(scores, labels, rng):
     """``(s_sorted, u_sorted, y_sorted)`` exactly as ``fit_batch`` sorts them, or None.
 
     :func:`~simulations.calibrators.edges.sort_lexicographic` followed by the label gather,
-    for scores in [0, 2) and labels in {0, 1}: the float64 bits of a nonnegative score
+    for scores in [+0, 2) and labels in {0, 1}: the float64 bits of a nonnegative score
     order like the score, so one integer sort of ``2 bits + y`` sorts scores and labels
     together (an argsort and two gathers cost about 3 sorts). A row without tied scores has
     one sorted order, so the result is identical; rows with ties are re-sorted on
-    ``(score, U)`` as in ``sort_lexicographic``, with U drawn only then (same draws).
-    None for other inputs (the caller falls back to ``fit_batch``).
+    ``(score, U)`` as in ``sort_lexicographic``, with U drawn only then (same draws), by
+    :func:`_sort_tied_rows`. None for other inputs (the caller falls back to ``fit_batch``).
     """
-    if not (scores.min() >= 0 and scores.max() < 2.0):  # also False for NaN
+    bits = np.ascontiguousarray(scores, dtype=np.float64).view(np.int64)
+    # On the bits: rejects negative scores, -0.0 (its bits are negative), >= 2 and NaN.
+    if not (bits.min() >= 0 and bits.max() < _TWO_BITS):
         return None
-    key = np.ascontiguousarray(scores, dtype=np.float64).view(np.int64) << 1
+    key = bits << 1
     key += labels.astype(np.int64)
     key.sort(axis=1)
-    y_sorted = (key & 1).astype(np.float64)
-    key >>= 1
-    s_sorted = key.view(np.float64)
-    u_sorted = np.zeros_like(s_sorted)
+    s_sorted = (key >> 1).view(np.float64)
     tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
+    u_sorted = np.zeros(s_sorted.shape)
+    # all rows tied (e.g. atomic scores): every row's labels are re-sorted below
+    y_sorted = np.empty(s_sorted.shape) if tied.all() else (key & 1).astype(np.float64)
     if tied.any():
         rows = np.flatnonzero(tied)
         u = rng.random((rows.size, scores.shape[1]))
-        sub = np.lexsort((u, scores[rows]), axis=1)
-        s_sorted[rows] = np.take_along_axis(scores[rows], sub, axis=1)
-        u_sorted[rows] = np.take_along_axis(u, sub, axis=1)
-        y_sorted[rows] = np.take_along_axis(labels[rows], sub, axis=1)
+        _sort_tied_rows(scores[rows], labels[rows], u, s_sorted, u_sorted, y_sorted, rows)
     return s_sorted, u_sorted, y_sorted
+
+
+_TWO_BITS = int(np.float64(2.0).view(np.int64))
+_U_BITS = 53  # rng.random() is k / 2**53 with an integer k < 2**53
+_MAX_CODES = 1 << (62 - _U_BITS)  # code, U and label share one nonnegative int64
+
+
+def _sort_tied_rows(scores, labels, u, s_sorted, u_sorted, y_sorted, rows):
+    """Sort tied rows on ``(score, U)`` into ``u_sorted[rows]``, ``y_sorted[rows]``.
+
+    ``s_sorted`` already holds the sorted scores (any order on ``(score, U)`` sorts them).
+    When the tied rows hold few distinct scores (atomic laws), one integer sort of
+    ``code << 54 | (2**53 U) << 1 | y`` replaces ``np.lexsort`` and its gathers, where
+    ``code`` is the rank of the score among those values: the key orders like
+    ``(score, U)``, and ``U`` and ``y`` are read back exactly. Rows where two keys might
+    share score and U (lexsort keeps their input order, the key would order them by label)
+    and rows with many distinct scores take ``np.lexsort`` itself.
+    """
+    sr = s_sorted[rows]
+    starts = np.ones(sr.shape, dtype=bool)
+    np.not_equal(sr[:, 1:], sr[:, :-1], out=starts[:, 1:])
+    slow = np.ones(rows.size, dtype=bool)
+    values = np.unique(sr[starts]) if starts.sum(axis=1).max() < _MAX_CODES else sr[:0, 0]
+    if 0 < values.size < _MAX_CODES:
+        if values.size <= 8:  # a few comparisons beat a binary search per point
+            code = np.zeros(scores.shape, dtype=np.int8)
+            for v in values[1:]:
+                code += scores >= v
+            key = code.astype(np.int64)
+        else:
+            key = np.searchsorted(values, scores)
+        key <<= _U_BITS + 1
+        key |= (u * float(1 << _U_BITS)).astype(np.int64) << 1
+        key |= labels.astype(np.int64)
+        key.sort(axis=1)
+        # sorted keys 1 apart may share (code, U): such rows (a.s. none) go to lexsort
+        slow = (np.diff(key, axis=1) < 2).any(axis=1)
+        fast = np.flatnonzero(~slow)
+        k = key[fast]
+        y_sorted[rows[fast]] = k & 1
+        k >>= 1
+        k &= (1 << _U_BITS) - 1
+        u_sorted[rows[fast]] = k * (1.0 / (1 << _U_BITS))
+    if slow.any():
+        idx = np.flatnonzero(slow)
+        sub = np.lexsort((u[idx], scores[idx]), axis=1)
+        u_sorted[rows[idx]] = np.take_along_axis(u[idx], sub, axis=1)
+        y_sorted[rows[idx]] = np.take_along_axis(labels[idx], sub, axis=1)
 
 
 def _variant(exp) -> str:
@@ -175,7 +222,14 @@ class TopLabelBinningExperiment(Experiment):
         for lab in range(self.law.n_classes):
             u, y = self.law.sample_class(lab, (reps, int(counts[lab])), rng)
             m, e = _fit_exact(
-                self.law.laws[lab], u, y, int(bins[lab]), rng, self.delta, self.outputs
+                self.law.laws[lab],
+                u,
+                y,
+                int(bins[lab]),
+                rng,
+                self.delta,
+                self.outputs,
+                binary_labels=True,  # TopLabelLaw checks its laws have binary labels
             )
             masses.append(probs[lab] * m)
             errors.append(e)

@@ -1,11 +1,17 @@
 """The vectorised fast paths of the gpr20 and gr22 experiments equal the generic code."""
 
 import numpy as np
+import pytest
 
 from simulations.calibrators.binning import RandomizedUniformMassBinning
-from simulations.calibrators.edges import bin_index_from_edges, uniform_mass_edges
+from simulations.calibrators.edges import (
+    bin_index_from_edges,
+    sort_lexicographic,
+    uniform_mass_edges,
+)
 from simulations.experiments.gpr20_shift import _flat_bin_index
 from simulations.experiments.gr22 import _sort_binary_labels
+from simulations.laws import ScoreLaw
 
 
 def test_flat_bin_index_matches_bin_index_from_edges():
@@ -17,13 +23,79 @@ def test_flat_bin_index_matches_bin_index_from_edges():
     np.testing.assert_array_equal(_flat_bin_index(x, edges), expected)
 
 
-def test_sort_binary_labels_matches_fit_batch():
-    for atoms in (False, True):  # continuous rows, and rows with ties (U drawn)
-        rng = np.random.default_rng(1)
-        s = rng.choice([0.0, 0.2, 0.7, 1.0], (6, 80)) if atoms else rng.random((6, 80))
-        y = (rng.random(s.shape) < 0.4).astype(float)
-        cal = RandomizedUniformMassBinning(4)
-        a = cal.fit_batch(s, y, 4, np.random.default_rng(2))
-        b = cal.fit_sorted_batch(*_sort_binary_labels(s, y, np.random.default_rng(2)), 4, None)
-        for name in ("lower_s", "lower_u", "upper_s", "upper_u", "values", "counts"):
-            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+class _RepeatingU:
+    """A generator whose uniforms repeat within rows (ties on (score, U) for lexsort)."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def random(self, size):
+        u = self.rng.random(size)
+        u[:, 1::2] = u[:, ::2][:, : u[:, 1::2].shape[1]]
+        return u
+
+
+def _scores(kind, rng, shape):
+    if kind == "continuous":
+        return rng.random(shape)
+    if kind == "few_ties":  # many distinct values, some tied: lexsort path
+        s = rng.random(shape)
+        s[:, 1] = s[:, 0]
+        return s
+    values = {"atoms": [0.0, 0.2, 0.7, 1.0], "many_atoms": np.linspace(0, 1, 20)}[kind]
+    return rng.choice(values, shape)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "few_ties", "atoms", "many_atoms"])
+@pytest.mark.parametrize("repeat_u", [False, True])
+def test_sort_binary_labels_matches_fit_batch(kind, repeat_u):
+    rng = np.random.default_rng(1)
+    s = _scores(kind, rng, (6, 80))
+    y = (rng.random(s.shape) < 0.4).astype(float)
+    y[:, 1::2] = 1.0 - y[:, ::2]  # equal (score, U) with different labels when U repeats
+    make = _RepeatingU if repeat_u else np.random.default_rng
+    cal = RandomizedUniformMassBinning(4)
+    a = cal.fit_batch(s, y, 4, make(2))
+    b = cal.fit_sorted_batch(*_sort_binary_labels(s, y, make(2)), 4, None)
+    for name in ("lower_s", "lower_u", "upper_s", "upper_u", "values", "counts"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    order, s_sorted, u_sorted = sort_lexicographic(s, make(2), tie_breaking="lexicographic")
+    fast = _sort_binary_labels(s, y, make(2))
+    np.testing.assert_array_equal(fast[0], s_sorted)
+    np.testing.assert_array_equal(fast[1], u_sorted)
+    np.testing.assert_array_equal(fast[2], np.take_along_axis(y, order, axis=1))
+
+
+def test_sort_binary_labels_refuses_other_scores():
+    y = np.zeros((1, 4))
+    for bad in (-1.0, -0.0, 2.0, np.nan):
+        s = np.array([[0.1, 0.5, bad, 0.3]])
+        assert _sort_binary_labels(s, y, np.random.default_rng(0)) is None
+
+
+def _reference_score_sample(law, size, rng):
+    """ScoreLaw.sample as first written (searchsorted over the cumulative atom masses)."""
+    if law.continuous_weight > 0:
+        cont = rng.random(size) if law.is_uniform else rng.beta(law.a, law.b, size)
+    else:
+        cont = np.zeros(size)
+    cum = np.cumsum(np.asarray(law.atom_probs))
+    if law.continuous_weight == 0:
+        cum[-1] = np.inf
+    idx = np.searchsorted(cum, rng.random(size), side="right")
+    return np.where(idx < len(law.atoms), np.asarray((*law.atoms, 0.0))[idx], cont)
+
+
+@pytest.mark.parametrize(
+    "law",
+    [
+        ScoreLaw(2.0, 2.0, (0.0, 0.5, 1.0), (0.1, 0.2, 0.1)),
+        ScoreLaw(atoms=(0.1, 0.4, 0.7, 0.95), atom_probs=(0.25,) * 4),
+        ScoreLaw(atoms=(0.9, 0.2), atom_probs=(0.3, 0.7)),
+        ScoreLaw(atoms=tuple((k + 0.5) / 30 for k in range(30)), atom_probs=(1 / 30,) * 30),
+    ],
+)
+def test_score_sample_matches_searchsorted(law):
+    got = law.sample((40, 500), np.random.default_rng(3))
+    ref = _reference_score_sample(law, (40, 500), np.random.default_rng(3))
+    np.testing.assert_array_equal(got, ref)
