@@ -12,6 +12,8 @@ from simulations.calibrators.edges import (
 from simulations.experiments.gpr20_shift import _flat_bin_index
 from simulations.experiments.gr22 import _sort_binary_labels
 from simulations.laws import ScoreLaw
+from simulations.laws.binary import BINARY_LAWS, BinaryLaw, ConditionalMean, staircase_law
+from simulations.laws.multiclass import MULTICLASS_LAWS, TopLabelLaw
 
 
 def test_flat_bin_index_matches_bin_index_from_edges():
@@ -99,3 +101,37 @@ def test_score_sample_matches_searchsorted(law):
     got = law.sample((40, 500), np.random.default_rng(3))
     ref = _reference_score_sample(law, (40, 500), np.random.default_rng(3))
     np.testing.assert_array_equal(got, ref)
+
+
+def _all_binary_laws():
+    laws = [*BINARY_LAWS.values(), staircase_law(4)]
+    laws.append(
+        BinaryLaw(
+            ScoreLaw(0.5, 2.0),
+            ConditionalMean("piecewise_linear", {"knots": (0, 0.3, 1), "values": (0, 1, 0.2)}),
+        )
+    )
+    laws.append(BinaryLaw(ScoreLaw(2.0, 3.0), ConditionalMean("sine")))
+    for law in MULTICLASS_LAWS.values():
+        if isinstance(law, TopLabelLaw):
+            laws.extend(law.laws)
+        else:
+            laws.extend(law.class_law(lab) for lab in range(law.n_classes))
+    return laws
+
+
+@pytest.mark.parametrize("law", _all_binary_laws(), ids=lambda law: law.name)
+def test_chained_moments_match_interval_moments(law):
+    rng = np.random.default_rng(4)
+    s = law.sample_scores((5, 60), rng)
+    s[0, :3] = [0.0, 1.0, 0.5]  # edges on the outer edges and on atoms
+    inner = np.sort(s, axis=1)[:, 5:-5:5]
+    zeros, ones = np.zeros((5, 1)), np.ones((5, 1))
+    edges = np.hstack([zeros, inner, ones])
+    iu = rng.random(inner.shape)
+    lo_u, hi_u = np.hstack([zeros, iu]), np.hstack([iu, ones])
+    got = law._chained_moments(edges, lo_u, hi_u)
+    ref = law.interval_moments(edges[:, :-1], lo_u, edges[:, 1:], hi_u)
+    for g, r in zip(got, ref, strict=True):
+        np.testing.assert_array_equal(g, r)
+        assert g.tobytes() == r.tobytes()  # also the sign of zeros
