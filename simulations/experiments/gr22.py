@@ -57,7 +57,7 @@ def _fit_exact(
     cal = RandomizedUniformMassBinning(n_bins, delta=delta, outputs=outputs)
     sorted_rows = _sort_binary_labels(scores, labels, rng) if binary_labels else None
     if sorted_rows is None:
-        batch = cal.fit_batch(scores, labels, n_bins, rng)
+        batch = cal.fit_batch(scores, labels.astype(float), n_bins, rng)
     else:
         batch = cal.fit_sorted_batch(*sorted_rows, n_bins, rng)
     be = exact_bin_errors(batch, law)
@@ -65,7 +65,7 @@ def _fit_exact(
 
 
 def _sort_binary_labels(scores, labels, rng):
-    """``(s_sorted, u_sorted, y_sorted)`` exactly as ``fit_batch`` sorts them, or None.
+    """``(s_sorted, u_sorted, y_sorted)`` as ``fit_batch`` sorts them (y as int64), or None.
 
     :func:`~simulations.calibrators.edges.sort_lexicographic` followed by the label gather,
     for scores in [+0, 2) and labels in {0, 1}: the float64 bits of a nonnegative score
@@ -76,17 +76,21 @@ def _sort_binary_labels(scores, labels, rng):
     :func:`_sort_tied_rows`. None for other inputs (the caller falls back to ``fit_batch``).
     """
     bits = np.ascontiguousarray(scores, dtype=np.float64).view(np.int64)
-    # On the bits: rejects negative scores, -0.0 (its bits are negative), >= 2 and NaN.
-    if not (bits.min() >= 0 and bits.max() < _TWO_BITS):
+    # Unsigned bits below those of 2.0: rejects negative scores, -0.0, >= 2 and NaN.
+    if not bits.view(np.uint64).max() < _TWO_BITS:
         return None
     key = bits << 1
-    key += labels.astype(np.int64)
+    if labels.dtype == bool:
+        key |= labels
+    else:
+        key += labels.astype(np.int64)
     key.sort(axis=1)
     s_sorted = (key >> 1).view(np.float64)
     tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
     u_sorted = np.zeros(s_sorted.shape)
-    # all rows tied (e.g. atomic scores): every row's labels are re-sorted below
-    y_sorted = np.empty(s_sorted.shape) if tied.all() else (key & 1).astype(np.float64)
+    # Integer labels (the fit sums them exactly, without a cumsum); all rows tied (e.g.
+    # atomic scores): every row's labels are re-sorted below.
+    y_sorted = np.empty(s_sorted.shape, dtype=np.int64) if tied.all() else key & 1
     if tied.any():
         rows = np.flatnonzero(tied)
         u = rng.random((rows.size, scores.shape[1]))
@@ -140,6 +144,18 @@ def _sort_tied_rows(scores, labels, u, s_sorted, u_sorted, y_sorted, rows):
         sub = np.lexsort((u[idx], scores[idx]), axis=1)
         u_sorted[rows[idx]] = np.take_along_axis(u[idx], sub, axis=1)
         y_sorted[rows[idx]] = np.take_along_axis(labels[idx], sub, axis=1)
+
+
+def _class_columns(g):
+    """``g[..., l]`` of every class l as one ``(L, R, n)`` array (contiguous per class).
+
+    Row by row, so that each row's block stays in cache: about twice as fast as L strided
+    column copies of the whole array.
+    """
+    out = np.empty((g.shape[-1], *g.shape[:-1]))
+    for r in range(g.shape[0]):
+        out[:, r] = g[r].T
+    return out
 
 
 def _variant(exp) -> str:
@@ -295,12 +311,13 @@ class ClassWiseBinningExperiment(Experiment):
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         g, y = self.law.sample((reps, self.n), rng)
+        columns = _class_columns(g)
         masses, errs = [], []
         for lab in range(self.law.n_classes):
             m, e = _fit_exact(
                 self.law.class_law(lab),
-                g[..., lab],
-                (y == lab).astype(float),
+                columns[lab],
+                y == lab,
                 self.bins,
                 rng,
                 self.delta,

@@ -3,14 +3,18 @@
 import numpy as np
 import pytest
 
-from simulations.calibrators.binning import RandomizedUniformMassBinning
+from simulations.calibrators.binning import (
+    RandomizedUniformMassBinning,
+    UniformMassBinning,
+    ZadroznyElkanBinning,
+)
 from simulations.calibrators.edges import (
     bin_index_from_edges,
     sort_lexicographic,
     uniform_mass_edges,
 )
 from simulations.experiments.gpr20_shift import _flat_bin_index
-from simulations.experiments.gr22 import _sort_binary_labels
+from simulations.experiments.gr22 import _class_columns, _sort_binary_labels
 from simulations.laws import ScoreLaw
 from simulations.laws.binary import BINARY_LAWS, BinaryLaw, ConditionalMean, staircase_law
 from simulations.laws.multiclass import MULTICLASS_LAWS, TopLabelLaw
@@ -135,3 +139,27 @@ def test_chained_moments_match_interval_moments(law):
     for g, r in zip(got, ref, strict=True):
         np.testing.assert_array_equal(g, r)
         assert g.tobytes() == r.tobytes()  # also the sign of zeros
+
+
+@pytest.mark.parametrize(
+    "cal", [UniformMassBinning(5), ZadroznyElkanBinning(5), RandomizedUniformMassBinning(5)]
+)
+@pytest.mark.parametrize("n", [10, 11, 37, 400])
+def test_integer_labels_fit_like_float_labels(cal, n):
+    rng = np.random.default_rng(5)
+    s = np.sort(rng.random((4, n)), axis=1)
+    y = rng.random((4, n)) < 0.3
+    u = np.zeros_like(s)
+    ref = cal.fit_sorted_batch(s, u, y.astype(float), 5, None)
+    for labels in (y, y.astype(np.int64)):
+        got = cal.fit_sorted_batch(s, u, labels, 5, None)
+        assert got.values.tobytes() == ref.values.tobytes()
+        np.testing.assert_array_equal(got.counts, ref.counts)
+
+
+def test_class_columns():
+    g = np.random.default_rng(6).random((3, 7, 4))
+    cols = _class_columns(g)
+    for lab in range(4):
+        assert cols[lab].flags.c_contiguous
+        np.testing.assert_array_equal(cols[lab], g[..., lab])
