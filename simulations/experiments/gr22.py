@@ -128,17 +128,31 @@ def _sort_tied_rows(scores, labels, u, s_sorted, u_sorted, y_sorted, rows):
         else:
             key = np.searchsorted(values, scores)
         key <<= _U_BITS + 1
-        key |= (u * float(1 << _U_BITS)).astype(np.int64) << 1
-        key |= labels.astype(np.int64)
+        ubits = np.multiply(u, float(1 << _U_BITS)).astype(np.int64)
+        ubits <<= 1
+        key |= ubits
+        if labels.dtype == bool:
+            key |= labels
+        else:
+            key += labels.astype(np.int64)
         key.sort(axis=1)
         # sorted keys 1 apart may share (code, U): such rows (a.s. none) go to lexsort
         slow = (np.diff(key, axis=1) < 2).any(axis=1)
-        fast = np.flatnonzero(~slow)
-        k = key[fast]
-        y_sorted[rows[fast]] = k & 1
-        k >>= 1
-        k &= (1 << _U_BITS) - 1
-        u_sorted[rows[fast]] = k * (1.0 / (1 << _U_BITS))
+        if slow.any():
+            fast = np.flatnonzero(~slow)
+            key, rows_fast = key[fast], rows[fast]
+        else:
+            rows_fast = rows
+        if rows_fast.size == y_sorted.shape[0]:  # every row: write in place
+            np.bitwise_and(key, 1, out=y_sorted)
+            key >>= 1
+            key &= (1 << _U_BITS) - 1
+            np.multiply(key, 1.0 / (1 << _U_BITS), out=u_sorted)
+        else:
+            y_sorted[rows_fast] = key & 1
+            key >>= 1
+            key &= (1 << _U_BITS) - 1
+            u_sorted[rows_fast] = key * (1.0 / (1 << _U_BITS))
     if slow.any():
         idx = np.flatnonzero(slow)
         sub = np.lexsort((u[idx], scores[idx]), axis=1)
@@ -236,9 +250,12 @@ class TopLabelBinningExperiment(Experiment):
         probs = np.asarray(self.law.class_probs)
         masses, errors = [], []
         for lab in range(self.law.n_classes):
-            u, y = self.law.sample_class(lab, (reps, int(counts[lab])), rng)
+            # sample_class's draws, with the labels kept boolean for the sort key
+            law = self.law.laws[lab]
+            u = law.sample_scores((reps, int(counts[lab])), rng)
+            y = law._binary_labels(u, rng)
             m, e = _fit_exact(
-                self.law.laws[lab],
+                law,
                 u,
                 y,
                 int(bins[lab]),

@@ -109,14 +109,19 @@ class BinaryLaw(Law):
 
     def sample_labels(self, scores, rng: np.random.Generator) -> np.ndarray:
         """Labels given scores (conditionally independent across points)."""
-        mean = self.conditional_mean(scores)
         if self.labels == "binary":
-            return (rng.random(np.shape(scores)) < mean).astype(np.float64)
+            return self._binary_labels(scores, rng).astype(np.float64)
+        mean = self.conditional_mean(scores)
         k = self.concentration
         a = np.maximum(k * mean, 1e-300)
         b = np.maximum(k * (1.0 - mean), 1e-300)
         y = rng.beta(a, b)
         return np.where(mean <= 0, 0.0, np.where(mean >= 1, 1.0, y))
+
+    def _binary_labels(self, scores, rng: np.random.Generator) -> np.ndarray:
+        """Boolean ``Y = 1`` of binary labels: the draws of :meth:`sample_labels`."""
+        mean = self.conditional_mean(scores)
+        return rng.random(np.shape(scores)) < mean
 
     def sample(self, size, rng: np.random.Generator):
         """Draw ``(scores, labels)`` of the given shape."""

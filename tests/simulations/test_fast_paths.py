@@ -48,11 +48,15 @@ def _scores(kind, rng, shape):
         s = rng.random(shape)
         s[:, 1] = s[:, 0]
         return s
+    if kind == "mixed":  # atomic rows among continuous ones
+        s = rng.random(shape)
+        s[::2] = rng.choice([0.1, 0.6], s[::2].shape)
+        return s
     values = {"atoms": [0.0, 0.2, 0.7, 1.0], "many_atoms": np.linspace(0, 1, 20)}[kind]
     return rng.choice(values, shape)
 
 
-@pytest.mark.parametrize("kind", ["continuous", "few_ties", "atoms", "many_atoms"])
+@pytest.mark.parametrize("kind", ["continuous", "few_ties", "atoms", "many_atoms", "mixed"])
 @pytest.mark.parametrize("repeat_u", [False, True])
 def test_sort_binary_labels_matches_fit_batch(kind, repeat_u):
     rng = np.random.default_rng(1)
@@ -66,10 +70,11 @@ def test_sort_binary_labels_matches_fit_batch(kind, repeat_u):
     for name in ("lower_s", "lower_u", "upper_s", "upper_u", "values", "counts"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     order, s_sorted, u_sorted = sort_lexicographic(s, make(2), tie_breaking="lexicographic")
-    fast = _sort_binary_labels(s, y, make(2))
-    np.testing.assert_array_equal(fast[0], s_sorted)
-    np.testing.assert_array_equal(fast[1], u_sorted)
-    np.testing.assert_array_equal(fast[2], np.take_along_axis(y, order, axis=1))
+    for labels in (y, y.astype(bool)):  # float 0/1 and boolean labels
+        fast = _sort_binary_labels(s, labels, make(2))
+        assert fast[0].tobytes() == s_sorted.tobytes()
+        assert fast[1].tobytes() == u_sorted.tobytes()
+        np.testing.assert_array_equal(fast[2], np.take_along_axis(y, order, axis=1))
 
 
 def test_sort_binary_labels_refuses_other_scores():
