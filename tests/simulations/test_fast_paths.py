@@ -14,10 +14,15 @@ from simulations.calibrators.edges import (
     uniform_mass_edges,
 )
 from simulations.experiments.gpr20_shift import _flat_bin_index
-from simulations.experiments.gr22 import _class_columns, _sort_binary_labels
+from simulations.experiments.gr22 import _sort_binary_labels
 from simulations.laws import ScoreLaw
 from simulations.laws.binary import BINARY_LAWS, BinaryLaw, ConditionalMean, staircase_law
-from simulations.laws.multiclass import MULTICLASS_LAWS, TopLabelLaw
+from simulations.laws.multiclass import (
+    MULTICLASS_LAWS,
+    DirichletAffineLaw,
+    TopLabelLaw,
+    class_columns,
+)
 
 
 def test_flat_bin_index_matches_bin_index_from_edges():
@@ -164,7 +169,19 @@ def test_integer_labels_fit_like_float_labels(cal, n):
 
 def test_class_columns():
     g = np.random.default_rng(6).random((3, 7, 4))
-    cols = _class_columns(g)
+    cols = class_columns(g)
     for lab in range(4):
         assert cols[lab].flags.c_contiguous
         np.testing.assert_array_equal(cols[lab], g[..., lab])
+
+
+@pytest.mark.parametrize(
+    "law", [law for law in MULTICLASS_LAWS.values() if isinstance(law, DirichletAffineLaw)]
+)
+def test_sample_columns_match_sample(law):
+    g, y = law.sample((6, 50), np.random.default_rng(7))
+    cols, y2 = law._sample_columns((6, 50), np.random.default_rng(7))
+    np.testing.assert_array_equal(y2, y)
+    for lab in range(law.n_classes):
+        assert cols[lab].flags.c_contiguous
+        assert cols[lab].tobytes() == np.ascontiguousarray(g[..., lab]).tobytes()
