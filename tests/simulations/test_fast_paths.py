@@ -9,12 +9,12 @@ from simulations.calibrators.binning import (
     ZadroznyElkanBinning,
 )
 from simulations.calibrators.edges import (
+    _sort_binary_labels,
     bin_index_from_edges,
     sort_lexicographic,
     uniform_mass_edges,
 )
 from simulations.experiments.gpr20_shift import _flat_bin_index
-from simulations.experiments.gr22 import _sort_binary_labels
 from simulations.laws import ScoreLaw
 from simulations.laws.binary import BINARY_LAWS, BinaryLaw, ConditionalMean, staircase_law
 from simulations.laws.multiclass import (
