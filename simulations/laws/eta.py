@@ -84,6 +84,10 @@ class ScoreLaw:
         """Quantile function of the continuous part."""
         return q if self.is_uniform else special.betaincinv(self.a, self.b, q)
 
+    def _ppf_into(self, q: np.ndarray) -> np.ndarray:
+        """:meth:`ppf` written over the float64 array ``q`` (quadrature nodes)."""
+        return q if self.is_uniform else special.betaincinv(self.a, self.b, q, out=q)
+
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         """Draw scores of the given shape."""
         if self.continuous_weight > 0:
@@ -236,8 +240,13 @@ class ConditionalMean:
             return p["scale"] * s ** p["exponent"]
         if self.kind == "logistic":
             with np.errstate(divide="ignore"):
-                z = p["slope"] * special.logit(s) + p["intercept"]
-            return special.expit(z)
+                z = special.logit(s)
+                if np.ndim(z) == 0:
+                    return special.expit(p["slope"] * z + p["intercept"])
+                # in place (fewer large temporaries): the same operations, the same values
+                z *= p["slope"]
+                z += p["intercept"]
+            return special.expit(z, out=z)
         if self.kind == "step":
             return np.where(s <= p["threshold"], p["low"], p["high"])
         if self.kind == "linear":

@@ -185,3 +185,22 @@ def test_sample_columns_match_sample(law):
     for lab in range(law.n_classes):
         assert cols[lab].flags.c_contiguous
         assert cols[lab].tobytes() == np.ascontiguousarray(g[..., lab]).tobytes()
+
+
+def test_logistic_eta_in_place_matches_expression():
+    from scipy import special
+
+    eta = ConditionalMean("logistic", {"slope": 0.5, "intercept": 1.5})
+    s = np.concatenate([[0.0, 1.0, 0.5], np.random.default_rng(8).random(1001)])
+    with np.errstate(divide="ignore"):
+        ref = special.expit(0.5 * special.logit(s) + 1.5)
+    assert eta(s).tobytes() == ref.tobytes()
+    assert eta(s.reshape(2, -1)).tobytes() == ref.tobytes()
+    assert float(eta(s[3])) == float(ref[3])  # a scalar score
+
+
+def test_ppf_into_matches_ppf():
+    q = np.random.default_rng(9).random((50, 7))
+    for law in (ScoreLaw(1.0, 2.0), ScoreLaw(0.1, 5.0), ScoreLaw()):
+        ref = law.ppf(q.copy())
+        assert law._ppf_into(q.copy()).tobytes() == ref.tobytes()
