@@ -191,9 +191,13 @@ def _sort_binary_labels(scores, labels, rng):
     s_sorted = (key >> 1).view(np.float64)
     tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
     u_sorted = np.zeros(s_sorted.shape)
-    # Integer labels (the fit sums them exactly, without a cumsum); all rows tied (e.g.
-    # atomic scores): every row's labels are re-sorted below.
-    y_sorted = np.empty(s_sorted.shape, dtype=np.int64) if tied.all() else key & 1
+    # Integer labels (the fit sums them exactly, without a cumsum), in place of the key;
+    # all rows tied (e.g. atomic scores): every row's labels are re-sorted below.
+    if tied.all():
+        y_sorted = np.empty(s_sorted.shape, dtype=np.int64)
+    else:
+        y_sorted = key
+        y_sorted &= 1
     if tied.any():
         rows = np.flatnonzero(tied)
         u = rng.random((rows.size, scores.shape[1]))
@@ -227,13 +231,11 @@ def _sort_tied_rows(scores, labels, u, s_sorted, u_sorted, y_sorted, rows):
             code = np.zeros(scores.shape, dtype=np.int8)
             for v in values[1:]:
                 code += scores >= v
-            key = code.astype(np.int64)
         else:
-            key = np.searchsorted(values, scores)
-        key <<= _U_BITS + 1
-        ubits = np.multiply(u, float(1 << _U_BITS)).astype(np.int64)
-        ubits <<= 1
-        key |= ubits
+            code = np.searchsorted(values, scores)
+        key = np.multiply(u, float(1 << _U_BITS)).astype(np.int64)
+        key <<= 1
+        key += code.astype(np.int64) << (_U_BITS + 1)
         if labels.dtype == bool:
             key |= labels
         else:
