@@ -77,14 +77,21 @@ def _uniform_mass_fit_sorted(s_sorted, u_sorted, y_sorted, n_bins, *, include_up
     if n < 2 * n_bins:
         raise ValueError(f"n must be >= 2 * n_bins, got n={n}, n_bins={n_bins}")
     ranks = uniform_mass_edge_ranks(n, n_bins)
-    csum = np.zeros((r, n + 1))
-    np.cumsum(y_sorted, axis=1, out=csum[:, 1:])
     lo = ranks[:-1]
     hi = ranks[1:] - 1  # last rank averaged: u - 1 (Algorithm 1 line 12)
     if include_upper:
         hi = np.minimum(ranks[1:], n)  # ZE: the upper boundary point too (b < B)
     counts = np.broadcast_to((hi - lo).astype(float), (r, n_bins))
-    values = (csum[:, hi] - csum[:, lo]) / counts
+    if y_sorted.dtype.kind in "bi" and np.all(hi > lo):
+        # Integer labels: any summation order is exact, so segment sums equal the cumsum
+        # differences bit for bit, in one pass and without an (R, n + 1) array.
+        idx = np.column_stack([lo, hi]).ravel()[:-1]  # the last bin runs to the end (n)
+        sums = np.add.reduceat(y_sorted, idx, axis=1, dtype=np.int64)[:, ::2]
+        values = sums / counts
+    else:
+        csum = np.zeros((r, n + 1))
+        np.cumsum(y_sorted, axis=1, out=csum[:, 1:])
+        values = (csum[:, hi] - csum[:, lo]) / counts
     edges = outer_edges(s_sorted, u_sorted, ranks)
     return BinningBatch(*edges, values, values, counts.copy())
 

@@ -165,3 +165,101 @@ def uniform_mass_edges(sorted_scores, n_bins: int) -> np.ndarray:
     inner = sorted_scores[..., ranks[1:-1] - 1]
     shape = (*inner.shape[:-1], 1)
     return np.concatenate([np.zeros(shape), inner, np.ones(shape)], axis=-1)
+
+
+def _sort_binary_labels(scores, labels, rng):
+    """``(s_sorted, u_sorted, y_sorted)`` as ``fit_batch`` sorts them (y as int64), or None.
+
+    :func:`~simulations.calibrators.edges.sort_lexicographic` followed by the label gather,
+    for scores in [+0, 2) and labels in {0, 1}: the float64 bits of a nonnegative score
+    order like the score, so one integer sort of ``2 bits + y`` sorts scores and labels
+    together (an argsort and two gathers cost about 3 sorts). A row without tied scores has
+    one sorted order, so the result is identical; rows with ties are re-sorted on
+    ``(score, U)`` as in ``sort_lexicographic``, with U drawn only then (same draws), by
+    :func:`_sort_tied_rows`. None for other inputs (the caller falls back to ``fit_batch``).
+    """
+    bits = np.ascontiguousarray(scores, dtype=np.float64).view(np.int64)
+    # Unsigned bits below those of 2.0: rejects negative scores, -0.0, >= 2 and NaN.
+    if not bits.view(np.uint64).max() < _TWO_BITS:
+        return None
+    key = bits << 1
+    if labels.dtype == bool:
+        key |= labels
+    else:
+        key += labels.astype(np.int64)
+    key.sort(axis=1)
+    s_sorted = (key >> 1).view(np.float64)
+    tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
+    u_sorted = np.zeros(s_sorted.shape)
+    # Integer labels (the fit sums them exactly, without a cumsum), in place of the key;
+    # all rows tied (e.g. atomic scores): every row's labels are re-sorted below.
+    if tied.all():
+        y_sorted = np.empty(s_sorted.shape, dtype=np.int64)
+    else:
+        y_sorted = key
+        y_sorted &= 1
+    if tied.any():
+        rows = np.flatnonzero(tied)
+        u = rng.random((rows.size, scores.shape[1]))
+        _sort_tied_rows(scores[rows], labels[rows], u, s_sorted, u_sorted, y_sorted, rows)
+    return s_sorted, u_sorted, y_sorted
+
+
+_TWO_BITS = int(np.float64(2.0).view(np.int64))
+_U_BITS = 53  # rng.random() is k / 2**53 with an integer k < 2**53
+_MAX_CODES = 1 << (62 - _U_BITS)  # code, U and label share one nonnegative int64
+
+
+def _sort_tied_rows(scores, labels, u, s_sorted, u_sorted, y_sorted, rows):
+    """Sort tied rows on ``(score, U)`` into ``u_sorted[rows]``, ``y_sorted[rows]``.
+
+    ``s_sorted`` already holds the sorted scores (any order on ``(score, U)`` sorts them).
+    When the tied rows hold few distinct scores (atomic laws), one integer sort of
+    ``code << 54 | (2**53 U) << 1 | y`` replaces ``np.lexsort`` and its gathers, where
+    ``code`` is the rank of the score among those values: the key orders like
+    ``(score, U)``, and ``U`` and ``y`` are read back exactly. Rows where two keys might
+    share score and U (lexsort keeps their input order, the key would order them by label)
+    and rows with many distinct scores take ``np.lexsort`` itself.
+    """
+    sr = s_sorted[rows]
+    starts = np.ones(sr.shape, dtype=bool)
+    np.not_equal(sr[:, 1:], sr[:, :-1], out=starts[:, 1:])
+    slow = np.ones(rows.size, dtype=bool)
+    values = np.unique(sr[starts]) if starts.sum(axis=1).max() < _MAX_CODES else sr[:0, 0]
+    if 0 < values.size < _MAX_CODES:
+        if values.size <= 8:  # a few comparisons beat a binary search per point
+            code = np.zeros(scores.shape, dtype=np.int8)
+            for v in values[1:]:
+                code += scores >= v
+        else:
+            code = np.searchsorted(values, scores)
+        key = np.multiply(u, float(1 << _U_BITS)).astype(np.int64)
+        key <<= 1
+        key += code.astype(np.int64) << (_U_BITS + 1)
+        if labels.dtype == bool:
+            key |= labels
+        else:
+            key += labels.astype(np.int64)
+        key.sort(axis=1)
+        # sorted keys 1 apart may share (code, U): such rows (a.s. none) go to lexsort
+        slow = (np.diff(key, axis=1) < 2).any(axis=1)
+        if slow.any():
+            fast = np.flatnonzero(~slow)
+            key, rows_fast = key[fast], rows[fast]
+        else:
+            rows_fast = rows
+        if rows_fast.size == y_sorted.shape[0]:  # every row: write in place
+            np.bitwise_and(key, 1, out=y_sorted)
+            key >>= 1
+            key &= (1 << _U_BITS) - 1
+            np.multiply(key, 1.0 / (1 << _U_BITS), out=u_sorted)
+        else:
+            y_sorted[rows_fast] = key & 1
+            key >>= 1
+            key &= (1 << _U_BITS) - 1
+            u_sorted[rows_fast] = key * (1.0 / (1 << _U_BITS))
+    if slow.any():
+        idx = np.flatnonzero(slow)
+        sub = np.lexsort((u[idx], scores[idx]), axis=1)
+        u_sorted[rows[idx]] = np.take_along_axis(u[idx], sub, axis=1)
+        y_sorted[rows[idx]] = np.take_along_axis(labels[idx], sub, axis=1)

@@ -26,6 +26,7 @@ from bounds import gr22
 
 from .._validation import check_positive_int
 from ..calibrators.binning import RandomizedUniformMassBinning
+from ..calibrators.edges import _sort_binary_labels
 from ..calibrators.multiclass_binning import (
     ClassWiseHistogramBinning,
     NormalizedHistogramBinning,
@@ -57,42 +58,11 @@ def _fit_exact(
     cal = RandomizedUniformMassBinning(n_bins, delta=delta, outputs=outputs)
     sorted_rows = _sort_binary_labels(scores, labels, rng) if binary_labels else None
     if sorted_rows is None:
-        batch = cal.fit_batch(scores, labels, n_bins, rng)
+        batch = cal.fit_batch(scores, labels.astype(float), n_bins, rng)
     else:
         batch = cal.fit_sorted_batch(*sorted_rows, n_bins, rng)
     be = exact_bin_errors(batch, law)
     return be.mass, be.error
-
-
-def _sort_binary_labels(scores, labels, rng):
-    """``(s_sorted, u_sorted, y_sorted)`` exactly as ``fit_batch`` sorts them, or None.
-
-    :func:`~simulations.calibrators.edges.sort_lexicographic` followed by the label gather,
-    for scores in [0, 2) and labels in {0, 1}: the float64 bits of a nonnegative score
-    order like the score, so one integer sort of ``2 bits + y`` sorts scores and labels
-    together (an argsort and two gathers cost about 3 sorts). A row without tied scores has
-    one sorted order, so the result is identical; rows with ties are re-sorted on
-    ``(score, U)`` as in ``sort_lexicographic``, with U drawn only then (same draws).
-    None for other inputs (the caller falls back to ``fit_batch``).
-    """
-    if not (scores.min() >= 0 and scores.max() < 2.0):  # also False for NaN
-        return None
-    key = np.ascontiguousarray(scores, dtype=np.float64).view(np.int64) << 1
-    key += labels.astype(np.int64)
-    key.sort(axis=1)
-    y_sorted = (key & 1).astype(np.float64)
-    key >>= 1
-    s_sorted = key.view(np.float64)
-    u_sorted = np.zeros_like(s_sorted)
-    tied = (s_sorted[:, 1:] == s_sorted[:, :-1]).any(axis=1)
-    if tied.any():
-        rows = np.flatnonzero(tied)
-        u = rng.random((rows.size, scores.shape[1]))
-        sub = np.lexsort((u, scores[rows]), axis=1)
-        s_sorted[rows] = np.take_along_axis(scores[rows], sub, axis=1)
-        u_sorted[rows] = np.take_along_axis(u, sub, axis=1)
-        y_sorted[rows] = np.take_along_axis(labels[rows], sub, axis=1)
-    return s_sorted, u_sorted, y_sorted
 
 
 def _variant(exp) -> str:
@@ -173,9 +143,19 @@ class TopLabelBinningExperiment(Experiment):
         probs = np.asarray(self.law.class_probs)
         masses, errors = [], []
         for lab in range(self.law.n_classes):
-            u, y = self.law.sample_class(lab, (reps, int(counts[lab])), rng)
+            # sample_class's draws, with the labels kept boolean for the sort key
+            law = self.law.laws[lab]
+            u = law.sample_scores((reps, int(counts[lab])), rng)
+            y = law._binary_labels(u, rng)
             m, e = _fit_exact(
-                self.law.laws[lab], u, y, int(bins[lab]), rng, self.delta, self.outputs
+                law,
+                u,
+                y,
+                int(bins[lab]),
+                rng,
+                self.delta,
+                self.outputs,
+                binary_labels=True,  # TopLabelLaw checks its laws have binary labels
             )
             masses.append(probs[lab] * m)
             errors.append(e)
@@ -240,13 +220,13 @@ class ClassWiseBinningExperiment(Experiment):
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
-        g, y = self.law.sample((reps, self.n), rng)
+        columns, y = self.law._sample_columns((reps, self.n), rng)  # sample's draws
         masses, errs = [], []
         for lab in range(self.law.n_classes):
             m, e = _fit_exact(
                 self.law.class_law(lab),
-                g[..., lab],
-                (y == lab).astype(float),
+                columns[lab],
+                y == lab,
                 self.bins,
                 rng,
                 self.delta,

@@ -109,14 +109,19 @@ class BinaryLaw(Law):
 
     def sample_labels(self, scores, rng: np.random.Generator) -> np.ndarray:
         """Labels given scores (conditionally independent across points)."""
-        mean = self.conditional_mean(scores)
         if self.labels == "binary":
-            return (rng.random(np.shape(scores)) < mean).astype(np.float64)
+            return self._binary_labels(scores, rng).astype(np.float64)
+        mean = self.conditional_mean(scores)
         k = self.concentration
         a = np.maximum(k * mean, 1e-300)
         b = np.maximum(k * (1.0 - mean), 1e-300)
         y = rng.beta(a, b)
         return np.where(mean <= 0, 0.0, np.where(mean >= 1, 1.0, y))
+
+    def _binary_labels(self, scores, rng: np.random.Generator) -> np.ndarray:
+        """Boolean ``Y = 1`` of binary labels: the draws of :meth:`sample_labels`."""
+        mean = self.conditional_mean(scores)
+        return rng.random(np.shape(scores)) < mean
 
     def sample(self, size, rng: np.random.Generator):
         """Draw ``(scores, labels)`` of the given shape."""
@@ -145,6 +150,31 @@ class BinaryLaw(Law):
             upper = np.maximum(hi_s, lo_s)
             mass += wc * (self.scores.cdf(upper) - self.scores.cdf(lo_s))
             moment += wc * self.eta.integral(lo_s, upper, self.scores)
+        self._add_atom_moments(mass, moment, lo_s, lo_u, hi_s, hi_u)
+        return mass, moment
+
+    def _chained_moments(self, edges_s, lo_u, hi_u):
+        """:meth:`interval_moments` of chained bins, each CDF-type term once per edge.
+
+        Internal fast path (no validation) for fitted binning maps, whose bin b is
+        ``[(edges_s[:, b], lo_u[:, b]), (edges_s[:, b + 1], hi_u[:, b]))``: ``edges_s``
+        of shape ``(R, B + 1)`` must be nondecreasing along rows, finite and free of -0.0,
+        so that ``max(hi, lo) = hi`` and every term equals the one
+        :meth:`interval_moments` computes, bit for bit.
+        """
+        lo_s, hi_s = edges_s[:, :-1], edges_s[:, 1:]
+        wc = self.scores.continuous_weight
+        mass = np.zeros(lo_s.shape)
+        moment = np.zeros(lo_s.shape)
+        if wc > 0:
+            cdf = self.scores.cdf(edges_s)
+            mass += wc * (cdf[:, 1:] - cdf[:, :-1])
+            moment += wc * self.eta._chained_integral(edges_s, cdf, self.scores)
+        self._add_atom_moments(mass, moment, lo_s, lo_u, hi_s, hi_u)
+        return mass, moment
+
+    def _add_atom_moments(self, mass, moment, lo_s, lo_u, hi_s, hi_u):
+        """Add each atom's share of the bins to ``mass`` and ``moment`` (in place)."""
         proper = lo_s < hi_s
         atom_means = self.atom_means()
         for atom, prob, eta_atom in zip(
@@ -156,7 +186,6 @@ class BinaryLaw(Law):
             frac += np.where((lo_s == atom) & (hi_s == atom), np.maximum(hi_u - lo_u, 0.0), 0.0)
             mass += prob * frac
             moment += prob * eta_atom * frac
-        return mass, moment
 
     def spec(self) -> dict:
         """A JSON-able description (used for cache keys and study files)."""

@@ -31,7 +31,7 @@ import numpy as np
 from .base import Law
 from .binary import BinaryLaw, ConditionalMean, ScoreLaw
 
-__all__ = ["MULTICLASS_LAWS", "DirichletAffineLaw", "TopLabelLaw"]
+__all__ = ["MULTICLASS_LAWS", "DirichletAffineLaw", "TopLabelLaw", "class_columns"]
 
 
 def _largest_remainder(n, probs):
@@ -226,6 +226,46 @@ class DirichletAffineLaw(Law):
             running += eta[..., lab]
             y += running < u
         return g, np.minimum(y, n_cls - 1, out=y)
+
+    def _sample_columns(self, size, rng: np.random.Generator):
+        """:meth:`sample`'s draws as class columns ``(L, *size)`` of g and labels.
+
+        Internal fast path of the class-wise experiments, which use g one class at a
+        time: the columns are contiguous, and the label loop reads them instead of strided
+        slices (the same operations in the same order, so the same labels).
+        """
+        size = tuple(np.atleast_1d(size))
+        n_cls = self.n_classes
+        if self.prototypes:
+            g_all, w = self._support
+            pick = rng.choice(len(w), size=size, p=w)
+            columns = np.ascontiguousarray(g_all.T).take(pick, axis=1)
+        else:
+            columns = class_columns(
+                rng.dirichlet(np.asarray(self.concentration, dtype=float), size=size)
+            )
+        u = rng.random(size)
+        running = np.multiply(self.shrink, columns[0])
+        running += (1.0 - self.shrink) / n_cls
+        y = (running < u).astype(np.int64)
+        for lab in range(1, n_cls):
+            eta = np.multiply(self.shrink, columns[lab])
+            eta += (1.0 - self.shrink) / n_cls
+            running += eta
+            y += running < u
+        return columns, np.minimum(y, n_cls - 1, out=y)
+
+
+def class_columns(g):
+    """``g[..., l]`` of every class l as one ``(L, ...)`` array (contiguous per class).
+
+    Row by row, so that each row's block stays in cache: about twice as fast as L strided
+    column copies of the whole array.
+    """
+    out = np.empty((g.shape[-1], *g.shape[:-1]))
+    for r in range(g.shape[0]):
+        out[:, r] = g[r].T
+    return out
 
 
 def _tl(name, probs, laws):

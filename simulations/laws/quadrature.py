@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["gauss_legendre", "quantile_space_integral"]
+__all__ = ["gauss_legendre", "quantile_integral", "quantile_space_integral"]
 
 _TS_T = np.arange(-3.2, 3.2 + 1 / 32, 1 / 16)
 _TS_NODES = np.tanh(np.pi / 2 * np.sinh(_TS_T))
@@ -24,12 +24,20 @@ def quantile_space_integral(f, lo, hi, scores):
     Integrating in quantile space removes the density (and its singularities at 0 or 1
     for Beta parameters below 1); ``scores`` has ``cdf`` and ``ppf``.
     """
-    q_lo, q_hi = scores.cdf(lo), scores.cdf(hi)
+    return quantile_integral(f, scores.cdf(lo), scores.cdf(hi), scores)
+
+
+def quantile_integral(f, q_lo, q_hi, scores):
+    """``int_{q_lo}^{q_hi} f(F^{-1}(q)) dq`` given the quantile bounds (see above)."""
     shape = np.shape(q_lo)
     q_lo, q_hi = np.ravel(q_lo), np.ravel(q_hi)
     half = (q_hi - q_lo) / 2
-    nodes = (q_lo + half)[:, None] + half[:, None] * _TS_NODES
-    values = f(scores.ppf(np.clip(nodes, 0.0, 1.0)))
+    # mid + half * node, built in place (the same additions as an expression)
+    nodes = half[:, None] * _TS_NODES
+    nodes += (q_lo + half)[:, None]
+    np.clip(nodes, 0.0, 1.0, out=nodes)
+    # a ScoreLaw maps the nodes in place: one large temporary less
+    values = f(getattr(scores, "_ppf_into", scores.ppf)(nodes))
     return ((values @ _TS_WEIGHTS) * half).reshape(shape)
 
 

@@ -105,13 +105,35 @@ def merge_equal_outputs(keys, mass, moment):
     return merged_mass, merged_moment
 
 
+def _chained_edges(batch):
+    """The ``(R, B + 1)`` score edges when bin b's upper edge is bin b + 1's lower one.
+
+    Uniform-mass maps are chained so; then the law evaluates its CDF once per edge
+    (:meth:`~simulations.laws.binary.BinaryLaw._chained_moments`). None unless the edges
+    are also nondecreasing and free of -0.0 (where ``max(hi, lo)`` could differ from hi).
+    """
+    lo, hi = batch.lower_s, batch.upper_s
+    if lo.ndim != 2 or lo.shape != hi.shape or not np.array_equal(lo[:, 1:], hi[:, :-1]):
+        return None
+    edges = np.concatenate([lo, hi[:, -1:]], axis=1)
+    if not np.all(edges[:, 1:] >= edges[:, :-1]) or np.signbit(edges).any():
+        return None  # also for NaN
+    return edges
+
+
 def exact_bin_errors(batch: BinningBatch, law: BinaryLaw) -> BinErrors:
     """Exact masses, biases and output errors of R fitted maps under ``law``."""
     if not isinstance(batch, BinningBatch):
         raise TypeError(f"batch must be a BinningBatch, got {type(batch).__name__}")
     if not isinstance(law, BinaryLaw):
         raise TypeError(f"law must be a BinaryLaw, got {type(law).__name__}")
-    mass, moment = law.interval_moments(batch.lower_s, batch.lower_u, batch.upper_s, batch.upper_u)
+    edges = _chained_edges(batch)
+    if edges is not None and type(law).interval_moments is BinaryLaw.interval_moments:
+        mass, moment = law._chained_moments(edges, batch.lower_u, batch.upper_u)
+    else:
+        mass, moment = law.interval_moments(
+            batch.lower_s, batch.lower_u, batch.upper_s, batch.upper_u
+        )
     # Rounding can leave a few ulps of negative mass where a bin is empty.
     mass = np.maximum(mass, 0.0)
     keys = batch.output_keys
