@@ -230,7 +230,6 @@ def run_experiments(
             {b for b in store.stale_blocks(root_seed, key, stamps[key]) if b < n_blocks} - done[key]
         )
     total = len(unique) * n_blocks - reused
-    stored = {key: len(blocks) for key, blocks in done.items()}  # before this run
     logger.info(
         "%d experiments: %d blocks to compute, %d reused, %d stale (other code)",
         len(unique),
@@ -245,26 +244,28 @@ def run_experiments(
         )
     if total:
         store.set_meta("root_seed", root_seed)
-    count = {"done": 0, "work": 0.0}
+    count = {"done": 0}
     by_kind: dict = {}
     # estimated seconds per block of each experiment (1 until calibration measures them)
     weight = dict.fromkeys(unique, 1.0)
-    work = {"total": float(total)}
+    kind_of = {key: type(e).__name__ for key, e in unique.items()}
+    progress_ = _Progress(kind_of, weight, {k: n_blocks - len(done[k]) for k in unique})
 
     def account(key, n_blocks_done, seconds):
-        kind = type(unique[key]).__name__
+        kind = kind_of[key]
         blocks_before, seconds_before = by_kind.get(kind, (0, 0.0))
         by_kind[kind] = (blocks_before + n_blocks_done, seconds_before + seconds)
+        progress_.account(kind, seconds)
 
     def commit(key, block, arrays):
         store.put(root_seed, key, stamps[key], block, arrays)
         done[key].add(block)
         count["done"] += 1
-        count["work"] += weight[key]
+        progress_.commit(key)
         if on_block is not None:
             on_block(key, block)
         if heartbeat is not None:
-            heartbeat(count["done"], total, min(1.0, count["work"] / work["total"]))
+            heartbeat(count["done"], total, progress_.share())
         if on_cell_done is not None and len(done[key]) == n_blocks:
             on_cell_done(key)
 
@@ -277,9 +278,8 @@ def run_experiments(
         estimate = _calibrate(
             unique, done, n_blocks, root_seed, n_jobs, commit, account, compress, weight
         )
-        # from here on progress is counted in estimated seconds, not blocks
-        count["work"] = sum(weight[k] * (len(done[k]) - stored[k]) for k in unique)
-        work["total"] = count["work"] + sum(weight[k] * (n_blocks - len(done[k])) for k in unique)
+        # from here on the blocks left are weighed by their estimated seconds
+        progress_.reweigh({k: n_blocks - len(done[k]) for k in unique})
         on_estimate(estimate)
     tasks = []
     for key, exp in unique.items():
@@ -308,6 +308,52 @@ def run_experiments(
                 commit(key, block, arrays)
                 bar.update(1)
     return stats
+
+
+class _Progress:
+    """The share of a run's work (CPU time) done, for its progress line.
+
+    Measured for the blocks done; for those left, their estimated seconds (``weight``)
+    times their kind's measured / estimated ratio so far (overall ratio for a new kind).
+    """
+
+    def __init__(self, kind_of, weight, left):
+        self.kind_of, self.weight = kind_of, weight
+        self.cpu, self.committed = {}, {}
+        self.reweigh(left)
+
+    def reweigh(self, left):
+        """Blocks left per experiment; every block weighed by the current ``weight``."""
+        self.est_left = dict.fromkeys(self.kind_of.values(), 0.0)
+        for key, n in left.items():
+            self.est_left[self.kind_of[key]] += n * self.weight[key]
+        self.est_done = {}
+        for key, n in self.committed.items():
+            kind = self.kind_of[key]
+            self.est_done[kind] = self.est_done.get(kind, 0.0) + n * self.weight[key]
+
+    def account(self, kind, seconds):
+        """CPU seconds measured for blocks of ``kind``."""
+        self.cpu[kind] = self.cpu.get(kind, 0.0) + seconds
+
+    def commit(self, key):
+        """One block of experiment ``key`` stored."""
+        kind, w = self.kind_of[key], self.weight[key]
+        self.committed[key] = self.committed.get(key, 0) + 1
+        self.est_left[kind] = max(0.0, self.est_left[kind] - w)
+        self.est_done[kind] = self.est_done.get(kind, 0.0) + w
+
+    def share(self) -> float:
+        """Work done / (done + left), in [0, 1]."""
+        seen = [k for k in self.cpu if self.est_done.get(k, 0.0) > 0]
+        est = sum(self.est_done[k] for k in seen)
+        overall = sum(self.cpu[k] for k in seen) / est if est > 0 else 1.0
+        done = sum(self.cpu.values())
+        left = sum(
+            w * (self.cpu[k] / self.est_done[k] if k in seen else overall)
+            for k, w in self.est_left.items()
+        )
+        return done / (done + left) if done + left > 0 else 1.0
 
 
 def _calibrate(

@@ -201,7 +201,7 @@ def test_heartbeat_counts_work_by_measured_cost_and_ends_at_one():
         on_estimate=lambda estimate: None,
     )
     works = [w for _, _, w in beats]
-    assert works == sorted(works)
+    assert all(0 <= w <= 1 for w in works)
     assert works[-1] == pytest.approx(1.0)
     # one calibration block of each cell, then (one job, in order) the cheap cell's other
     # three: 5 of 8 blocks, but little more than one of the dear cell's four blocks of work
