@@ -193,11 +193,9 @@ def run_experiments(
     on_block : callable, optional
         Called as ``on_block(cell_key, block)`` after each block is committed.
     heartbeat : callable, optional
-        Called as ``heartbeat(done, total, work_done)`` after each block is committed (blocks
-        computed in this run, and the fraction of the run's estimated work they stand for:
-        blocks weighted by their kind's measured time, once the calibration blocks have
-        measured it, else by count), e.g. to report progress where no bar can be drawn.
-        in this run), e.g. to report progress where no progress bar can be drawn.
+        Called as ``heartbeat(done, total, work_done)`` after each block is committed: blocks
+        computed in this run, and the share of the run's CPU time they stand for (see
+        ``_Progress``), e.g. to report progress where no progress bar can be drawn.
     on_estimate : callable, optional
         Called as ``on_estimate(RunEstimate)`` after one calibration block per experiment
         kind is simulated and stored, before the rest; it may raise to refuse the run.

@@ -184,3 +184,17 @@ def test_cli_rerun_reads_records_and_keep_replicates_keeps_blocks(tmp_path, caps
     assert con.execute("SELECT COUNT(*) FROM blocks").fetchone()[0] > 0
     con.close()
     assert json.loads((kept / "results.json").read_text())["checks"] == first["checks"]
+
+
+def test_checks_sharing_experiments_are_simulated_together():
+    from types import SimpleNamespace
+
+    from theory_checks.runner import _sharing_groups
+
+    def check(*keys):
+        return SimpleNamespace(simulations=lambda: [SimpleNamespace(key=k) for k in keys])
+
+    # 0 and 3 share "a"; 3 and 4 share "d"; 1 and 2 share nothing with anyone
+    checks = [check("a"), check("b"), check("c"), check("a", "d"), check("d")]
+    assert _sharing_groups([0, 1, 2, 3, 4], checks) == [0, 3, 4, 1, 2]
+    assert _sharing_groups([1, 4], checks) == [1, 4]
