@@ -23,11 +23,15 @@ __all__ = [
 
 #: Paper key -> the bounds modules of that paper.
 PAPERS = {
-    "gr21": ("bounds.gr21",),
-    "gpr20": ("bounds.gpr20", "bounds.gpr20_shift"),
-    "gr22": ("bounds.gr22",),
-    "klm19": ("bounds.klm19", "bounds.klm19_scaling", "bounds.klm19_informal"),
-    "nch14": ("bounds.nch14", "bounds.nch14_auc"),
+    "gr21": ("calcheck.bounds.gr21",),
+    "gpr20": ("calcheck.bounds.gpr20", "calcheck.bounds.gpr20_shift"),
+    "gr22": ("calcheck.bounds.gr22",),
+    "klm19": (
+        "calcheck.bounds.klm19",
+        "calcheck.bounds.klm19_scaling",
+        "calcheck.bounds.klm19_informal",
+    ),
+    "nch14": ("calcheck.bounds.nch14", "calcheck.bounds.nch14_auc"),
 }
 
 _REGISTRY: dict[str, Guarantee] = {}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simulations.provenance import code_stamp, content_key
+from calcheck.simulations.provenance import code_stamp, content_key
 
 __all__ = ["cached", "figure_code_stamp"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from simulations.calibrators.edges import fixed_width_bin_index
+from calcheck.simulations.calibrators.edges import fixed_width_bin_index
 
 __all__ = [
     "eps_vs_bins",

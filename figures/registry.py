@@ -9,8 +9,8 @@ import time
 from importlib import import_module
 from pathlib import Path
 
-from simulations._io import atomic_write_text, json_text
-from simulations.provenance import package_version
+from calcheck.simulations._io import atomic_write_text, json_text
+from calcheck.simulations.provenance import package_version
 
 from .cache import figure_code_stamp
 

@@ -25,9 +25,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-import bounds
-from bounds import inverse, registry
-from simulations import calibrators, metrics
+from calcheck import bounds
+from calcheck.bounds import inverse, registry
+from calcheck.simulations import calibrators, metrics
 
 FUZZ = settings(
     derandomize=True,

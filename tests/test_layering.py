@@ -1,5 +1,9 @@
 """The import layering of calcheck, read from the source (AST), not from a running import.
 
+Module names are the installed ones (``calcheck.bounds.gr21``); the layer of a module is
+the part after ``calcheck.``. The top-level ``calcheck`` package (the public surface) may
+import every layer; nothing inside a layer imports it.
+
 * ``bounds`` imports nothing of ours;
 * ``simulations`` may import ``bounds``, never ``theory_checks`` or ``figures``;
 * ``figures`` may import ``bounds`` and ``simulations``, never ``theory_checks``;
@@ -26,19 +30,26 @@ ALLOWED = {
     "simulations": {"bounds"},
     "theory_checks": {"bounds", "simulations", "figures"},
     "figures": {"bounds", "simulations"},
+    "calcheck": {"bounds", "simulations", "theory_checks", "figures"},
 }
 MAX_LINES = 460
 
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for pkg in PACKAGES:
+    for pkg in (*PACKAGES, "calcheck"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            out[".".join(parts)] = path
+            out[".".join(["calcheck", *parts] if pkg != "calcheck" else parts)] = path
     return out
+
+
+def _layer(name: str) -> str:
+    """``calcheck.bounds.gr21`` -> ``bounds``; the top-level package is ``calcheck``."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in PACKAGES else "calcheck"
 
 
 MODULES = _modules()
@@ -65,7 +76,7 @@ def _imports(name: str, path: Path) -> set[str]:
         else:
             continue
         for t in targets:
-            if t.split(".")[0] in PACKAGES:
+            if t.split(".")[0] == "calcheck":
                 # the longest prefix that is one of our modules
                 parts = t.split(".")
                 while parts and ".".join(parts) not in MODULES:
@@ -80,7 +91,7 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 
 
 def _paper_of(name: str) -> str | None:
-    for part in name.split(".")[1:]:
+    for part in name.split(".")[2:]:
         for paper in PAPERS:
             if part == paper or part.startswith(paper + "_") or part.startswith(paper):
                 return paper
@@ -89,8 +100,8 @@ def _paper_of(name: str) -> str | None:
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_layers(name):
-    layer = name.split(".")[0]
-    foreign = {m for m in GRAPH[name] if m.split(".")[0] not in ALLOWED[layer] | {layer}}
+    layer = _layer(name)
+    foreign = {m for m in GRAPH[name] if _layer(m) not in ALLOWED[layer] | {layer}}
     assert not foreign, f"{name} imports {sorted(foreign)} across the layering"
 
 
@@ -125,7 +136,12 @@ def test_paper_modules_import_only_generic_code_and_their_own_paper(name):
 
 def test_generic_modules_import_no_paper_module():
     # Indexes (a registry of papers) are the exception: they list every paper.
-    indexes = {"bounds", "bounds.registry", "theory_checks.catalog", "figures.registry"}
+    indexes = {
+        "calcheck.bounds",
+        "calcheck.bounds.registry",
+        "calcheck.theory_checks.catalog",
+        "calcheck.figures.registry",
+    }
     for name in MODULES:
         if _paper_of(name) is None and name not in indexes:
             papers = {m for m in GRAPH[name] if _paper_of(m)}
@@ -136,3 +152,16 @@ def test_generic_modules_import_no_paper_module():
 def test_module_size(name):
     n = len(MODULES[name].read_text().splitlines())
     assert n <= MAX_LINES, f"{name} has {n} lines (limit about 450)"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_go_through_the_calcheck_namespace(name):
+    # ``import bounds`` works only in a source tree: the wheel installs ``calcheck`` alone.
+    bare = []
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.Import):
+            bare += [a.name for a in node.names if a.name.split(".")[0] in PACKAGES]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.split(".")[0] in PACKAGES:
+                bare.append(node.module)
+    assert not bare, f"{name} imports {bare}; write calcheck.{bare[0]}"

@@ -1,4 +1,4 @@
-"""``python -m theory_checks`` is ``calcheck``."""
+"""``python -m calcheck.theory_checks`` is ``calcheck`` (so is ``python -m calcheck``)."""
 
 import sys
 

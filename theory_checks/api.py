@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.engine import n_blocks_for
-from simulations.provenance import check_root_seed
-from simulations.store import ResultStore
+from calcheck.simulations.engine import n_blocks_for
+from calcheck.simulations.provenance import check_root_seed
+from calcheck.simulations.store import ResultStore
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .catalog import for_law

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulations.engine import BLOCK_REPS, simulate_block
-from simulations.experiments.binning import BinningExperiment
-from simulations.laws import LAWS
+from calcheck.simulations.engine import BLOCK_REPS, simulate_block
+from calcheck.simulations.experiments.binning import BinningExperiment
+from calcheck.simulations.laws import LAWS
 
 __all__ = ["BenchResult", "benchmark_cell"]
 

@@ -1,4 +1,4 @@
-"""Command-line interface ``calcheck`` (also ``python -m theory_checks``).
+"""Command-line interface ``calcheck`` (also ``python -m calcheck``).
 
 Sub-commands: ``list``, ``bound``, ``run``, ``bench``. The CLI is the only part of calcheck
 that prints; the library logs.
@@ -15,9 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-from bounds import registry
-from simulations._io import json_text, writable_folder
-from simulations.provenance import package_version
+from calcheck.bounds import registry
+from calcheck.simulations._io import json_text, writable_folder
+from calcheck.simulations.provenance import package_version
 
 from .cli_run import add_run_arguments, cmd_run
 from .cli_search import add_search_arguments, cmd_search
@@ -162,9 +162,9 @@ def _cmd_bound(args) -> int:
 
 
 def _cmd_figures(args) -> int:
-    from figures import findings
-    from figures.findings import changed_statuses, record_statuses, status
-    from figures.registry import (
+    from calcheck.figures import findings
+    from calcheck.figures.findings import changed_statuses, record_statuses, status
+    from calcheck.figures.registry import (
         FIGURE_MODULES,
         UNAVAILABLE,
         get_figure,

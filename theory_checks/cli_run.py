@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from simulations._io import json_text, writable_folder
-from simulations.provenance import package_version
+from calcheck.simulations._io import json_text, writable_folder
+from calcheck.simulations.provenance import package_version
 
 __all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run"]
 
@@ -276,7 +276,7 @@ def _move_aside(path: Path) -> Path:
 
 def cmd_run(args) -> int:
     """Run the selected checks (or a study) and write results.json, report.md, report.html."""
-    from simulations.store import ResultStore, StoreDamaged
+    from calcheck.simulations.store import ResultStore, StoreDamaged
 
     from .budgets import BUDGETS, DEFAULT_FALSE_ALARM
     from .catalog import all_checks
@@ -349,7 +349,7 @@ def _run(args, checks, store, reps, false_alarm, progress, on_block):
 
 
 def _report(args, out, run, false_alarm) -> int:
-    from simulations.engine import BLOCK_REPS
+    from calcheck.simulations.engine import BLOCK_REPS
 
     from .html import write_html
     from .pictures import draw_guarantee_pictures

@@ -23,7 +23,7 @@ def _key_value(text: str) -> tuple[str, float | int]:
 
 def add_search_arguments(s: argparse.ArgumentParser) -> None:
     """Arguments of ``calcheck search``."""
-    from simulations.laws.families import FAMILIES
+    from calcheck.simulations.laws.families import FAMILIES
 
     from .search import CRITERIA
 
@@ -85,7 +85,7 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
 
 
 def _single(args) -> int:
-    from simulations.laws.families import get_family
+    from calcheck.simulations.laws.families import get_family
 
     from .search import search
     from .search_report import save_search
@@ -114,7 +114,7 @@ def _single(args) -> int:
 
 
 def _sweep(args) -> int:
-    from simulations._io import atomic_write_text
+    from calcheck.simulations._io import atomic_write_text
 
     from .search_report import KNOWN_FALSE, sweep, sweep_table
 
@@ -167,7 +167,7 @@ def _expected(result) -> bool:
 
 
 def _study(args) -> int:
-    from simulations.laws.families import get_family
+    from calcheck.simulations.laws.families import get_family
 
     from .search import resolve_target, search
     from .search_report import save_search

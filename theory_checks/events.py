@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bounds import registry
-from simulations.experiments.base import ratio
+from calcheck.bounds import registry
+from calcheck.simulations.experiments.base import ratio
 
 __all__ = [
     "CLAIMS",

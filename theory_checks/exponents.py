@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bounds import registry
-from simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
-from simulations.provenance import generator
+from calcheck.bounds import registry
+from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
+from calcheck.simulations.provenance import generator
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import BoundRule

@@ -11,8 +11,8 @@ import json
 import os
 from pathlib import Path
 
-from figures.findings import status
-from simulations._io import atomic_write_text
+from calcheck.figures.findings import status
+from calcheck.simulations._io import atomic_write_text
 
 from .report import SUMMARY_HEADERS, rate_lines, summary_row
 

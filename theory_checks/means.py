@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from bounds import registry
-from simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
+from calcheck.bounds import registry
+from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .rates import SeriesCheckResult

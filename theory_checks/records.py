@@ -28,7 +28,7 @@ import json
 
 import numpy as np
 
-from simulations.provenance import code_stamp, content_key
+from calcheck.simulations.provenance import code_stamp, content_key
 
 __all__ = ["decode_result", "encode_result", "result_key"]
 

@@ -13,7 +13,7 @@ import shutil
 import time
 from pathlib import Path
 
-from simulations._io import atomic_write_text, json_text
+from calcheck.simulations._io import atomic_write_text, json_text
 
 from .check import CheckResult
 from .exponents import ExponentCheckResult

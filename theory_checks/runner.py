@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from simulations.engine import RunStats, run_experiments
+from calcheck.simulations.engine import RunStats, run_experiments
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .records import decode_result, encode_result, result_key

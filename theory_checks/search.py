@@ -48,9 +48,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from simulations.exact_coverage import exact_coverage
-from simulations.laws.families import LawFamily, get_family
-from simulations.search import (
+from calcheck.simulations.exact_coverage import exact_coverage
+from calcheck.simulations.laws.families import LawFamily, get_family
+from calcheck.simulations.search import (
     OptimResult,
     differential_evolution_search,
     evaluate_batch,
@@ -58,7 +58,7 @@ from simulations.search import (
     random_search,
     simulate_crn,
 )
-from simulations.store import ResultStore
+from calcheck.simulations.store import ResultStore
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .catalog import all_checks, for_law, studiable

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from simulations._io import atomic_write_text, json_text
-from simulations.laws.families import get_family
-from simulations.search import SearchBudget
+from calcheck.simulations._io import atomic_write_text, json_text
+from calcheck.simulations.laws.families import get_family
+from calcheck.simulations.search import SearchBudget
 
 __all__ = [
     "KNOWN_FALSE",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulations.search import SearchBudget
+from calcheck.simulations.search import SearchBudget
 
 from .verdicts import CoverageVerdict
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from simulations.laws import law_from_spec
+from calcheck.simulations.laws import law_from_spec
 
 from .catalog import for_law, studiable
 

@@ -7,8 +7,8 @@ failure, the worst cell's coverage, its Clopper-Pearson interval and the claim.
 
 Example (a pytest test)::
 
-    from simulations.laws import BINARY_LAWS
-    from theory_checks.testing import assert_guarantee_holds
+    from calcheck.simulations.laws import BINARY_LAWS
+    from calcheck.theory_checks.testing import assert_guarantee_holds
 
     def test_thm3_holds_on_a_platt_curve():
         assert_guarantee_holds("gr21.thm3", BINARY_LAWS["uniform_logistic"], n=1000,

@@ -6,8 +6,8 @@ a paper figure).
 
 #: Figure id -> module.
 FIGURES = {
-    "gpr20.fig2a": "figures.gpr20.fig2a",
-    "gpr20.fig2b": "figures.gpr20.fig2b",
-    "gpr20.fig3": "figures.gpr20.fig3",
-    "gpr20.cor1_frontier": "figures.gpr20.cor1_frontier",
+    "gpr20.fig2a": "calcheck.figures.gpr20.fig2a",
+    "gpr20.fig2b": "calcheck.figures.gpr20.fig2b",
+    "gpr20.fig3": "calcheck.figures.gpr20.fig3",
+    "gpr20.cor1_frontier": "calcheck.figures.gpr20.cor1_frontier",
 }

@@ -21,9 +21,9 @@ import logging
 
 import numpy as np
 
-from simulations.calibrators import ULSIF, WeightedHistogramBinning
-from simulations.metrics import fixed_width_reliability, plugin_ece_fixed_width
-from simulations.provenance import generator
+from calcheck.simulations.calibrators import ULSIF, WeightedHistogramBinning
+from calcheck.simulations.metrics import fixed_width_reliability, plugin_ece_fixed_width
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 

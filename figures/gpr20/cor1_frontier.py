@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.engine import simulate_block
-from simulations.experiments.gpr20_adversary import CIWidthExperiment
-from simulations.laws import LAWS
+from calcheck.simulations.engine import simulate_block
+from calcheck.simulations.experiments.gpr20_adversary import CIWidthExperiment
+from calcheck.simulations.laws import LAWS
 
 from ..cache import cached
 from ..plotting import new_figure

@@ -6,7 +6,7 @@ binning without sample splitting. ICML. Sec. 4 (Figs. 3-5) and Theorem 4, eq. (1
 
 from __future__ import annotations
 
-from bounds import gr21
+from calcheck.bounds import gr21
 
 __all__ = ["METHOD_STYLES", "theorem4_curve"]
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.calibrators import (
+from calcheck.simulations.calibrators import (
     DoubleDippedScalingBinning,
     FixedWidthBinning,
     IsotonicBinning,
     RandomizedUniformMassBinning,
     UniformMassSampleSplitting,
 )
-from simulations.metrics import plugin_conditional_validity, plugin_validity
-from simulations.provenance import generator
+from calcheck.simulations.metrics import plugin_conditional_validity, plugin_validity
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..data import credit_base_model, load_credit

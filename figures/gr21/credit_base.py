@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.provenance import generator
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..data import credit_base_model, data_file, load_credit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.metrics import lp_ece, marginal_validity
+from calcheck.simulations.metrics import lp_ece, marginal_validity
 
 from ..plotting import new_figure, validity_plot
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds import gr21
+from calcheck.bounds import gr21
 
 from ..plotting import eps_vs_bins, new_figure
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.calibrators import RandomizedUniformMassBinning
-from simulations.laws import BinaryLaw, ConditionalMean, ScoreLaw
-from simulations.metrics import (
+from calcheck.simulations.calibrators import RandomizedUniformMassBinning
+from calcheck.simulations.laws import BinaryLaw, ConditionalMean, ScoreLaw
+from calcheck.simulations.metrics import (
     exact_bin_errors,
     marginal_validity,
     plugin_conditional_validity,
     plugin_validity,
 )
-from simulations.provenance import generator
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..plotting import new_figure, validity_plot

@@ -2,15 +2,15 @@
 
 #: Figure id -> module.
 FIGURES = {
-    "gr22.fig1": "figures.gr22.fig1",
-    "gr22.fig2": "figures.gr22.fig2",
-    "gr22.table2": "figures.gr22.table2",
-    "gr22.table3": "figures.gr22.table3",
-    "gr22.table4": "figures.gr22.table4",
-    "gr22.table5": "figures.gr22.table5",
-    "gr22.fig5": "figures.gr22.fig5",
-    "gr22.fig6": "figures.gr22.fig6",
-    "gr22.fig7": "figures.gr22.fig7",
-    "gr22.fig8": "figures.gr22.fig8",
-    "gr22.looseness": "figures.gr22.looseness",
+    "gr22.fig1": "calcheck.figures.gr22.fig1",
+    "gr22.fig2": "calcheck.figures.gr22.fig2",
+    "gr22.table2": "calcheck.figures.gr22.table2",
+    "gr22.table3": "calcheck.figures.gr22.table3",
+    "gr22.table4": "calcheck.figures.gr22.table4",
+    "gr22.table5": "calcheck.figures.gr22.table5",
+    "gr22.fig5": "calcheck.figures.gr22.fig5",
+    "gr22.fig6": "calcheck.figures.gr22.fig6",
+    "gr22.fig7": "calcheck.figures.gr22.fig7",
+    "gr22.fig8": "calcheck.figures.gr22.fig8",
+    "gr22.looseness": "calcheck.figures.gr22.looseness",
 }

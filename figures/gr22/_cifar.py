@@ -31,7 +31,7 @@ import logging
 
 import numpy as np
 
-from simulations.calibrators import (
+from calcheck.simulations.calibrators import (
     ClassWiseHistogramBinning,
     DirichletScaling,
     MulticlassTemperatureScaling,
@@ -41,13 +41,13 @@ from simulations.calibrators import (
     softmax,
     top_label,
 )
-from simulations.metrics import (
+from calcheck.simulations.metrics import (
     plugin_classwise_ece,
     plugin_reliability_mce,
     plugin_top_label_errors,
     top_label_reliability,
 )
-from simulations.provenance import generator
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..data import CIFAR_MODELS, data_file, load_cifar_logits

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.calibrators import softmax, top_label
-from simulations.metrics import top_label_reliability
+from calcheck.simulations.calibrators import softmax, top_label
+from calcheck.simulations.metrics import top_label_reliability
 
 from ..data import data_file, load_cifar_logits
 from ..plotting import new_figure

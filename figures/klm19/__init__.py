@@ -2,13 +2,13 @@
 
 #: Figure id -> module.
 FIGURES = {
-    "klm19.fig1": "figures.klm19.fig1",
-    "klm19.fig2b": "figures.klm19.fig2b",
-    "klm19.fig3a": "figures.klm19.fig3a",
-    "klm19.fig3b": "figures.klm19.fig3b",
-    "klm19.fig4a": "figures.klm19.fig4a",
-    "klm19.fig4b": "figures.klm19.fig4b",
-    "klm19.appE": "figures.klm19.app_e",
+    "klm19.fig1": "calcheck.figures.klm19.fig1",
+    "klm19.fig2b": "calcheck.figures.klm19.fig2b",
+    "klm19.fig3a": "calcheck.figures.klm19.fig3a",
+    "klm19.fig3b": "calcheck.figures.klm19.fig3b",
+    "klm19.fig4a": "calcheck.figures.klm19.fig4a",
+    "klm19.fig4b": "calcheck.figures.klm19.fig4b",
+    "klm19.appE": "calcheck.figures.klm19.app_e",
 }
 
 #: Figure id -> why it cannot be regenerated.

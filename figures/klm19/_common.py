@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.calibrators.binning import _uniform_mass_fit_sorted
-from simulations.calibrators.edges import bin_index_rows
-from simulations.calibrators.scaling_binning import bin_platt_values, platt_fit_batch
-from simulations.laws.recalibration import logit
+from calcheck.simulations.calibrators.binning import _uniform_mass_fit_sorted
+from calcheck.simulations.calibrators.edges import bin_index_rows
+from calcheck.simulations.calibrators.scaling_binning import bin_platt_values, platt_fit_batch
+from calcheck.simulations.laws.recalibration import logit
 
 from ..data import data_file, load_cifar10_vgg16
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.calibrators.scaling_binning import MarginalScalingBinning
-from simulations.metrics.binned import debiased_sq_ce, plugin_sq_ce
-from simulations.provenance import generator
+from calcheck.simulations.calibrators.scaling_binning import MarginalScalingBinning
+from calcheck.simulations.metrics.binned import debiased_sq_ce, plugin_sq_ce
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..plotting import new_figure

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-from simulations.experiments.klm19_recalibration import RecalibrationExperiment
-from simulations.laws.recalibration import noisy_platt_law, platt_law
-from simulations.provenance import generator
+from calcheck.simulations.experiments.klm19_recalibration import RecalibrationExperiment
+from calcheck.simulations.laws.recalibration import noisy_platt_law, platt_law
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..plotting import new_figure

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.calibrators.binning import ZadroznyElkanBinning
-from simulations.calibrators.scaling import PlattScaling
-from simulations.calibrators.scaling_binning import ScalingBinning
-from simulations.laws.recalibration import platt_law
-from simulations.provenance import generator
+from calcheck.simulations.calibrators.binning import ZadroznyElkanBinning
+from calcheck.simulations.calibrators.scaling import PlattScaling
+from calcheck.simulations.calibrators.scaling_binning import ScalingBinning
+from calcheck.simulations.laws.recalibration import platt_law
+from calcheck.simulations.provenance import generator
 
 from ..plotting import new_figure
 

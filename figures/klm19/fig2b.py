@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.calibrators.edges import uniform_mass_edges
-from simulations.calibrators.scaling_binning import platt_fit_batch
-from simulations.metrics.binned import debiased_sq_ce, plugin_sq_ce
-from simulations.provenance import generator
+from calcheck.simulations.calibrators.edges import uniform_mass_edges
+from calcheck.simulations.calibrators.scaling_binning import platt_fit_batch
+from calcheck.simulations.metrics.binned import debiased_sq_ce, plugin_sq_ce
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..plotting import new_figure

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.provenance import generator
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..plotting import new_figure

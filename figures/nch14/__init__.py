@@ -2,11 +2,11 @@
 
 #: Figure id -> module.
 FIGURES = {
-    "nch14.fig1": "figures.nch14.fig1",
-    "nch14.auc": "figures.nch14.auc",
-    "nch14.table1": "figures.nch14.table1",
-    "nch14.table2": "figures.nch14.table2",
-    "nch14.looseness": "figures.nch14.looseness",
+    "nch14.fig1": "calcheck.figures.nch14.fig1",
+    "nch14.auc": "calcheck.figures.nch14.auc",
+    "nch14.table1": "calcheck.figures.nch14.table1",
+    "nch14.table2": "calcheck.figures.nch14.table2",
+    "nch14.looseness": "calcheck.figures.nch14.looseness",
 }
 
 #: Figure id -> why it cannot be regenerated.

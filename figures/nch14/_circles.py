@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.calibrators import IsotonicBinning, PlattScaling, ZadroznyElkanBinning
-from simulations.calibrators.density import DirichletMixtureCalibrator, KernelCalibrator
-from simulations.metrics.plugin import evaluation_metrics
+from calcheck.simulations.calibrators import IsotonicBinning, PlattScaling, ZadroznyElkanBinning
+from calcheck.simulations.calibrators.density import DirichletMixtureCalibrator, KernelCalibrator
+from calcheck.simulations.metrics.plugin import evaluation_metrics
 
 __all__ = ["METHODS", "METRICS", "base_scores", "calibrate", "circles"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-from simulations.experiments.nch14 import AucLossExperiment
-from simulations.laws import LAWS
-from simulations.laws.binary import staircase_law
-from simulations.metrics.auc import population_auc_loss
-from simulations.provenance import generator
+from calcheck.simulations.experiments.nch14 import AucLossExperiment
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.laws.binary import staircase_law
+from calcheck.simulations.metrics.auc import population_auc_loss
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..plotting import new_figure

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import NullLocator
 
-from bounds import nch14
-from simulations.exact_coverage import exact_coverage, looseness_grid, smallest_exact_eps
+from calcheck.bounds import nch14
+from calcheck.simulations.exact_coverage import exact_coverage, looseness_grid, smallest_exact_eps
 
 from ..plotting import new_figure
 

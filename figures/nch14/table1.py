@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from simulations.provenance import generator
+from calcheck.simulations.provenance import generator
 
 from ..cache import cached
 from ..plotting import new_figure

@@ -202,7 +202,8 @@ class Experiment(ContentKeyed):
     @classmethod
     def code_paths(cls) -> tuple[str, ...]:
         """Sources whose change invalidates stored outcomes of this experiment."""
-        module = cls.__module__.replace(".", "/") + ".py"
+        # ``calcheck.simulations.experiments.binning`` -> ``simulations/experiments/binning.py``
+        module = cls.__module__.removeprefix("calcheck.").replace(".", "/") + ".py"
         return (*_GENERIC_SOURCES, module)
 
     @property

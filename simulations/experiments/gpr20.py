@@ -21,7 +21,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import stats
 
-from bounds import gpr20
+from calcheck.bounds import gpr20
 
 from .._validation import check_alphas, check_positive_int
 from ..calibrators.binning import UniformMassSampleSplitting, calibrator_from_spec

@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from bounds import gpr20
+from calcheck.bounds import gpr20
 
 from .._validation import check_positive_int
 from ..calibrators.edges import fixed_width_bin_index

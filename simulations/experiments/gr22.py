@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from bounds import gr22
+from calcheck.bounds import gr22
 
 from .._validation import check_positive_int
 from ..calibrators.binning import RandomizedUniformMassBinning

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from bounds import gpr20, gr21, gr22, inverse, klm19, nch14_auc
+from calcheck.bounds import gpr20, gr21, gr22, inverse, klm19, nch14_auc
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from bounds import gpr20, gpr20_shift, registry
-from simulations.laws.shift import SHIFT_LAWS
+from calcheck.bounds import gpr20, gpr20_shift, registry
+from calcheck.simulations.laws.shift import SHIFT_LAWS
 
 # ------------------------------------------------------------------ reference values
 

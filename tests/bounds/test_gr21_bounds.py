@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bounds import all_guarantees, get, gr21, inverse
+from calcheck.bounds import all_guarantees, get, gr21, inverse
 
 # Catalog gr21 §5 golden table (natural log, alpha = 0.1, B = 10), given to 4 decimals:
 # tolerance 5e-5 is the rounding of the table.

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bounds import gr22, registry
+from calcheck.bounds import gr22, registry
 
 
 def test_delta_adds_and_thm2_aliases():

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bounds import klm19, registry
+from calcheck.bounds import klm19, registry
 
 
 def test_sample_sizes_hand_computed():
@@ -41,7 +41,7 @@ def test_registry_rate_quantifier():
 
 
 def test_gi3_plugin_bias_exact_refuses_an_array_of_n():
-    from bounds.klm19_informal import gi3_plugin_bias_exact
+    from calcheck.bounds.klm19_informal import gi3_plugin_bias_exact
 
     for n in ([], [10, 20]):
         with pytest.raises(ValueError, match="n must be a single integer"):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bounds import nch14, nch14_auc, registry
+from calcheck.bounds import nch14, nch14_auc, registry
 
 
 def test_theorem31_values_and_the_factor_two():

@@ -6,16 +6,20 @@ import numpy as np
 import pytest
 from matplotlib.axes import Axes
 
-from bounds import gr21
-from figures import plotting
-from figures.data import credit_base_model, default_data_dir, load_credit
-from figures.gr21 import fig1a, fig2
-from figures.gr21._panels import credit_findings
-from figures.gr21._style import theorem4_curve
-from figures.gr21.credit import EPS_GRID, credit_experiment
-from figures.registry import FIGURE_MODULES, get_figure, select_figures
-from simulations.calibrators import DoubleDippedScalingBinning, IsotonicBinning, UniformMassBinning
-from theory_checks.cli import main
+from calcheck.bounds import gr21
+from calcheck.figures import plotting
+from calcheck.figures.data import credit_base_model, default_data_dir, load_credit
+from calcheck.figures.gr21 import fig1a, fig2
+from calcheck.figures.gr21._panels import credit_findings
+from calcheck.figures.gr21._style import theorem4_curve
+from calcheck.figures.gr21.credit import EPS_GRID, credit_experiment
+from calcheck.figures.registry import FIGURE_MODULES, get_figure, select_figures
+from calcheck.simulations.calibrators import (
+    DoubleDippedScalingBinning,
+    IsotonicBinning,
+    UniformMassBinning,
+)
+from calcheck.theory_checks.cli import main
 
 CREDIT = default_data_dir() / "credit.csv"
 needs_credit = pytest.mark.skipif(not CREDIT.is_file(), reason=f"CREDIT data not found at {CREDIT}")
@@ -126,7 +130,7 @@ def test_figure_index_and_selection(capsys):
         assert callable(mod.draw)
         assert callable(mod.compute)
     assert main(["figures", "--list"]) == 0
-    assert "figures.gr21.fig3" in capsys.readouterr().out
+    assert "calcheck.figures.gr21.fig3" in capsys.readouterr().out
 
 
 def test_figures_cli_and_html(tmp_path, capsys):
@@ -155,7 +159,7 @@ def test_figures_cli_and_html(tmp_path, capsys):
 def test_figures_fail_only_when_a_finding_changes_status(tmp_path, monkeypatch, capsys):
     import json
 
-    from figures import findings
+    from calcheck.figures import findings
 
     record = tmp_path / "findings_status.json"
     monkeypatch.setattr(findings, "RECORD", record)
@@ -180,7 +184,7 @@ def test_recorded_findings_that_do_not_hold_are_explained():
     """Every finding recorded as not holding (or not judgeable) carries its explanation."""
     import json
 
-    from figures.findings import NEEDS_EXPLANATION, RECORD, STATUSES
+    from calcheck.figures.findings import NEEDS_EXPLANATION, RECORD, STATUSES
 
     recorded = json.loads(RECORD.read_text())
     missing = []

@@ -8,7 +8,7 @@ import pytest
 
 def test_covariate_shift_figure_small():
     pytest.importorskip("sklearn")
-    from figures.gpr20 import _shift, fig2a, fig2b, fig3
+    from calcheck.figures.gpr20 import _shift, fig2a, fig2b, fig3
 
     small = {
         "train": 1500,

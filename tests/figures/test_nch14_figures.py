@@ -2,8 +2,8 @@
 
 import pytest
 
-from figures.nch14 import auc
-from figures.registry import UNAVAILABLE, select_figures
+from calcheck.figures.nch14 import auc
+from calcheck.figures.registry import UNAVAILABLE, select_figures
 
 
 def test_auc_figure_findings_at_small_size():
@@ -22,7 +22,7 @@ def test_table3_is_listed_as_unavailable():
 
 def test_tables_at_small_size():
     pytest.importorskip("sklearn")
-    from figures.nch14 import table1, table2
+    from calcheck.figures.nch14 import table1, table2
 
     d1 = table1.compute(None, reps=2, seed=1)
     assert d1["linear"].shape == (2, 5, 6)
@@ -36,7 +36,7 @@ def test_tables_at_small_size():
 
 
 def test_figure1_is_the_stated_schematic():
-    from figures.nch14 import fig1
+    from calcheck.figures.nch14 import fig1
 
     data = fig1.compute(None)
     assert all(f["holds"] for f in fig1.findings(data))

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from bounds import gpr20, gpr20_shift
+from calcheck.bounds import gpr20, gpr20_shift
 
 # ------------------------------------------------------------------ reference values
 

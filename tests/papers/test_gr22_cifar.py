@@ -4,9 +4,9 @@ confirms them from the same files), the TS column and Fig. 1's stated numbers.
 
 import pytest
 
-from figures.data import default_data_dir, load_cifar_logits
-from simulations.calibrators import MulticlassTemperatureScaling, softmax, top_label
-from simulations.metrics import (
+from calcheck.figures.data import default_data_dir, load_cifar_logits
+from calcheck.simulations.calibrators import MulticlassTemperatureScaling, softmax, top_label
+from calcheck.simulations.metrics import (
     plugin_classwise_ece,
     plugin_reliability_mce,
     plugin_top_label_errors,
@@ -21,7 +21,7 @@ needs_cifar = pytest.mark.skipif(not CIFAR.is_dir(), reason=f"CIFAR logits not a
 @needs_cifar
 def test_cifar_base_columns_match_tables():
     """Base columns of Tables 2-5 to 3 decimals (TL-MCE: the reliability-diagram max)."""
-    from figures.gr22._cifar import PAPER
+    from calcheck.figures.gr22._cifar import PAPER
 
     for (table, metric), rows in PAPER.items():
         for (ds, arch), cols in rows.items():
@@ -44,7 +44,7 @@ def test_cifar_base_columns_match_tables():
 
 @needs_cifar
 def test_cifar_ts_column_matches_with_focal_calibration_rule():
-    from figures.gr22._cifar import PAPER
+    from calcheck.figures.gr22._cifar import PAPER
 
     for ds in ("cifar10", "focal_cifar10"):
         table = "table2" if ds == "cifar10" else "table4"
@@ -59,7 +59,7 @@ def test_cifar_ts_column_matches_with_focal_calibration_rule():
 
 @needs_cifar
 def test_fig1_stated_numbers():
-    from figures.gr22 import fig1
+    from calcheck.figures.gr22 import fig1
 
     found = fig1.findings(fig1.compute())
     assert all(f["holds"] for f in found), found

@@ -5,7 +5,7 @@ Catalog gr22 §5 ("derived bound values", 4 decimals; tolerance = rounding) and 
 
 import pytest
 
-from bounds import gr22
+from calcheck.bounds import gr22
 
 
 @pytest.mark.parametrize(

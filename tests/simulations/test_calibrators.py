@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from simulations.calibrators import (
+from calcheck.simulations.calibrators import (
     CALIBRATORS,
     FixedWidthBinning,
     RandomizedUniformMassBinning,
@@ -12,7 +12,11 @@ from simulations.calibrators import (
     ZadroznyElkanBinning,
     calibrator_from_spec,
 )
-from simulations.calibrators.edges import sort_lexicographic, sort_scores, uniform_mass_edge_ranks
+from calcheck.simulations.calibrators.edges import (
+    sort_lexicographic,
+    sort_scores,
+    uniform_mass_edge_ranks,
+)
 
 # n = 9, B = 3: A = [0, ceil(10/3), ceil(20/3), 10] = [0, 4, 7, 10].
 SCORES = np.array([0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85])

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from simulations.calibrators.density import (
+from calcheck.simulations.calibrators.density import (
     DirichletMixtureCalibrator,
     KernelCalibrator,
     silverman_bandwidth,
 )
-from simulations.laws import LAWS
-from simulations.metrics.plugin import evaluation_metrics
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.metrics.plugin import evaluation_metrics
 
 
 def test_nadaraya_watson_by_hand():

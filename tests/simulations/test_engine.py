@@ -11,10 +11,10 @@ import time
 import numpy as np
 import pytest
 
-from simulations.engine import BLOCK_REPS, load_outcome, run_experiments, simulate_block
-from simulations.experiments.binning import BinningExperiment
-from simulations.laws import LAWS
-from simulations.store import ResultStore
+from calcheck.simulations.engine import BLOCK_REPS, load_outcome, run_experiments, simulate_block
+from calcheck.simulations.experiments.binning import BinningExperiment
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.store import ResultStore
 
 CELLS = [
     BinningExperiment({"name": "randomized_umd"}, LAWS["uniform_half"], 300, 10),
@@ -179,7 +179,7 @@ def test_code_stamp_depends_on_the_experiment_module_and_generic_code():
     paths = BinningExperiment.code_paths()
     assert "simulations/experiments/binning.py" in paths
     assert "simulations/laws" in paths
-    from simulations.experiments.gpr20 import StreamExperiment
+    from calcheck.simulations.experiments.gpr20 import StreamExperiment
 
     assert "bounds" in StreamExperiment.code_paths()  # it evaluates its bound inside
     assert (

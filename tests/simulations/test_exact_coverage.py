@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from bounds import gr21, gr22, nch14
-from simulations.engine import simulate_block
-from simulations.exact_coverage import (
+from calcheck.bounds import gr21, gr22, nch14
+from calcheck.simulations.engine import simulate_block
+from calcheck.simulations.exact_coverage import (
     bin_point_counts,
     bin_within_probability,
     exact_coverage,
@@ -22,13 +22,13 @@ from simulations.exact_coverage import (
     smallest_top_label_eps,
     top_label_exact_coverage,
 )
-from simulations.experiments.base import BinOutcome
-from simulations.experiments.binning import BinningExperiment
-from simulations.experiments.gr22 import TopLabelBinningExperiment
-from simulations.laws import LAWS
-from simulations.laws.binary import BinaryLaw, ConditionalMean, ScoreLaw
-from simulations.laws.multiclass import TopLabelLaw
-from theory_checks.events import Marginal, Within
+from calcheck.simulations.experiments.base import BinOutcome
+from calcheck.simulations.experiments.binning import BinningExperiment
+from calcheck.simulations.experiments.gr22 import TopLabelBinningExperiment
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.laws.binary import BinaryLaw, ConditionalMean, ScoreLaw
+from calcheck.simulations.laws.multiclass import TopLabelLaw
+from calcheck.theory_checks.events import Marginal, Within
 
 ROOT_SEED = 2024
 BLOCKS = 20  # 2000 replicates per setting
@@ -292,7 +292,7 @@ def test_top_label_agrees_with_monte_carlo(law, n, k, etas):
 
 @pytest.mark.parametrize("fig_id", ["gr21.looseness", "gr22.looseness", "nch14.looseness"])
 def test_looseness_figures_find_every_theorem_valid(fig_id):
-    from figures.registry import get_figure
+    from calcheck.figures.registry import get_figure
 
     mod = get_figure(fig_id)
     data = mod.compute()

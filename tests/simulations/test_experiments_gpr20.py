@@ -3,19 +3,22 @@
 import numpy as np
 import pytest
 
-from bounds import gpr20
-from simulations.engine import load_outcome, run_experiments
-from simulations.experiments.gpr20 import (
+from calcheck.bounds import gpr20
+from calcheck.simulations.engine import load_outcome, run_experiments
+from calcheck.simulations.experiments.gpr20 import (
     BinBernoulliExperiment,
     BinningRadiusExperiment,
     StreamExperiment,
 )
-from simulations.experiments.gpr20_adversary import AdversaryScalingExperiment, CIWidthExperiment
-from simulations.experiments.gpr20_shift import ShiftExperiment
-from simulations.laws import LAWS
-from simulations.laws.shift import SHIFT_LAWS, LinearShiftLaw
-from simulations.store import ResultStore
-from theory_checks.events import Exceeds, Within, constant, stated
+from calcheck.simulations.experiments.gpr20_adversary import (
+    AdversaryScalingExperiment,
+    CIWidthExperiment,
+)
+from calcheck.simulations.experiments.gpr20_shift import ShiftExperiment
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.laws.shift import SHIFT_LAWS, LinearShiftLaw
+from calcheck.simulations.store import ResultStore
+from calcheck.theory_checks.events import Exceeds, Within, constant, stated
 
 
 def test_stream_experiment_matches_a_direct_loop():

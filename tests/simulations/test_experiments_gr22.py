@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from bounds import gr22
-from simulations.experiments.gr22 import (
+from calcheck.bounds import gr22
+from calcheck.simulations.experiments.gr22 import (
     AccuracyExperiment,
     ClassWiseBinningExperiment,
     Prop4Experiment,
     TopLabelBinningExperiment,
 )
-from simulations.laws.multiclass import MULTICLASS_LAWS
-from theory_checks.events import MeanAtMost, Ordered, Within, stated
+from calcheck.simulations.laws.multiclass import MULTICLASS_LAWS
+from calcheck.theory_checks.events import MeanAtMost, Ordered, Within, stated
 
 
 def test_top_label_outcome_reproducible_and_radius_from_symbols():

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from simulations.experiments.binning import BinningExperiment
-from simulations.laws.families import FAMILIES, get_family
-from simulations.search import simulate_crn
+from calcheck.simulations.experiments.binning import BinningExperiment
+from calcheck.simulations.laws.families import FAMILIES, get_family
+from calcheck.simulations.search import simulate_crn
 
 
 def _thetas(fam, count=5, seed=0):
@@ -93,7 +93,7 @@ def test_top_label_and_binned_model_truth():
 
 
 def test_staircase_family_contains_nch14_staircase():
-    from simulations.laws.binary import staircase_law
+    from calcheck.simulations.laws.binary import staircase_law
 
     fam = get_family("staircase", n_bins=4)
     law = fam.law([0.5, 0.501, 0.502, 0.503, 0.0, 1.0])

@@ -3,21 +3,21 @@
 import numpy as np
 import pytest
 
-from simulations.calibrators.binning import (
+from calcheck.simulations.calibrators.binning import (
     RandomizedUniformMassBinning,
     UniformMassBinning,
     ZadroznyElkanBinning,
 )
-from simulations.calibrators.edges import (
+from calcheck.simulations.calibrators.edges import (
     _sort_binary_labels,
     bin_index_from_edges,
     sort_lexicographic,
     uniform_mass_edges,
 )
-from simulations.experiments.gpr20_shift import _flat_bin_index
-from simulations.laws import ScoreLaw
-from simulations.laws.binary import BINARY_LAWS, BinaryLaw, ConditionalMean, staircase_law
-from simulations.laws.multiclass import (
+from calcheck.simulations.experiments.gpr20_shift import _flat_bin_index
+from calcheck.simulations.laws import ScoreLaw
+from calcheck.simulations.laws.binary import BINARY_LAWS, BinaryLaw, ConditionalMean, staircase_law
+from calcheck.simulations.laws.multiclass import (
     MULTICLASS_LAWS,
     DirichletAffineLaw,
     TopLabelLaw,

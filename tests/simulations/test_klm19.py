@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from simulations.calibrators.edges import uniform_mass_edge_ranks
-from simulations.experiments.klm19 import BinBalanceExperiment, EstimatorRateExperiment
-from simulations.laws.binned import BinnedModelLaw, binned_model
-from simulations.metrics.binned import conditional_sq_ce, debiased_sq_ce, plugin_sq_ce
-from theory_checks.rates import threshold
+from calcheck.simulations.calibrators.edges import uniform_mass_edge_ranks
+from calcheck.simulations.experiments.klm19 import BinBalanceExperiment, EstimatorRateExperiment
+from calcheck.simulations.laws.binned import BinnedModelLaw, binned_model
+from calcheck.simulations.metrics.binned import conditional_sq_ce, debiased_sq_ce, plugin_sq_ce
+from calcheck.theory_checks.rates import threshold
 
 
 def test_estimators_hand_computed():
@@ -90,7 +90,7 @@ def test_threshold_interpolates_last_crossing():
 
 @pytest.mark.parametrize("n", [60, 6000])  # many small bins; every bin >= 2 (fast path)
 def test_fused_estimates_equal_the_metric_functions_bit_for_bit(n):
-    from simulations.experiments.klm19 import _estimates
+    from calcheck.simulations.experiments.klm19 import _estimates
 
     law = binned_model("mixed", 30, 0.01)
     s, y = np.asarray(law.values), np.asarray(law.label_means)

@@ -15,8 +15,8 @@ import pytest
 cal = pytest.importorskip("calibration", reason="the compare extra is not installed")
 cal_utils = pytest.importorskip("calibration.utils")
 
-from simulations.calibrators.scaling_binning import platt_fit_batch  # noqa: E402
-from simulations.metrics.binned import binned_sq_ce, debiased_sq_ce, plugin_sq_ce  # noqa: E402
+from calcheck.simulations.calibrators.scaling_binning import platt_fit_batch  # noqa: E402
+from calcheck.simulations.metrics.binned import binned_sq_ce, debiased_sq_ce, plugin_sq_ce  # noqa: E402
 
 
 def _binned_data(rng, n=400, k=6):

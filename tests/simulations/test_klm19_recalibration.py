@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from bounds.klm19_informal import gi3_plugin_bias_exact
-from simulations.calibrators.edges import bin_index_from_edges, bin_index_rows
-from simulations.calibrators.scaling import PlattScaling
-from simulations.calibrators.scaling_binning import (
+from calcheck.bounds.klm19_informal import gi3_plugin_bias_exact
+from calcheck.simulations.calibrators.edges import bin_index_from_edges, bin_index_rows
+from calcheck.simulations.calibrators.scaling import PlattScaling
+from calcheck.simulations.calibrators.scaling_binning import (
     MarginalScalingBinning,
     ScalingBinning,
     TopLabelScalingBinning,
@@ -15,20 +15,24 @@ from simulations.calibrators.scaling_binning import (
     platt_fit_batch,
     scaling_binning_fit_batch,
 )
-from simulations.experiments.klm19_recalibration import (
+from calcheck.simulations.experiments.klm19_recalibration import (
     METHODS,
     RecalibrationExperiment,
     smallest_thirds_size,
 )
-from simulations.laws.binned import binned_model
-from simulations.laws.recalibration import (
+from calcheck.simulations.laws.binned import binned_model
+from calcheck.simulations.laws.recalibration import (
     RecalibrationLaw,
     noisy_platt_law,
     platt_law,
     sine_platt_law,
 )
-from simulations.metrics.binned import plugin_sq_ce
-from simulations.metrics.recalibration import binned_map_truth, min_platt_ce_sq, platt_truth
+from calcheck.simulations.metrics.binned import plugin_sq_ce
+from calcheck.simulations.metrics.recalibration import (
+    binned_map_truth,
+    min_platt_ce_sq,
+    platt_truth,
+)
 
 LAWS = [platt_law(1.0, 0.0), platt_law(2.0, 1.0), noisy_platt_law(), sine_platt_law()]
 
@@ -222,8 +226,8 @@ def test_plugin_bias_exact_matches_simulation():
 
 
 def test_conditional_target_is_the_registered_identity():
-    from bounds.klm19 import def52_conditional_mean
-    from simulations.metrics.binned import conditional_sq_ce
+    from calcheck.bounds.klm19 import def52_conditional_mean
+    from calcheck.simulations.metrics.binned import conditional_sq_ce
 
     law = binned_model("mixed", 15, 0.005)
     counts, _ = law.sample_counts(40, 30, np.random.default_rng(4))
@@ -235,11 +239,11 @@ def test_conditional_target_is_the_registered_identity():
 
 
 def test_fast_paths_equal_the_reference_code_bit_for_bit():
-    from simulations.calibrators.binning import _uniform_mass_fit_sorted
-    from simulations.calibrators.scaling_binning import _row_bins
-    from simulations.experiments.klm19_recalibration import _hist_fit
-    from simulations.laws.recalibration import logit
-    from simulations.metrics.recalibration import binned_map_truth_both
+    from calcheck.simulations.calibrators.binning import _uniform_mass_fit_sorted
+    from calcheck.simulations.calibrators.scaling_binning import _row_bins
+    from calcheck.simulations.experiments.klm19_recalibration import _hist_fit
+    from calcheck.simulations.laws.recalibration import logit
+    from calcheck.simulations.metrics.recalibration import binned_map_truth_both
 
     law = noisy_platt_law()
     z, x, y = law.sample_logits(600, 7, np.random.default_rng(3))
@@ -294,7 +298,7 @@ def _halved_steps_reference(x, y, rows, a, b, da, db, penalty):
 
 @pytest.mark.parametrize("separable", [False, True])
 def test_halved_steps_equal_the_exact_line_search(separable):
-    from simulations.calibrators.scaling import _halved_steps, _platt_nll
+    from calcheck.simulations.calibrators.scaling import _halved_steps, _platt_nll
 
     rng = np.random.default_rng(3)
     r, n = 40, 300

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from simulations.laws import LAWS, BinaryLaw, ConditionalMean, ScoreLaw, law_from_spec
+from calcheck.simulations.laws import LAWS, BinaryLaw, ConditionalMean, ScoreLaw, law_from_spec
 
 FAMILIES = {"binary", "linear_shift", "top_label", "dirichlet_affine", "adversary"}
 

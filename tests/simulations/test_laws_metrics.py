@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from simulations.calibrators import BinningBatch
-from simulations.laws import (
+from calcheck.simulations.calibrators import BinningBatch
+from calcheck.simulations.laws import (
     LAWS,
     BinaryLaw,
     ConditionalMean,
@@ -15,7 +15,7 @@ from simulations.laws import (
     law_from_spec,
     laws_of_family,
 )
-from simulations.metrics import (
+from calcheck.simulations.metrics import (
     conditional_max_error,
     exact_bin_errors,
     fixed_width_reliability,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from simulations.calibrators import (
+from calcheck.simulations.calibrators import (
     ClassWiseHistogramBinning,
     DirichletScaling,
     MulticlassTemperatureScaling,
@@ -14,13 +14,13 @@ from simulations.calibrators import (
     softmax,
     top_label,
 )
-from simulations.calibrators.edges import fixed_width_bin_index
-from simulations.calibrators.multiclass_binning import _normalize_rows
-from simulations.experiments.gr22 import (
+from calcheck.simulations.calibrators.edges import fixed_width_bin_index
+from calcheck.simulations.calibrators.multiclass_binning import _normalize_rows
+from calcheck.simulations.experiments.gr22 import (
     TopLabelBinningExperiment,
 )
-from simulations.laws.multiclass import MULTICLASS_LAWS, DirichletAffineLaw
-from simulations.metrics import (
+from calcheck.simulations.laws.multiclass import MULTICLASS_LAWS, DirichletAffineLaw
+from calcheck.simulations.metrics import (
     plugin_classwise_ece,
     plugin_reliability_mce,
     plugin_top_label_errors,
@@ -122,7 +122,7 @@ def test_cwhb_and_nhb():
 
 def test_code_variant_edges_and_lower_bin_rule():
     """Authors' code: np.array_split upper edges, an edge score goes to the lower bin."""
-    from simulations.calibrators.multiclass_binning import _CodeVariantBinning
+    from calcheck.simulations.calibrators.multiclass_binning import _CodeVariantBinning
 
     s = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
     y = np.array([0, 1, 0, 1, 1, 1], dtype=float)

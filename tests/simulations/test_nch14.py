@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from simulations.calibrators.binning import _uniform_mass_fit_sorted
-from simulations.experiments.nch14 import AucLimitExperiment, AucLossExperiment
-from simulations.laws import LAWS
-from simulations.laws.binary import staircase_law
-from simulations.metrics.auc import auc_loss, population_auc_loss
+from calcheck.simulations.calibrators.binning import _uniform_mass_fit_sorted
+from calcheck.simulations.experiments.nch14 import AucLimitExperiment, AucLossExperiment
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.laws.binary import staircase_law
+from calcheck.simulations.metrics.auc import auc_loss, population_auc_loss
 
 
 def _mann_whitney(z, s):
@@ -86,7 +86,7 @@ def test_finite_n_loss_approaches_the_limit():
 
 
 def test_bin_parts_experiment():
-    from simulations.experiments.nch14 import BinPartsExperiment
+    from calcheck.simulations.experiments.nch14 import BinPartsExperiment
 
     out = BinPartsExperiment(LAWS["uniform_logistic"], 500, 10).simulate(
         np.random.default_rng(3), 200

@@ -4,10 +4,14 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from simulations.calibrators.scaling import BetaCalibration, PlattScaling, TemperatureScaling
-from simulations.calibrators.weighted import ULSIF, WeightedHistogramBinning
-from simulations.laws import ConditionalMean
-from simulations.laws.shift import SHIFT_LAWS, LinearShiftLaw
+from calcheck.simulations.calibrators.scaling import (
+    BetaCalibration,
+    PlattScaling,
+    TemperatureScaling,
+)
+from calcheck.simulations.calibrators.weighted import ULSIF, WeightedHistogramBinning
+from calcheck.simulations.laws import ConditionalMean
+from calcheck.simulations.laws.shift import SHIFT_LAWS, LinearShiftLaw
 
 # ------------------------------------------------------------------ reference values
 
@@ -87,7 +91,7 @@ def test_target_sampler_matches_target_cdf():
 
 
 def test_fixed_width_plugin_ece_by_hand():
-    from simulations.metrics import fixed_width_reliability, plugin_ece_fixed_width
+    from calcheck.simulations.metrics import fixed_width_reliability, plugin_ece_fixed_width
 
     p = np.array([0.05, 0.05, 0.95, 1.0])
     y = np.array([0.0, 1.0, 1.0, 1.0])

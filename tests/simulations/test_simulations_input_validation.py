@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulations import calibrators, metrics
+from calcheck.simulations import calibrators, metrics
 
 
 @pytest.mark.parametrize("n_bins", [10**9, 10**30])

@@ -6,9 +6,9 @@ import sqlite3
 import numpy as np
 import pytest
 
-from simulations.store import ResultStore, _pack, _unpack
-from theory_checks.catalog import all_checks
-from theory_checks.runner import run_checks
+from calcheck.simulations.store import ResultStore, _pack, _unpack
+from calcheck.theory_checks.catalog import all_checks
+from calcheck.theory_checks.runner import run_checks
 
 
 def _run(path, reps=200):

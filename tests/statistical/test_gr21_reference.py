@@ -7,14 +7,14 @@ error tolerance (a false alarm of about 6e-5 per test and seed).
 import numpy as np
 import pytest
 
-from bounds import gr21
-from simulations.calibrators import UniformMassBinning, ZadroznyElkanBinning
-from simulations.engine import load_outcome, run_experiments
-from simulations.experiments.binning import BinningExperiment
-from simulations.laws import LAWS
-from simulations.metrics import exact_bin_errors, lp_ece, marginal_validity
-from simulations.provenance import generator
-from simulations.store import ResultStore
+from calcheck.bounds import gr21
+from calcheck.simulations.calibrators import UniformMassBinning, ZadroznyElkanBinning
+from calcheck.simulations.engine import load_outcome, run_experiments
+from calcheck.simulations.experiments.binning import BinningExperiment
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.metrics import exact_bin_errors, lp_ece, marginal_validity
+from calcheck.simulations.provenance import generator
+from calcheck.simulations.store import ResultStore
 
 pytestmark = pytest.mark.statistical
 

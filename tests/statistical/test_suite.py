@@ -7,11 +7,11 @@ CI-sized by default (1000 replicates per cell); CALCHECK_FULL=1 runs the quick b
 import pytest
 from conftest import STAT_BUDGET, STAT_REPS
 
-from bounds import registry
-from simulations.store import ResultStore
-from theory_checks.budgets import BUDGETS
-from theory_checks.catalog import all_checks
-from theory_checks.runner import run_checks
+from calcheck.bounds import registry
+from calcheck.simulations.store import ResultStore
+from calcheck.theory_checks.budgets import BUDGETS
+from calcheck.theory_checks.catalog import all_checks
+from calcheck.theory_checks.runner import run_checks
 
 pytestmark = [pytest.mark.statistical, pytest.mark.slow]
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from simulations.laws import LAWS
-from theory_checks.api import verify
-from theory_checks.testing import assert_guarantee_holds, assert_guarantee_violated
+from calcheck.simulations.laws import LAWS
+from calcheck.theory_checks.api import verify
+from calcheck.theory_checks.testing import assert_guarantee_holds, assert_guarantee_violated
 
 
 def test_verify_returns_a_readable_result_with_a_plot():

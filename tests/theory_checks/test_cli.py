@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from bounds import registry
-from theory_checks.cli import main
+from calcheck.bounds import registry
+from calcheck.theory_checks.cli import main
 
 
 def _json_out(capsys, argv):

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from theory_checks import cli_run
-from theory_checks.cli import main
+from calcheck.theory_checks import cli_run
+from calcheck.theory_checks.cli import main
 
 pytest.importorskip("distributed")
 

@@ -3,18 +3,18 @@
 import numpy as np
 import pytest
 
-from bounds.klm19_scaling import thm41_ce_sq_bound
-from simulations.experiments.klm19_recalibration import (
+from calcheck.bounds.klm19_scaling import thm41_ce_sq_bound
+from calcheck.simulations.experiments.klm19_recalibration import (
     RecalibrationExperiment,
     smallest_thirds_size,
 )
-from simulations.laws.recalibration import platt_law, sine_platt_law
-from simulations.store import ResultStore
-from theory_checks.catalog import klm19
-from theory_checks.exponents import ExponentCheck, ExponentSeries
-from theory_checks.rates import RateCheck, RateSeries, SquaredCEWithin
-from theory_checks.report import rate_lines, results_to_dict, summary_row
-from theory_checks.runner import run_checks
+from calcheck.simulations.laws.recalibration import platt_law, sine_platt_law
+from calcheck.simulations.store import ResultStore
+from calcheck.theory_checks.catalog import klm19
+from calcheck.theory_checks.exponents import ExponentCheck, ExponentSeries
+from calcheck.theory_checks.rates import RateCheck, RateSeries, SquaredCEWithin
+from calcheck.theory_checks.report import rate_lines, results_to_dict, summary_row
+from calcheck.theory_checks.runner import run_checks
 
 
 def test_exponent_check_validation():
@@ -81,11 +81,11 @@ def test_a_grid_starting_at_the_smallest_size_is_not_censored(tmp_path):
 
 
 def test_definition52_mean_check_and_its_control(tmp_path):
-    from bounds.klm19 import def52_conditional_mean
-    from simulations.experiments.klm19 import EstimatorRateExperiment
-    from simulations.laws.binned import binned_model
-    from theory_checks.catalog.klm19 import _debiased_error, _plugin_error
-    from theory_checks.means import MeanZeroCheck
+    from calcheck.bounds.klm19 import def52_conditional_mean
+    from calcheck.simulations.experiments.klm19 import EstimatorRateExperiment
+    from calcheck.simulations.laws.binned import binned_model
+    from calcheck.theory_checks.catalog.klm19 import _debiased_error, _plugin_error
+    from calcheck.theory_checks.means import MeanZeroCheck
 
     # hand-computed: bins with n_s >= 2 only; (0.5 - 0.25)^2 * 2/4 + (0.3 - 0.3)^2 * 2/4
     assert def52_conditional_mean([0.5, 0.3, 0.9], [0.25, 0.3, 0.1], [2, 2, 0]) == 0.03125

@@ -11,13 +11,13 @@ import dataclasses
 
 import pytest
 
-from simulations.laws import LAWS
-from simulations.laws.binary import BinaryLaw
-from simulations.laws.eta import ConditionalMean, ScoreLaw
-from simulations.store import ResultStore
-from theory_checks.catalog import for_law, refused, studiable
-from theory_checks.catalog import nch14 as catalog
-from theory_checks.runner import run_checks
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.laws.binary import BinaryLaw
+from calcheck.simulations.laws.eta import ConditionalMean, ScoreLaw
+from calcheck.simulations.store import ResultStore
+from calcheck.theory_checks.catalog import for_law, refused, studiable
+from calcheck.theory_checks.catalog import nch14 as catalog
+from calcheck.theory_checks.runner import run_checks
 
 GIDS = (
     "nch14.eq9",

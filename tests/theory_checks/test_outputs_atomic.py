@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-import simulations._io as io
-from bounds import gr22
-from simulations._io import atomic_write_text
-from theory_checks.cli import main
+import calcheck.simulations._io as io
+from calcheck.bounds import gr22
+from calcheck.simulations._io import atomic_write_text
+from calcheck.theory_checks.cli import main
 
 
 def test_a_failed_write_leaves_the_previous_file_whole(tmp_path, monkeypatch):
@@ -60,8 +60,8 @@ def test_no_bins_at_all_is_an_error_not_nan():
 def test_multiclass_metrics_and_binning_refuse_nan():
     import numpy as np
 
-    from simulations.calibrators.edges import fixed_width_bin_index
-    from simulations.metrics.multiclass import (
+    from calcheck.simulations.calibrators.edges import fixed_width_bin_index
+    from calcheck.simulations.metrics.multiclass import (
         plugin_classwise_ece,
         plugin_reliability_mce,
         plugin_top_label_errors,
@@ -115,7 +115,7 @@ def test_unusable_out_folders_and_damaged_stores_are_clear_errors(tmp_path, caps
 def test_multiclass_scaling_refuses_empty_data_strings_and_more_classes():
     import numpy as np
 
-    from simulations.calibrators import DirichletScaling, MulticlassTemperatureScaling
+    from calcheck.simulations.calibrators import DirichletScaling, MulticlassTemperatureScaling
 
     rng = np.random.default_rng(0)
     p = rng.dirichlet(np.ones(3), size=40)

@@ -2,11 +2,11 @@
 
 import pytest
 
-from simulations.store import ResultStore
-from theory_checks.catalog import klm19
-from theory_checks.rates import RateCheck, RateSeries
-from theory_checks.report import rate_lines, results_to_dict, summary_row
-from theory_checks.runner import run_checks
+from calcheck.simulations.store import ResultStore
+from calcheck.theory_checks.catalog import klm19
+from calcheck.theory_checks.rates import RateCheck, RateSeries
+from calcheck.theory_checks.report import rate_lines, results_to_dict, summary_row
+from calcheck.theory_checks.runner import run_checks
 
 
 def test_rate_check_refuses_non_rate_guarantees_and_short_series():
@@ -39,7 +39,7 @@ def test_lemma43_rate_and_control_on_shared_data(tmp_path):
 def test_a_grid_that_does_not_bracket_the_threshold_gives_no_consistent_verdict(tmp_path):
     # Grids that start above every threshold would make any rate look consistent: the
     # censored thresholds are counted and the series is reported violated.
-    from simulations.experiments.klm19 import BinBalanceExperiment
+    from calcheck.simulations.experiments.klm19 import BinBalanceExperiment
 
     high = RateSeries(
         "grids above n*",

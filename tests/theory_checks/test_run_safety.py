@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import simulations.store as store_module
-from theory_checks.cli import main
+import calcheck.simulations.store as store_module
+from calcheck.theory_checks.cli import main
 
 RUN = ["run", "--checks", "gr21.thm3", "--reps", "100"]
 
@@ -46,7 +46,7 @@ def _alive(pid: int) -> bool:
 
 
 def _start_parallel_run(out: Path):
-    cmd = [sys.executable, "-m", "theory_checks", "run", "--checks", "gr21", "--reps", "20000"]
+    cmd = [sys.executable, "-m", "calcheck", "run", "--checks", "gr21", "--reps", "20000"]
     proc = subprocess.Popen(
         [*cmd, "--jobs", "2", "--out", str(out)],
         stdout=subprocess.DEVNULL,

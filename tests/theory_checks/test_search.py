@@ -11,15 +11,15 @@ import math
 import numpy as np
 import pytest
 
-from simulations.exact_coverage import exact_coverage
-from simulations.laws.families import get_family
-from simulations.search import (
+from calcheck.simulations.exact_coverage import exact_coverage
+from calcheck.simulations.laws.families import get_family
+from calcheck.simulations.search import (
     SearchBudget,
     differential_evolution_search,
     get_search_budget,
     random_search,
 )
-from theory_checks.search import CheckCriterion, resolve_target, search
+from calcheck.theory_checks.search import CheckCriterion, resolve_target, search
 
 TINY = SearchBudget("tiny", 6, 2, 100, 200)
 

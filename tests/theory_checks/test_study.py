@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from theory_checks.catalog import refused, studiable
-from theory_checks.cli import main
-from theory_checks.study import load_study
+from calcheck.theory_checks.catalog import refused, studiable
+from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.study import load_study
 
 # One user law per family (none of them is a law the suite ships).
 LAWS = {

@@ -3,10 +3,10 @@ validity is judged on the wrong law is caught; the frontier figure regenerates."
 
 import json
 
-from simulations.store import ResultStore
-from theory_checks.catalog import all_checks
-from theory_checks.cli import main
-from theory_checks.runner import run_checks
+from calcheck.simulations.store import ResultStore
+from calcheck.theory_checks.catalog import all_checks
+from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.runner import run_checks
 
 
 def _run(ids, reps=300):

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from theory_checks.verdicts import (
+from calcheck.theory_checks.verdicts import (
     coverage_verdict,
     detectable_shortfall,
     weighted_upper_quantile,

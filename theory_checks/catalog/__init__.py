@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from bounds import registry
+from calcheck.bounds import registry
 
 __all__ = ["PAPERS", "all_checks", "for_law", "refused", "studiable"]
 
 #: Paper key -> catalog module.
 PAPERS = {
-    "gr21": "theory_checks.catalog.gr21",
-    "gpr20": "theory_checks.catalog.gpr20",
-    "gr22": "theory_checks.catalog.gr22",
-    "klm19": "theory_checks.catalog.klm19",
-    "nch14": "theory_checks.catalog.nch14",
+    "gr21": "calcheck.theory_checks.catalog.gr21",
+    "gpr20": "calcheck.theory_checks.catalog.gpr20",
+    "gr22": "calcheck.theory_checks.catalog.gr22",
+    "klm19": "calcheck.theory_checks.catalog.klm19",
+    "nch14": "calcheck.theory_checks.catalog.nch14",
 }
 
 

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds import gpr20
-from simulations.experiments.gpr20 import (
+from calcheck.bounds import gpr20
+from calcheck.simulations.experiments.gpr20 import (
     BinBernoulliExperiment,
     BinningRadiusExperiment,
     StreamExperiment,
     UMSCountExperiment,
 )
-from simulations.experiments.gpr20_adversary import AdversaryScalingExperiment, CIWidthExperiment
-from simulations.laws import LAWS
+from calcheck.simulations.experiments.gpr20_adversary import (
+    AdversaryScalingExperiment,
+    CIWidthExperiment,
+)
+from calcheck.simulations.laws import LAWS
 
 from ..budgets import get_budget
 from ..check import Check, StudyAdapter, with_sharper_controls

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.experiments.gpr20_shift import Prop3Experiment, ShiftExperiment
-from simulations.laws import LAWS
+from calcheck.simulations.experiments.gpr20_shift import Prop3Experiment, ShiftExperiment
+from calcheck.simulations.laws import LAWS
 
 from ..check import StudyAdapter
 from ..events import BoundRule, Identity, Within

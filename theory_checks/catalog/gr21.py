@@ -17,8 +17,8 @@ tie-breaking on two atoms (B = 3, n = 3000), where the bins are not exchangeable
 
 from __future__ import annotations
 
-from simulations.experiments.binning import BinningExperiment
-from simulations.laws import LAWS
+from calcheck.simulations.experiments.binning import BinningExperiment
+from calcheck.simulations.laws import LAWS
 
 from ..budgets import get_budget
 from ..check import Check, StudyAdapter, with_sharper_controls

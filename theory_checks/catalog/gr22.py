@@ -17,13 +17,13 @@ expectation) and their controls read the same simulations: one experiment per (l
 
 from __future__ import annotations
 
-from simulations.experiments.gr22 import (
+from calcheck.simulations.experiments.gr22 import (
     AccuracyExperiment,
     ClassWiseBinningExperiment,
     Prop4Experiment,
     TopLabelBinningExperiment,
 )
-from simulations.laws import LAWS
+from calcheck.simulations.laws import LAWS
 
 from ..budgets import get_budget
 from ..check import Check, StudyAdapter, with_sharper_controls

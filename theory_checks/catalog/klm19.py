@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.experiments.klm19 import BinBalanceExperiment, EstimatorRateExperiment
-from simulations.experiments.klm19_population import Ex32Experiment, Prop33Experiment
-from simulations.laws.binned import binned_model
+from calcheck.simulations.experiments.klm19 import BinBalanceExperiment, EstimatorRateExperiment
+from calcheck.simulations.experiments.klm19_population import Ex32Experiment, Prop33Experiment
+from calcheck.simulations.laws.binned import binned_model
 
 from ..budgets import get_budget
 from ..check import Check

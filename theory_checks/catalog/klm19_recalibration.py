@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.experiments.klm19_recalibration import (
+from calcheck.simulations.experiments.klm19_recalibration import (
     RecalibrationExperiment,
     smallest_thirds_size,
 )
-from simulations.laws.recalibration import noisy_platt_law, platt_law, sine_platt_law
+from calcheck.simulations.laws.recalibration import noisy_platt_law, platt_law, sine_platt_law
 
 from ..events import BoundRule
 from ..exponents import ExponentCheck, ExponentSeries

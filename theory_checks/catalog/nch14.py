@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.experiments.binning import BinningExperiment
-from simulations.laws import LAWS
+from calcheck.simulations.experiments.binning import BinningExperiment
+from calcheck.simulations.laws import LAWS
 
 from ..budgets import get_budget
 from ..check import Check, StudyAdapter, with_sharper_controls

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.experiments.nch14 import (
+from calcheck.simulations.experiments.nch14 import (
     AucLimitExperiment,
     AucLossExperiment,
     BinPartsExperiment,
 )
-from simulations.laws import LAWS
-from simulations.laws.binary import staircase_law
+from calcheck.simulations.laws import LAWS
+from calcheck.simulations.laws.binary import staircase_law
 
 from ..check import Check
 from ..events import BoundRule, Within, constant, other_guarantee

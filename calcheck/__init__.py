@@ -1,0 +1,66 @@
+"""calcheck: verify distribution-free calibration guarantees by exact Monte Carlo.
+
+The public surface (stable; everything else is reachable through the layers below but may
+change between versions):
+
+Checking
+    :func:`verify` (a guarantee on a law), :func:`search` (the worst law of a family),
+    :func:`exact_coverage` (exact coverage at constant eta), and
+    :mod:`calcheck.testing` (``assert_guarantee_holds`` / ``assert_guarantee_violated``).
+Guarantees
+    :func:`list_guarantees`, :func:`get_guarantee`.
+Laws
+    :data:`LAWS` (every shipped law by name), :class:`BinaryLaw`, :class:`ScoreLaw`,
+    :class:`ConditionalMean`, :func:`law_from_spec`.
+
+The layers are subpackages: :mod:`calcheck.bounds` (guarantees as pure functions),
+:mod:`calcheck.simulations` (laws, calibrators, metrics, the engine),
+:mod:`calcheck.theory_checks` (checks, verdicts, studies, CLI, reports) and
+:mod:`calcheck.figures` (the papers' figures). Names are loaded on first use, so
+``import calcheck.bounds`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+# In a source checkout (and an editable install) the layers live beside this folder, at the
+# repository's top level; in a wheel they are inside it. Search both places, own folder first.
+_HERE = Path(__file__).resolve().parent
+if not (_HERE / "bounds").is_dir() and (_HERE.parent / "bounds" / "__init__.py").is_file():
+    __path__.append(str(_HERE.parent))
+
+__version__ = "0.1.0"
+
+#: Public name -> (module, attribute), loaded on first access (PEP 562).
+_EXPORTS = {
+    "verify": ("calcheck.theory_checks.api", "verify"),
+    "search": ("calcheck.theory_checks.search", "search"),
+    "exact_coverage": ("calcheck.simulations.exact_coverage", "exact_coverage"),
+    "list_guarantees": ("calcheck.bounds.registry", "all_guarantees"),
+    "get_guarantee": ("calcheck.bounds.registry", "get"),
+    "LAWS": ("calcheck.simulations.laws", "LAWS"),
+    "BinaryLaw": ("calcheck.simulations.laws", "BinaryLaw"),
+    "ScoreLaw": ("calcheck.simulations.laws", "ScoreLaw"),
+    "ConditionalMean": ("calcheck.simulations.laws", "ConditionalMean"),
+    "law_from_spec": ("calcheck.simulations.laws", "law_from_spec"),
+}
+
+__all__ = sorted([*_EXPORTS, "testing"])
+
+
+def __getattr__(name: str):
+    if name == "testing":
+        return importlib.import_module("calcheck.testing")
+    try:
+        module, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'calcheck' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})
