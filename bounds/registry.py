@@ -18,7 +18,9 @@ __all__ = [
     "all_guarantees",
     "get",
     "guarantees_of",
+    "is_user_defined",
     "register",
+    "register_user",
 ]
 
 #: Paper key -> the bounds modules of that paper.
@@ -35,14 +37,39 @@ PAPERS = {
 }
 
 _REGISTRY: dict[str, Guarantee] = {}
+#: Ids of guarantees defined at run time (``calcheck.define_guarantee``), not by a paper.
+_USER: set[str] = set()
 
 
 def register(guarantee: Guarantee) -> Guarantee:
     """Add a guarantee; ids are unique."""
+    if not isinstance(guarantee, Guarantee):
+        raise ValueError(f"guarantee must be a Guarantee, got {type(guarantee).__name__}")
     if guarantee.id in _REGISTRY:
         raise ValueError(f"guarantee id already registered: {guarantee.id!r}")
     _REGISTRY[guarantee.id] = guarantee
     return guarantee
+
+
+def register_user(guarantee: Guarantee) -> Guarantee:
+    """Add or replace a guarantee defined at run time.
+
+    Redefining a user's id replaces it (a notebook cell run twice); the id of a paper's
+    guarantee is never replaced.
+    """
+    if guarantee.id in _REGISTRY and guarantee.id not in _USER:
+        raise ValueError(
+            f"guarantee id {guarantee.id!r} belongs to a paper's registered guarantee; "
+            "choose another id (e.g. 'mine.thm1')"
+        )
+    _REGISTRY.pop(guarantee.id, None)
+    _USER.add(guarantee.id)
+    return register(guarantee)
+
+
+def is_user_defined(guarantee_id: str) -> bool:
+    """Whether ``guarantee_id`` was defined at run time rather than by a paper module."""
+    return guarantee_id in _USER
 
 
 for _paper, _modules in PAPERS.items():

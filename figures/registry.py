@@ -29,14 +29,14 @@ logger = logging.getLogger(__name__)
 PAPERS = ("gr21", "gpr20", "gr22", "klm19", "nch14")
 
 FIGURE_MODULES = {
-    fid: mod for paper in PAPERS for fid, mod in import_module(f"figures.{paper}").FIGURES.items()
+    fid: mod for paper in PAPERS for fid, mod in import_module(f"calcheck.figures.{paper}").FIGURES.items()
 }
 
 #: Figure id -> why it cannot be regenerated (a paper package's ``UNAVAILABLE``).
 UNAVAILABLE = {
     fid: why
     for paper in PAPERS
-    for fid, why in getattr(import_module(f"figures.{paper}"), "UNAVAILABLE", {}).items()
+    for fid, why in getattr(import_module(f"calcheck.figures.{paper}"), "UNAVAILABLE", {}).items()
 }
 
 

@@ -161,7 +161,11 @@ def test_imports_go_through_the_calcheck_namespace(name):
     for node in ast.walk(ast.parse(MODULES[name].read_text())):
         if isinstance(node, ast.Import):
             bare += [a.name for a in node.names if a.name.split(".")[0] in PACKAGES]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            if node.module.split(".")[0] in PACKAGES:
-                bare.append(node.module)
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and not node.level
+            and node.module
+            and node.module.split(".")[0] in PACKAGES
+        ):
+            bare.append(node.module)
     assert not bare, f"{name} imports {bare}; write calcheck.{bare[0]}"

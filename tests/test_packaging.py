@@ -50,7 +50,12 @@ import sys
 from pathlib import Path
 root = Path({str(ROOT)!r})
 sys.path[:] = [{str(tmp_path)!r}] + [p for p in sys.path[1:] if Path(p or '.').resolve() != root]
-import calcheck, calcheck.bounds, calcheck.simulations.engine
+import calcheck, calcheck.bounds, calcheck.simulations.engine, calcheck.figures.registry
+import calcheck.theory_checks.cli
+from calcheck.theory_checks.catalog import all_checks
+assert len(all_checks("quick")) > 100
+bare = sorted(m for m in sys.modules if m.split(".")[0] in {LAYERS!r})
+assert not bare, bare
 assert Path(calcheck.bounds.__file__).is_relative_to({str(tmp_path)!r}), calcheck.bounds.__file__
 assert calcheck.__path__ == [str(Path({str(tmp_path)!r}) / 'calcheck')], calcheck.__path__
 for name in {LAYERS!r}:

@@ -104,7 +104,7 @@ def test_killed_cli_run_resumes_to_identical_results(tmp_path):
     args = [
         sys.executable,
         "-m",
-        "theory_checks",
+        "calcheck",
         "run",
         "--checks",
         "gr21.thm4.marginal",

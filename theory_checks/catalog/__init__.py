@@ -12,7 +12,7 @@ from importlib import import_module
 
 from calcheck.bounds import registry
 
-__all__ = ["PAPERS", "all_checks", "for_law", "refused", "studiable"]
+__all__ = ["PAPERS", "add_study", "all_checks", "for_law", "refused", "studiable"]
 
 #: Paper key -> catalog module.
 PAPERS = {
@@ -22,6 +22,18 @@ PAPERS = {
     "klm19": "calcheck.theory_checks.catalog.klm19",
     "nch14": "calcheck.theory_checks.catalog.nch14",
 }
+
+
+#: Study adapters of guarantees defined at run time (``calcheck.define_guarantee``).
+_USER_STUDIES: dict = {}
+
+
+def add_study(guarantee_id: str, adapter) -> None:
+    """Make a run-time guarantee studiable (its adapter replaces an earlier one)."""
+    registry.get(guarantee_id)
+    if not registry.is_user_defined(guarantee_id):
+        raise ValueError(f"{guarantee_id!r} is a paper's guarantee; its studies are its paper's")
+    _USER_STUDIES[guarantee_id] = adapter
 
 
 def _module(paper):
@@ -35,7 +47,8 @@ def all_checks(budget="quick") -> list:
 
 def studiable() -> dict:
     """Guarantee id -> :class:`~theory_checks.check.StudyAdapter`, every paper."""
-    return {gid: a for paper in PAPERS for gid, a in _module(paper).STUDIES.items()}
+    papers = {gid: a for paper in PAPERS for gid, a in _module(paper).STUDIES.items()}
+    return papers | _USER_STUDIES
 
 
 def refused() -> dict:
