@@ -29,7 +29,9 @@ logger = logging.getLogger(__name__)
 PAPERS = ("gr21", "gpr20", "gr22", "klm19", "nch14")
 
 FIGURE_MODULES = {
-    fid: mod for paper in PAPERS for fid, mod in import_module(f"calcheck.figures.{paper}").FIGURES.items()
+    fid: mod
+    for paper in PAPERS
+    for fid, mod in import_module(f"calcheck.figures.{paper}").FIGURES.items()
 }
 
 #: Figure id -> why it cannot be regenerated (a paper package's ``UNAVAILABLE``).
