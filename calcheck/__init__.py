@@ -5,10 +5,14 @@ change between versions):
 
 Checking
     :func:`verify` (a guarantee on a law), :func:`search` (the worst law of a family),
-    :func:`exact_coverage` (exact coverage at constant eta), and
-    :mod:`calcheck.testing` (``assert_guarantee_holds`` / ``assert_guarantee_violated``).
+    :func:`exact_coverage` (exact coverage at constant eta, where it applies),
+    :func:`sharper_control` (the bound times a factor below the detectable one, on a
+    fresh seed), and :mod:`calcheck.testing` (``assert_guarantee_holds`` /
+    ``assert_guarantee_violated``).
 Guarantees
-    :func:`list_guarantees`, :func:`get_guarantee`.
+    :func:`define_guarantee` (your own bound, on a method the suite simulates or on your
+    own calibrator), :func:`list_methods` (method x event pairs and the keywords they
+    supply), :func:`list_guarantees`, :func:`get_guarantee`.
 Laws
     :data:`LAWS` (every shipped law by name), :class:`BinaryLaw`, :class:`ScoreLaw`,
     :class:`ConditionalMean`, :func:`law_from_spec`.
@@ -37,7 +41,10 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "verify": ("calcheck.theory_checks.api", "verify"),
     "search": ("calcheck.theory_checks.search", "search"),
-    "exact_coverage": ("calcheck.simulations.exact_coverage", "exact_coverage"),
+    "exact_coverage": ("calcheck.theory_checks.exact", "exact_coverage"),
+    "sharper_control": ("calcheck.theory_checks.controls", "sharper_control"),
+    "define_guarantee": ("calcheck.theory_checks.user", "define_guarantee"),
+    "list_methods": ("calcheck.theory_checks.user", "method_table"),
     "list_guarantees": ("calcheck.bounds.registry", "all_guarantees"),
     "get_guarantee": ("calcheck.bounds.registry", "get"),
     "LAWS": ("calcheck.simulations.laws", "LAWS"),

@@ -26,6 +26,7 @@ from .budgets import DEFAULT_FALSE_ALARM
 from .catalog import for_law
 from .check import CheckResult
 from .runner import run_checks
+from .user import guarantee_id as as_id
 
 __all__ = ["verify"]
 
@@ -38,8 +39,25 @@ def _root_seed(rng) -> int:
     return check_root_seed(rng)
 
 
+def _laws(law):
+    """A law, a law's name, or a sequence of either, as a tuple of laws."""
+    from calcheck.simulations.laws import LAWS
+
+    items = list(law) if isinstance(law, list | tuple) else [law]
+    if not items:
+        raise ValueError("law must be a law, a law's name or a non-empty sequence of them")
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            if item not in LAWS:
+                raise ValueError(f"unknown law name {item!r}; shipped laws: {sorted(LAWS)}")
+            item = LAWS[item]
+        out.append(item)
+    return tuple(out)
+
+
 def verify(
-    guarantee_id: str,
+    guarantee_id,
     law,
     *,
     n=None,
@@ -56,11 +74,13 @@ def verify(
 
     Parameters
     ----------
-    guarantee_id : str
+    guarantee_id : str or DefinedGuarantee
         A studiable guarantee (``theory_checks.catalog.studiable()``; ``calcheck list``
-        prints them and why the others are refused).
-    law : Law or sequence of Law
-        Laws of a family the guarantee's experiment accepts (``simulations.laws``).
+        prints them and why the others are refused), or one of your own
+        (:func:`calcheck.define_guarantee`).
+    law : Law, str or sequence of them
+        Laws of a family the guarantee's experiment accepts (``simulations.laws``), or
+        names of shipped laws (``"uniform_half"``; ``calcheck.LAWS`` lists them).
     n, n_bins : int or sequence of int, optional
         Grid values; each guarantee names its own grid parameters (``n`` and ``n_bins``
         for gr21; ``n`` and ``points_per_bin`` for gr22 -- pass those as keywords).
@@ -96,7 +116,7 @@ def verify(
     points = {
         k: list(v) if isinstance(v, list | tuple | np.ndarray) else [v] for k, v in points.items()
     }
-    check = for_law(guarantee_id, law, grid=points, alphas=tuple(alphas))
+    check = for_law(as_id(guarantee_id), _laws(law), grid=points, alphas=tuple(alphas))
     seed = _root_seed(rng)
     own = store is None
     store = ResultStore(":memory:") if own else store

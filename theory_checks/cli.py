@@ -27,9 +27,32 @@ __all__ = ["main"]
 DEFAULT_SEED = 20210718  # ICML 2021; any recorded seed works
 
 
+def _print_methods(as_json: bool) -> int:
+    from .user import method_table
+
+    rows = method_table()
+    if as_json:
+        print(json_text({"methods": rows}, indent=1))
+        return 0
+    print("Methods x events a guarantee of your own can name (calcheck.define_guarantee)")
+    print("and the keywords the bound is called with; * = exact coverage at constant eta")
+    for r in rows:
+        star = "*" if r["exact_coverage"] else " "
+        print(
+            f"  {r['method']:15s} {r['event']:12s}{star} {r['quantifier']:11s} "
+            f"bound({', '.join(r['supplies'])})  grid {', '.join(r['grid'])}; "
+            f"laws {', '.join(r['families'])}"
+        )
+    print("\nOr a calibrator object of your own (fit(scores, labels), predict(scores)) with the")
+    print("events of 'umd' on binary laws, evaluated on the level sets of its outputs.")
+    return 0
+
+
 def _cmd_list(args) -> int:
     from .catalog import all_checks, refused, studiable
 
+    if args.methods:
+        return _print_methods(args.json)
     checks = all_checks("quick")
     covered = {}
     for c in checks:
@@ -306,6 +329,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("list", help="list guarantees and checks")
     s.add_argument("--json", action="store_true")
+    s.add_argument(
+        "--methods",
+        action="store_true",
+        help="list the method x event pairs a guarantee of your own can name",
+    )
     s.set_defaults(func=_cmd_list)
 
     s = sub.add_parser("bound", help="evaluate a registered bound")

@@ -287,7 +287,7 @@ def cmd_run(args) -> int:
         if args.checks:
             raise ValueError("give either --study or --checks, not both")
         check, options = load_study(args.study)
-        checks = [check]
+        checks = [check, *options["controls"]]
     else:
         checks = _select(all_checks(args.budget), args.checks)
     reps = args.reps if args.reps is not None else options.get("reps", BUDGETS[args.budget].reps)

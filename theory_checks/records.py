@@ -28,6 +28,7 @@ import json
 
 import numpy as np
 
+from calcheck.bounds import registry
 from calcheck.simulations.provenance import code_stamp, content_key
 
 __all__ = ["decode_result", "encode_result", "result_key"]
@@ -61,16 +62,24 @@ def _stable(value):
 
 
 def result_key(check, reps: int, root_seed, false_alarm: float) -> str:
-    """Content key of a check's result (see the module docstring for what it covers)."""
-    return content_key(
-        {
-            "check": _stable(check),
-            "reps": int(reps),
-            "root_seed": str(root_seed),
-            "false_alarm": float(false_alarm),
-            "code": code_stamp(*_CODE),
-        }
-    )
+    """Content key of a check's result (see the module docstring for what it covers).
+
+    A guarantee defined at run time adds its fingerprint (the bound's source, method and
+    event): a record of an earlier definition under the same id is never read.
+    """
+    description = {
+        "check": _stable(check),
+        "reps": int(reps),
+        "root_seed": str(root_seed),
+        "false_alarm": float(false_alarm),
+        "code": code_stamp(*_CODE),
+    }
+    if registry.is_user_defined(check.guarantee):
+        from .user import definition_of
+
+        definition = definition_of(check.guarantee)
+        description["user_guarantee"] = None if definition is None else definition.fingerprint
+    return content_key(description)
 
 
 def _encode(value):

@@ -66,6 +66,7 @@ from .check import Check
 from .events import CLAIMS, BoundRule, MeanAtMost, scaled
 from .runner import run_checks
 from .search_result import Found, FreshCheck, SearchResult
+from .user import definition_of, guarantee_id
 
 __all__ = [
     "CRITERIA",
@@ -74,6 +75,7 @@ __all__ = [
     "FreshCheck",
     "SearchResult",
     "analytic_reference",
+    "exact_worst_case",
     "fresh_check",
     "resolve_target",
     "search",
@@ -185,9 +187,13 @@ class CheckCriterion:
     criterion: str
     reps: int
     crn_seed: int
+    #: A guarantee defined at run time, re-registered in worker processes (they start empty).
+    definition: object = None
 
     def check(self, theta) -> Check:
         """The one-cell check of the law at theta."""
+        if self.definition is not None:
+            self.definition.ensure_registered()
         law = self.family.law(theta)
         return _check_for(self.guarantee, self.bound, law, dict(self.grid), self.alpha, self.target)
 
@@ -250,11 +256,30 @@ def fresh_check(
     )
 
 
+def exact_worst_case(guarantee: str):
+    """``(scheme, event)`` of a guarantee whose worst case is eta = 1/2, or None.
+
+    The paper guarantees of :data:`EXACT_WORST_CASE`, and a user's guarantee on a method
+    with an exact scheme (uniform-mass binning) and a conditional or marginal event.
+    """
+    if guarantee in EXACT_WORST_CASE:
+        return EXACT_WORST_CASE[guarantee]
+    definition = definition_of(guarantee)
+    if (
+        definition is not None
+        and definition.method.exact_scheme is not None
+        and definition.event in ("conditional", "marginal")
+    ):
+        return definition.method.exact_scheme, definition.event
+    return None
+
+
 def analytic_reference(guarantee: str, bound: BoundRule, grid: dict, alpha: float):
     """Exact failure rate of the known worst case (eta = 1/2), or None where none is known."""
-    if guarantee not in EXACT_WORST_CASE or set(grid) != {"n", "n_bins"}:
+    worst = exact_worst_case(guarantee)
+    if worst is None or set(grid) != {"n", "n_bins"}:
         return None
-    scheme, event = EXACT_WORST_CASE[guarantee]
+    scheme, event = worst
     n, b = int(grid["n"]), int(grid["n_bins"])
     eps = float(bound.radius(guarantee, {"n": n, "n_bins": b, "delta": 0.0}, alpha))
     coverage = float(exact_coverage(n, b, 0.5, eps, event=event, scheme=scheme))
@@ -306,9 +331,10 @@ def search(
 
     Parameters
     ----------
-    target : str
-        A studiable guarantee, ``"<guarantee>.times_<f>"`` or a catalog control that
-        changes the bound (:func:`resolve_target`).
+    target : str or DefinedGuarantee
+        A studiable guarantee (a paper's or one of :func:`calcheck.define_guarantee`),
+        ``"<guarantee>.times_<f>"`` or a catalog control that changes the bound
+        (:func:`resolve_target`).
     family : LawFamily or str
         A family, or the name of one with default options (:func:`get_family`).
     grid : dict
@@ -333,6 +359,7 @@ def search(
     SearchResult
     """
     started = time.perf_counter()
+    target = guarantee_id(target)
     guarantee, bound = resolve_target(target)
     fam = get_family(family) if isinstance(family, str) else family
     if not isinstance(fam, LawFamily):
@@ -345,7 +372,7 @@ def search(
     fresh_seed = seed + 1 if fresh_seed is None else fresh_seed
     crit = CheckCriterion(
         target, guarantee, bound, fam, tuple(sorted(grid.items())), float(alpha), criterion,
-        budget.reps, seed,
+        budget.reps, seed, definition_of(guarantee),
     )  # fmt: skip
     crit.check(fam.benign[0])  # refuses a wrong family, grid or alpha before any search
     kw = {"seed": seed, "n_jobs": n_jobs, "backend": backend}

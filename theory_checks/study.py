@@ -22,6 +22,18 @@ and dirichlet_affine families). The method and the event are those of the suite'
 check of that guarantee; guarantees whose law the theorem fixes are refused with the reason.
 Every table rejects unknown keys.
 
+A guarantee of your own needs no Python session: name its bound as ``"module:function"``
+(importable: an installed package, or a module beside the study file) with the method and
+the event it is claimed for (``calcheck list --methods``); a calibrator of your own is
+``method = "module:Class"`` (constructed with ``method_options``)::
+
+    guarantee = "mine.thm1"
+    bound = "my_bounds:radius"         # radius(n, n_bins, alpha) -> eps
+    method = "umd"                     # or "my_calibrators:MyBinning"
+    method_options = { n_bins = 10 }   # optional: keywords of the calibrator's constructor
+    event = "conditional"
+    controls = [0.75]                  # optional: the bound times each factor, expected flagged
+
 A ``[search]`` table asks ``calcheck search --study FILE`` for the worst law of a family
 instead (one search per grid cell and alpha; :func:`load_search_study`)::
 
@@ -45,7 +57,11 @@ from .catalog import for_law, studiable
 
 __all__ = ["load_search_study", "load_study"]
 
-_KEYS = ("guarantee", "id", "reps", "alphas", "false_alarm", "law", "laws", "grid", "search")
+_KEYS = (
+    "guarantee", "id", "reps", "alphas", "false_alarm", "law", "laws", "grid", "search",
+    "bound", "method", "method_options", "event", "statement", "controls",
+)  # fmt: skip
+_OWN = ("bound", "method", "method_options", "event", "statement")
 _SEARCH_KEYS = ("family", "options", "target", "budget", "criterion", "seed")
 
 
@@ -61,6 +77,73 @@ def _unit(value, name):
     return float(value)
 
 
+def _import_object(text, key: str, folder: Path):
+    """``"package.module:attribute"`` -> the object (the study file's folder is searched too)."""
+    import importlib
+    import sys
+
+    if not isinstance(text, str) or text.count(":") != 1 or not all(text.split(":")):
+        raise ValueError(f"{key} must be 'package.module:name', got {text!r}")
+    module_name, attribute = text.split(":")
+    added = str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"{key} {text!r}: cannot import {module_name!r} ({exc})") from None
+    finally:
+        if added:
+            sys.path.remove(str(folder))
+    obj = module
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{key} {text!r}: {module_name!r} has no attribute {attribute!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _define_own(data: dict, folder: Path) -> None:
+    """Define the file's own guarantee (keys ``bound``, ``method``, ``event``) when given."""
+    given = [k for k in _OWN if k in data]
+    if not given:
+        return
+    if "bound" not in data or "method" not in data or "event" not in data:
+        raise ValueError(
+            f"a guarantee of your own needs bound, method and event; the file gives {given}"
+        )
+    from .user import define_guarantee
+
+    bound = _import_object(data["bound"], "bound", folder)
+    method = data["method"]
+    options = data.get("method_options", {})
+    if not isinstance(options, dict):
+        raise ValueError(f"method_options must be a table, got {options!r}")
+    if isinstance(method, str) and ":" in method:
+        factory = _import_object(method, "method", folder)
+        try:
+            method = factory(**options) if callable(factory) else factory
+        except TypeError as exc:
+            raise ValueError(f"method {data['method']!r} with {options!r}: {exc}") from None
+    elif options:
+        raise ValueError("method_options applies to a calibrator given as 'module:Class'")
+    define_guarantee(
+        str(data.get("guarantee")), bound, method=method, event=data["event"],
+        statement=str(data.get("statement", "")),
+    )  # fmt: skip
+
+
+def _controls(data: dict, check) -> list:
+    factors = data.get("controls", [])
+    if not isinstance(factors, list) or not all(
+        not isinstance(f, bool) and isinstance(f, int | float) and 0 < f < 1 for f in factors
+    ):
+        raise ValueError(f"controls must be a list of factors in (0, 1), got {factors!r}")
+    from .check import with_sharper_controls
+
+    return [c for f in factors for c in with_sharper_controls([check], {check.id: float(f)})[1:]]
+
+
 def load_study(path) -> tuple:
     """Parse a study file into a :class:`~theory_checks.check.Check` and run options.
 
@@ -68,7 +151,9 @@ def load_study(path) -> tuple:
     -------
     check : Check
     options : dict
-        ``reps``, ``false_alarm`` and ``alphas`` when the file gives them.
+        ``reps``, ``false_alarm`` and ``alphas`` when the file gives them, and
+        ``controls``: the checks of the stated bound times each factor of ``controls``
+        (expected violated; same simulations).
     """
     data = _read(path)
     if "search" in data and "law" not in data and "laws" not in data:
@@ -92,6 +177,7 @@ def _read(path) -> dict:
         raise ValueError(
             f"unknown keys in study file {str(path)!r}: {unknown}; allowed: {list(_KEYS)}"
         )
+    _define_own(data, p.resolve().parent)
     return data
 
 
@@ -133,6 +219,7 @@ def _study_check(data: dict, laws_needed: bool = True):
     check = for_law(
         gid, laws, grid=clean, alphas=options.get("alphas", (0.1, 0.05)), check_id=f"study:{sid}"
     )
+    options["controls"] = _controls(data, check)
     return check, options
 
 

@@ -133,6 +133,7 @@ class TopLabelBinningExperiment(Experiment):
             "points_per_bin": int(self.points_per_bin),
             "class_counts": self.law.class_counts(self.n),
             "bins_per_class": self.bins_per_class(),
+            "n_classes": int(self.law.n_classes),
             "delta": float(self.delta),
         }
 

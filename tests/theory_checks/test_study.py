@@ -79,7 +79,7 @@ def test_adversary_and_binary_laws_both_work_for_corollary_3(tmp_path):
         'guarantee = "gpr20.cor3.max_halfwidth"\n' + LAWS["adversary"] + GRIDS[("n", "n_bins")]
     )
     check, options = load_study(path)
-    assert options == {}
+    assert options == {"controls": []}
     assert [e.law_name for e in check.experiments] == ["adversary_q"]
 
 

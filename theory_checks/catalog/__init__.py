@@ -12,7 +12,7 @@ from importlib import import_module
 
 from calcheck.bounds import registry
 
-__all__ = ["PAPERS", "add_study", "all_checks", "for_law", "refused", "studiable"]
+__all__ = ["PAPERS", "add_study", "all_checks", "for_law", "methods", "refused", "studiable"]
 
 #: Paper key -> catalog module.
 PAPERS = {
@@ -49,6 +49,20 @@ def studiable() -> dict:
     """Guarantee id -> :class:`~theory_checks.check.StudyAdapter`, every paper."""
     papers = {gid: a for paper in PAPERS for gid, a in _module(paper).STUDIES.items()}
     return papers | _USER_STUDIES
+
+
+def methods() -> dict:
+    """Method name -> :class:`~theory_checks.methods.MethodSpec` a user's guarantee can name.
+
+    Collected from each paper's ``METHODS`` (a name is defined once).
+    """
+    out = {}
+    for paper in PAPERS:
+        for name, spec in getattr(_module(paper), "METHODS", {}).items():
+            if name in out:
+                raise ValueError(f"method {name!r} is defined by two papers")
+            out[name] = spec
+    return out
 
 
 def refused() -> dict:

@@ -23,8 +23,9 @@ from calcheck.simulations.laws import LAWS
 from ..budgets import get_budget
 from ..check import Check, StudyAdapter, with_sharper_controls
 from ..events import Marginal, MeanAtMost, Within, substitute
+from ..methods import BINARY_EVENTS, MethodSpec
 
-__all__ = ["REFUSED", "STUDIES", "checks"]
+__all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]
 
 _POSITIVE_LAWS = (
     "uniform_half",
@@ -228,3 +229,41 @@ def _adapter(gid):
 STUDIES = {gid: _adapter(gid) for gid in _SPECS}
 #: Guarantees whose law is fixed by the theorem itself, with the reason.
 REFUSED: dict[str, str] = {}
+
+
+def _binning_method(name, spec, text, exact=None) -> MethodSpec:
+    return MethodSpec(
+        name,
+        text,
+        ("binary",),
+        ("n", "n_bins"),
+        lambda law, n, n_bins: BinningExperiment(spec, law, n, n_bins),
+        ("delta", "n", "n_bins"),
+        BINARY_EVENTS,
+        exact,
+    )
+
+
+#: Calibrators a user's guarantee can name (``calcheck.define_guarantee(method=...)``).
+METHODS = {
+    "umd": _binning_method(
+        "umd", _UMD, "uniform-mass binning without sample splitting (gr21 Algorithm 1, "
+        "lexicographic tie-breaking), all n points for edges and means", "umd",
+    ),
+    "zadrozny_elkan": _binning_method(
+        "zadrozny_elkan", _ZE, "the original Zadrozny-Elkan uniform-mass binning (gr21 "
+        "Corollary 1: edges at order statistics, sorted blocks)", "zadrozny_elkan",
+    ),
+    "randomized_umd": _binning_method(
+        "randomized_umd", _RUMD, "randomized UMD (gr21 Algorithm 2) in the delta -> 0 limit "
+        "(every bin its own output)", "umd",
+    ),
+    "ums": _binning_method(
+        "ums", {"name": "ums"}, "uniform-mass binning with sample splitting (gr21 Sec. 3: "
+        "edges from half the points, means from the other half)",
+    ),
+    "fixed_width": _binning_method(
+        "fixed_width", {"name": "fixed_width"}, "fixed-width binning: bins [0, 1/B), ..., "
+        "[1 - 1/B, 1], value = mean label (an empty bin predicts its midpoint)",
+    ),
+}  # fmt: skip

@@ -37,8 +37,9 @@ from ..events import (
     other_guarantee,
     substitute,
 )
+from ..methods import EventSpec, MethodSpec
 
-__all__ = ["REFUSED", "STUDIES", "checks"]
+__all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]
 
 _TL_LAWS = ("tl_balanced_half", "tl_imbalanced", "tl_atoms")
 _CW_LAWS = ("cw_dirichlet_balanced", "cw_dirichlet_imbalanced", "cw_prototype_atoms")
@@ -302,4 +303,70 @@ STUDIES = {
 REFUSED = {
     "gr22.prop4": "an identity over all discrete predictors: the check draws random "
     "predictors itself (there is no law to choose)",
+}
+
+
+_CW_SYMBOLS = ("delta", "n", "n_classes", "points_per_bin")
+_TL_SYMBOLS = ("bins_per_class", "class_counts", *_CW_SYMBOLS)
+_TL_EVENTS = {
+    "conditional": EventSpec(
+        Within("max_error"),
+        "1-alpha",
+        "conditional",
+        "w.p. >= 1 - alpha, TL-MCE <= eps: every (class, bin) output r has "
+        "|P(Y = c(X) | c(X), h(X) = r) - r| <= eps",
+    ),
+    "marginal": EventSpec(
+        Marginal(),
+        "1-alpha",
+        "marginal",
+        "w.p. >= 1 - alpha over the data and a fresh test point, its top-label error <= eps",
+    ),
+    "ece": EventSpec(
+        Within("l1_ece"), "1-alpha", "conditional", "w.p. >= 1 - alpha, exact TL-ECE <= eps"
+    ),
+    "ece_mean": EventSpec(
+        MeanAtMost("l1_ece"), "1-bound", "expectation", "E[TL-ECE] <= bound (no alpha)"
+    ),
+}
+_CW_EVENTS = {
+    "conditional": EventSpec(
+        Within("max_error"), "1-alpha", "conditional",
+        "w.p. >= 1 - alpha, every output of the last class's map h_L within eps (per class, "
+        "as gr22 Theorem 2 is checked for the rarest class)",
+    ),
+    "marginal": EventSpec(
+        Marginal(), "1-alpha", "marginal",
+        "w.p. >= 1 - alpha, the last class's error at a fresh test point <= eps",
+    ),
+    "cw_ece": EventSpec(
+        Within("cw_ece"), "1-alpha", "conditional", "w.p. >= 1 - alpha, exact CW-ECE <= eps"
+    ),
+    "cw_ece_mean": EventSpec(
+        MeanAtMost("cw_ece"), "1-bound", "expectation", "E[CW-ECE] <= bound (no alpha)"
+    ),
+}  # fmt: skip
+
+#: Calibrators a user's guarantee can name (``calcheck.define_guarantee(method=...)``).
+METHODS = {
+    "tl_hb": MethodSpec(
+        "tl_hb",
+        "top-label histogram binning (gr22 Algorithm 8): uniform-mass bins of k points per "
+        "predicted class, stratified over classes",
+        ("top_label",),
+        ("n", "points_per_bin"),
+        lambda law, n, points_per_bin: TopLabelBinningExperiment(law, n, points_per_bin),
+        _TL_SYMBOLS,
+        _TL_EVENTS,
+    ),
+    "cw_hb": MethodSpec(
+        "cw_hb",
+        "class-wise histogram binning (gr22 Algorithm 9): one uniform-mass binning per class "
+        "on all n points, floor(n/k) bins",
+        ("dirichlet_affine",),
+        ("n", "points_per_bin"),
+        lambda law, n, points_per_bin: ClassWiseBinningExperiment(law, n, points_per_bin),
+        _CW_SYMBOLS,
+        _CW_EVENTS,
+    ),
 }

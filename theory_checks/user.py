@@ -1,0 +1,341 @@
+"""Your own bound and your own calibrator: guarantees defined at run time.
+
+:func:`define_guarantee` turns a function ``bound(n, n_bins, alpha, ...)`` into a guarantee
+that :func:`calcheck.verify`, :func:`calcheck.search`, :mod:`calcheck.testing`,
+:func:`exact_coverage_of`, study files and the run reports accept in place of a registered
+id. The guarantee names a *method* (a calibrator the suite simulates: ``"umd"``, ``"ums"``,
+``"tl_hb"``, ... or an object of your own with ``fit`` and ``predict``) and an *event*
+(``"conditional"``, ``"marginal"``, ``"ece"``, ...) that the suite evaluates against the
+law's exact truth; ``calcheck list --methods`` prints every pair with the keywords it
+supplies to the bound.
+
+A calibrator of your own runs through
+:class:`~simulations.experiments.calibrator.CalibratorExperiment`: it is fitted on each
+replicate's data, and the event is evaluated on the level sets of its outputs (the sets
+``{s : h(s) = r}``), resolved on a grid of equal-probability cells of the score law; the
+truth of each cell is exact, and the probability of the cells in which the fitted map
+changes value is reported (``unresolved_mass``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from calcheck.bounds import registry
+from calcheck.bounds.guarantee import QUANTIFIERS, Guarantee
+
+from .check import StudyAdapter
+from .methods import BINARY_EVENTS, MethodSpec
+
+__all__ = [
+    "DefinedGuarantee",
+    "calibrator_method",
+    "define_guarantee",
+    "definition_of",
+    "guarantee_id",
+    "method_table",
+]
+
+_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)+$")
+_RESERVED = re.compile(r"(\.control\.|\.times_[0-9.]+$|^study:)")
+_DEFINED: dict[str, DefinedGuarantee] = {}
+
+
+def _methods() -> dict:
+    from .catalog import methods
+
+    return methods()
+
+
+def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
+    """A :class:`MethodSpec` for a user's binary calibrator (``fit`` and ``predict``).
+
+    Parameters
+    ----------
+    calibrator : object
+        ``fit(scores, labels)`` and ``predict(scores)`` (or ``predict_proba``), scikit-learn
+        style; a fresh copy is fitted on every replicate.
+    grid : int, default 1024
+        Equal-probability cells that resolve the fitted map's level sets.
+
+    Returns
+    -------
+    MethodSpec
+        On binary laws, grid ``(n, n_bins)`` (``n_bins`` is the bound's B; the calibrator
+        keeps its own), with the events of :data:`~theory_checks.methods.BINARY_EVENTS`.
+    """
+    from calcheck.simulations.experiments.calibrator import CalibratorExperiment
+
+    # validates the object now, not at the first replicate
+    if not callable(getattr(calibrator, "fit", None)):
+        raise ValueError(
+            f"calibrator must have fit(scores, labels) and predict(scores), got "
+            f"{type(calibrator).__name__!r} without fit"
+        )
+    if not (callable(getattr(calibrator, "predict", None)) or callable(
+        getattr(calibrator, "predict_proba", None)
+    )):  # fmt: skip
+        raise ValueError(
+            f"calibrator must have predict(scores) or predict_proba(scores), got "
+            f"{type(calibrator).__name__!r}"
+        )
+    name = type(calibrator).__qualname__
+    return MethodSpec(
+        name,
+        f"the user's calibrator {type(calibrator).__module__}.{name}, fitted on each "
+        f"replicate; events on the level sets of its outputs ({grid} cells)",
+        ("binary",),
+        ("n", "n_bins"),
+        lambda law, n, n_bins: CalibratorExperiment(calibrator, law, n, n_bins, grid=grid),
+        ("delta", "n", "n_bins"),
+        BINARY_EVENTS,
+        None,
+    )
+
+
+def _source_hash(function) -> str:
+    """SHA-256 (16 hex) of a function's source, or of its code object where none is found."""
+    try:
+        text = inspect.getsource(function)
+    except (OSError, TypeError):
+        code = getattr(function, "__code__", None)
+        text = repr((code.co_code, code.co_consts)) if code is not None else repr(function)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _checked_bound(gid: str, function):
+    """The user's bound, refusing NaN and negative values (nothing silently wrong)."""
+
+    @functools.wraps(function)
+    def bound(**kwargs):
+        value = np.asarray(function(**kwargs), dtype=float)
+        if np.any(np.isnan(value)) or np.any(value < 0):
+            raise ValueError(
+                f"the bound of {gid} returned {value.tolist()!r} at {kwargs!r}; a bound must "
+                "be a number >= 0 (inf allowed)"
+            )
+        return value
+
+    return bound
+
+
+@dataclass(frozen=True, eq=False)
+class DefinedGuarantee:
+    """A guarantee defined at run time; every entry point accepts it in place of an id.
+
+    Attributes
+    ----------
+    id : str
+    guarantee : Guarantee
+        The registered record (its ``function`` is the user's bound).
+    method : MethodSpec
+    event : str
+    fingerprint : str
+        Hash of the bound's source, the method and the event: records and stored results
+        of another definition under the same id are never reused.
+    """
+
+    id: str
+    guarantee: Guarantee
+    method: MethodSpec
+    event: str
+    fingerprint: str
+
+    def __str__(self) -> str:
+        return self.id
+
+    def __repr__(self) -> str:
+        return (
+            f"<DefinedGuarantee {self.id}: {self.guarantee.function.__name__}"
+            f"({', '.join(self.guarantee.parameters)}) on method {self.method.name!r}, "
+            f"event {self.event!r} ({self.guarantee.quantifier})>"
+        )
+
+    @property
+    def supplied(self) -> tuple[str, ...]:
+        """The keywords the method x event pair supplies to the bound."""
+        return self.method.supplied(self.event)
+
+    def adapter(self) -> StudyAdapter:
+        """How the guarantee is checked on a law (grid, event, claim)."""
+        spec = self.method.events[self.event]
+        return StudyAdapter(
+            self.id,
+            self.method.families,
+            self.method.grid_keys,
+            self.method.build,
+            spec.event,
+            spec.claim,
+            description=f"{self.method.description}; {spec.description}",
+        )
+
+    def ensure_registered(self) -> DefinedGuarantee:
+        """Register (again) in this process: worker processes of a search start empty."""
+        from .catalog import add_study
+
+        current = _DEFINED.get(self.id)
+        if current is not self:
+            registry.register_user(self.guarantee)
+            add_study(self.id, self.adapter())
+            _DEFINED[self.id] = self
+        return self
+
+
+def define_guarantee(
+    id: str,
+    bound,
+    *,
+    method,
+    event: str,
+    quantifier: str | None = None,
+    statement: str = "",
+    hypotheses=(),
+    label: str = "",
+) -> DefinedGuarantee:
+    """Define a guarantee of your own and register it for this session.
+
+    Parameters
+    ----------
+    id : str
+        ``"<paper>.<label>"`` (e.g. ``"mine.thm1"``); not a paper's registered id. Defining
+        the same id again replaces the earlier definition.
+    bound : callable
+        The bound, called with keywords only, each one that the method x event pair
+        supplies (``calcheck list --methods``), e.g. ``bound(n, n_bins, alpha)``.
+        It returns a number >= 0 (``inf`` allowed; NaN or a negative value is an error).
+    method : str or object
+        A method name (``"umd"``, ``"zadrozny_elkan"``, ``"randomized_umd"``, ``"ums"``,
+        ``"fixed_width"``, ``"tl_hb"``, ``"cw_hb"``, ...), or a calibrator of your own with
+        ``fit(scores, labels)`` and ``predict(scores)`` (binary laws).
+    event : str
+        An event of the method (``"conditional"``, ``"marginal"``, ``"ece"``, ...).
+    quantifier : str, optional
+        Defaults to the event's; given, it must be the event's.
+    statement, label : str
+        What the guarantee says, and where (shown in reports).
+    hypotheses : sequence of str
+
+    Returns
+    -------
+    DefinedGuarantee
+
+    Raises
+    ------
+    ValueError
+        For a bad id, an unknown method or event (the message lists them), or a bound
+        that asks for a keyword the pair does not supply (the message lists what is).
+    """
+    if not isinstance(id, str) or not _ID.match(id) or _RESERVED.search(id):
+        raise ValueError(
+            f"id must look like '<paper>.<label>' (letters, digits, _ and -; not "
+            f"'.control.' or '.times_<f>'), got {id!r}"
+        )
+    if not callable(bound):
+        raise ValueError(f"bound must be callable, got {type(bound).__name__}")
+    if isinstance(method, str):
+        known = _methods()
+        if method not in known:
+            raise ValueError(
+                f"method must be one of {sorted(known)} or a calibrator, got {method!r}"
+            )
+        spec = known[method]
+    else:
+        spec = calibrator_method(method)
+    if event not in spec.events:
+        raise ValueError(
+            f"event must be one of {sorted(spec.events)} for method {spec.name!r}, got {event!r}"
+        )
+    ev = spec.events[event]
+    if quantifier is None:
+        quantifier = ev.quantifier
+    elif quantifier not in QUANTIFIERS or quantifier != ev.quantifier:
+        raise ValueError(
+            f"quantifier must be {ev.quantifier!r} for event {event!r} (the event fixes it), "
+            f"got {quantifier!r}"
+        )
+    supplied = spec.supplied(event)
+    _check_signature(id, bound, supplied, spec.name, event)
+    hyp = (hypotheses,) if isinstance(hypotheses, str) else tuple(hypotheses)
+    if not all(isinstance(h, str) for h in hyp):
+        raise ValueError(f"hypotheses must be strings, got {hypotheses!r}")
+    guarantee = Guarantee(
+        id,
+        _checked_bound(id, bound),
+        id.split(".")[0],
+        label or f"user-defined ({bound.__module__}.{bound.__qualname__})",
+        statement or ev.description,
+        hyp,
+        quantifier,
+    )
+    fingerprint = hashlib.sha256(
+        repr((_source_hash(bound), spec.name, spec.description, event)).encode()
+    ).hexdigest()[:16]
+    return DefinedGuarantee(id, guarantee, spec, event, fingerprint).ensure_registered()
+
+
+def _check_signature(gid, bound, supplied, method, event):
+    try:
+        params = inspect.signature(bound).parameters
+    except (TypeError, ValueError):
+        raise ValueError(f"the signature of the bound of {gid} cannot be read") from None
+    bad = [
+        p.name
+        for p in params.values()
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY)
+    ]
+    if bad:
+        raise ValueError(
+            f"the bound of {gid} must take named keywords only (it is called with keywords); "
+            f"{bad} are not; available for method {method!r}, event {event!r}: {list(supplied)}"
+        )
+    missing = [p.name for p in params.values() if p.name not in supplied and p.default is p.empty]
+    if missing:
+        raise ValueError(
+            f"the bound of {gid} asks for {missing}, which method {method!r} with event "
+            f"{event!r} does not supply; available: {list(supplied)}"
+        )
+
+
+def guarantee_id(guarantee) -> str:
+    """The id of a guarantee given as an id or a :class:`DefinedGuarantee` (re-registered)."""
+    if isinstance(guarantee, DefinedGuarantee):
+        return guarantee.ensure_registered().id
+    if isinstance(guarantee, str):
+        return guarantee
+    raise ValueError(
+        f"guarantee must be an id or a calcheck.define_guarantee(...) result, got "
+        f"{type(guarantee).__name__}: {guarantee!r}"
+    )
+
+
+def definition_of(guarantee_id: str) -> DefinedGuarantee | None:
+    """The run-time definition behind an id (None for a paper's guarantee)."""
+    return _DEFINED.get(guarantee_id) if registry.is_user_defined(guarantee_id) else None
+
+
+def method_table() -> list[dict]:
+    """Every method x event pair with the keywords it supplies (``calcheck list --methods``)."""
+    rows = []
+    for name, spec in _methods().items():
+        for event, ev in spec.events.items():
+            rows.append(
+                {
+                    "method": name,
+                    "event": event,
+                    "quantifier": ev.quantifier,
+                    "families": list(spec.families),
+                    "grid": list(spec.grid_keys),
+                    "supplies": list(spec.supplied(event)),
+                    "exact_coverage": bool(spec.exact_scheme)
+                    and event in ("conditional", "marginal"),
+                    "event_description": ev.description,
+                    "method_description": spec.description,
+                }
+            )
+    return rows
