@@ -16,6 +16,8 @@ of the engine's seed protocol, and the result does not depend on ``n_jobs``.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from calcheck.simulations.engine import n_blocks_for
@@ -68,6 +70,7 @@ def verify(
     n_jobs=1,
     false_alarm=DEFAULT_FALSE_ALARM,
     store=None,
+    expect="consistent",
     **grid,
 ) -> CheckResult:
     """Check a registered guarantee on ``law`` by exact Monte Carlo.
@@ -97,6 +100,9 @@ def verify(
         Probability that a guarantee that holds is reported violated (Bonferroni over cells).
     store : ResultStore, optional
         Where blocks are kept (resume, reuse); in memory by default.
+    expect : {"consistent", "violated"}, default "consistent"
+        ``"violated"`` marks a negative control (a bound you expect to be flagged): the
+        result's ``passed`` and repr then say whether it was.
     **grid : int or sequence of int
         Other grid parameters of the guarantee (e.g. ``points_per_bin=20``).
 
@@ -116,7 +122,11 @@ def verify(
     points = {
         k: list(v) if isinstance(v, list | tuple | np.ndarray) else [v] for k, v in points.items()
     }
+    if expect not in ("consistent", "violated"):
+        raise ValueError(f"expect must be 'consistent' or 'violated', got {expect!r}")
     check = for_law(as_id(guarantee_id), _laws(law), grid=points, alphas=tuple(alphas))
+    if expect == "violated":
+        check = dataclasses.replace(check, expect="violated")
     seed = _root_seed(rng)
     own = store is None
     store = ResultStore(":memory:") if own else store

@@ -50,7 +50,7 @@ def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:
 
 def assert_guarantee_violated(guarantee_id, law, **kwargs) -> CheckResult:
     """Assert that the guarantee is flagged as violated on ``law``; arguments as :func:`verify`."""
-    result = verify(guarantee_id, law, **kwargs)
+    result = verify(guarantee_id, law, expect="violated", **kwargs)
     if result.verdict != "violated":
         raise AssertionError(_message(result, "violated"))
     return result

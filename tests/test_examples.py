@@ -1,0 +1,42 @@
+"""The runnable examples run (at their --quick size) and reach their stated conclusions."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_own_bound_example(capsys):
+    example = _load("own_bound")
+    assert example.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "valid on five laws: <CheckResult study:binomial.umd" in out
+    assert "negative control of binomial.umd_x08): violated, as expected" in out
+    assert "the supremum over p is needed" in out
+
+
+def test_own_bound_radius_is_below_theorem_3_and_exact_at_half():
+    example = _load("own_bound")
+    import calcheck
+
+    for n, b, a in ((200, 10, 0.1), (1000, 10, 0.05), (3000, 20, 0.1)):
+        r = example.exact_binomial_radius(n, b, a)
+        assert r < calcheck.get_guarantee("gr21.thm3").function(n=n, n_bins=b, alpha=a)
+        assert example.radius_at_half(n, b, a) <= r
+    # the shortcut's failure at eta = 0.48 is exact, not sampled
+    from calcheck.simulations.exact_coverage import exact_coverage
+
+    assert exact_coverage(1000, 10, 0.48, example.radius_at_half(1000, 10, 0.1)) < 0.9
+    with pytest.raises(SystemExit):
+        example.main(["--bad-flag"])
