@@ -40,3 +40,14 @@ def test_own_bound_radius_is_below_theorem_3_and_exact_at_half():
     assert exact_coverage(1000, 10, 0.48, example.radius_at_half(1000, 10, 0.1)) < 0.9
     with pytest.raises(SystemExit):
         example.main(["--bad-flag"])
+
+
+def test_readme_python_blocks_of_the_own_bound_section_run():
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    section = readme.split("## Your own bound, calibrator or paper", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
+    assert blocks
+    for code in blocks:
+        namespace: dict = {}
+        exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["result"].verdict == "consistent"
