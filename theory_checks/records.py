@@ -29,6 +29,7 @@ import json
 import numpy as np
 
 from calcheck.bounds import registry
+from calcheck.simulations.experiments.base import foreign_source_hash
 from calcheck.simulations.provenance import code_stamp, content_key
 
 __all__ = ["decode_result", "encode_result", "result_key"]
@@ -79,6 +80,10 @@ def result_key(check, reps: int, root_seed, false_alarm: float) -> str:
 
         definition = definition_of(check.guarantee)
         description["user_guarantee"] = None if definition is None else definition.fingerprint
+    else:  # a plugin paper's bound: its source is not in calcheck's code stamp
+        outside = foreign_source_hash(registry.get(check.guarantee).function)
+        if outside is not None:
+            description["guarantee_source"] = outside
     return content_key(description)
 
 

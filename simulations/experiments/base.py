@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -38,6 +39,7 @@ __all__ = [
     "BlockOutcome",
     "Experiment",
     "Outcome",
+    "foreign_source_hash",
     "ratio",
 ]
 
@@ -166,6 +168,29 @@ class BlockOutcome(Outcome):
     radius: np.ndarray
 
 
+def foreign_source_hash(obj) -> str | None:
+    """SHA-256 (16 hex) of the source file of a class or function defined outside calcheck.
+
+    None for calcheck's own code (its code stamps cover it). Keys stored results of code a
+    user or a plugin paper brings, so that editing it never reuses stale results.
+    """
+    import hashlib
+    import inspect
+
+    module = getattr(obj, "__module__", "") or ""
+    if module.split(".")[0] == "calcheck":
+        return None
+    try:
+        path = inspect.getsourcefile(obj)
+        data = Path(path).read_bytes() if path else None
+    except (OSError, TypeError):
+        data = None
+    if data is None:  # defined interactively: hash what the object says of itself
+        code = getattr(obj, "__code__", None)
+        data = repr((code.co_code, code.co_consts) if code is not None else obj).encode()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 def ratio(err, radius):
     """``err / radius`` with 0/0 = 0, x/0 = inf and x/inf = 0 (a zero radius covers only 0)."""
     err = np.asarray(err, dtype=float)
@@ -201,7 +226,13 @@ class Experiment(ContentKeyed):
 
     @classmethod
     def code_paths(cls) -> tuple[str, ...]:
-        """Sources whose change invalidates stored outcomes of this experiment."""
+        """Sources whose change invalidates stored outcomes of this experiment.
+
+        Paths inside calcheck; an experiment defined outside it (a plugin paper's) adds its
+        own module's source in :attr:`code_stamp`.
+        """
+        if cls.__module__.split(".")[0] != "calcheck":
+            return _GENERIC_SOURCES
         # ``calcheck.simulations.experiments.binning`` -> ``simulations/experiments/binning.py``
         module = cls.__module__.removeprefix("calcheck.").replace(".", "/") + ".py"
         return (*_GENERIC_SOURCES, module)
@@ -209,7 +240,9 @@ class Experiment(ContentKeyed):
     @property
     def code_stamp(self) -> str:
         """Package version + hash of :meth:`code_paths` (keys the stored blocks)."""
-        return code_stamp(*self.code_paths())
+        stamp = code_stamp(*self.code_paths())
+        outside = foreign_source_hash(type(self))
+        return stamp if outside is None else f"{stamp}+{outside}"
 
     def symbols(self, outcome) -> dict:
         """Quantities a bound may take, named as in the bound functions."""

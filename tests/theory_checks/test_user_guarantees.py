@@ -251,3 +251,26 @@ def test_each_method_supplies_what_its_experiment_does():
         point = {"n": 600, "n_bins": 5, "points_per_bin": 20}
         exp = spec.build(law, **{k: point[k] for k in spec.grid_keys})
         assert set(exp.symbols(None)) == set(spec.symbols), name
+
+
+def test_code_outside_calcheck_is_part_of_stamps_and_record_keys():
+    from dataclasses import dataclass
+
+    from calcheck.simulations.experiments.base import foreign_source_hash
+    from calcheck.simulations.experiments.binning import BinningExperiment
+    from calcheck.simulations.laws import LAWS
+
+    @dataclass(frozen=True)
+    class PluginBinning(BinningExperiment):
+        """An experiment a plugin paper might define."""
+
+    spec = {"name": "umd", "tie_breaking": "lexicographic"}
+    own = BinningExperiment(spec, LAWS["uniform_half"], 100, 5)
+    plugin = PluginBinning(spec, LAWS["uniform_half"], 100, 5)
+    assert PluginBinning.code_paths() == tuple(
+        p for p in BinningExperiment.code_paths() if "binning.py" not in p
+    )
+    assert plugin.code_stamp.endswith("+" + foreign_source_hash(PluginBinning))
+    assert foreign_source_hash(BinningExperiment) is None
+    assert own.code_stamp.count("+") == 1
+    assert foreign_source_hash(thm3_by_hand) is not None
