@@ -93,7 +93,7 @@ def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
         ("binary",),
         ("n", "n_bins"),
         lambda law, n, n_bins: CalibratorExperiment(calibrator, law, n, n_bins, grid=grid),
-        ("delta", "n", "n_bins"),
+        ("n", "n_bins"),
         BINARY_EVENTS,
         None,
     )

@@ -371,12 +371,16 @@ class ScalingBinning(_ScalingBinningParams):
         Output per bin.
     """
 
-    def fit(self, scores, labels):
-        """Fit on scores in [0, 1] and labels in {0, 1}."""
+    def fit(self, scores, labels, *, rng=None):
+        """Fit on scores in [0, 1] and labels in {0, 1}.
+
+        ``rng`` (optional) draws the split in place of the ``rng`` parameter, so that a
+        simulation hands every replicate its own stream.
+        """
         check_n_bins(self.n_bins)
         s, y = check_scores_labels(scores, labels, allow_fractional=False)
         if self.split == "thirds":
-            perm = as_generator(self.rng).permutation(s.size)
+            perm = as_generator(self.rng if rng is None else rng).permutation(s.size)
             s, y = s[perm], y[perm]
         fit = scaling_binning_fit_batch(
             s[None], y[None].astype(float), self.n_bins, split=self.split, loss=self.loss

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from calcheck.simulations.calibrators.scaling_binning import ScalingBinning
+from calcheck.simulations.experiments.calibrator import CalibratorExperiment
 from calcheck.simulations.experiments.klm19 import BinBalanceExperiment, EstimatorRateExperiment
 from calcheck.simulations.experiments.klm19_population import Ex32Experiment, Prop33Experiment
 from calcheck.simulations.laws.binned import binned_model
@@ -32,11 +34,12 @@ from ..budgets import get_budget
 from ..check import Check
 from ..events import AtLeast, BoundRule, Ordered, constant, other_guarantee
 from ..means import MeanZeroCheck
+from ..methods import BINARY_EVENTS, MethodSpec
 from ..rates import Balanced, FactorWithin, RateCheck, RateSeries
 from .klm19_recalibration import REFUSED as _RECALIBRATION_REFUSED
 from .klm19_recalibration import recalibration_checks
 
-__all__ = ["DELTA", "REFUSED", "STUDIES", "checks"]
+__all__ = ["DELTA", "METHODS", "REFUSED", "STUDIES", "checks"]
 
 #: Failure probability of every klm19 rate check: n* is where coverage reaches 0.9.
 DELTA = 0.1
@@ -46,6 +49,26 @@ _RATE_REFUSAL = (
     "decades, which a single law does not provide"
 )
 STUDIES: dict = {}
+
+
+def _scaling_binning(law, n, n_bins):
+    return CalibratorExperiment(ScalingBinning(n_bins, split="thirds"), law, n, n_bins)
+
+
+#: Calibrators a user's guarantee can name (``calcheck.define_guarantee(method=...)``).
+METHODS = {
+    "scaling_binning": MethodSpec(
+        "scaling_binning",
+        "scaling-binning (klm19 Sec. 4.1: Platt scaling on a third of the points, "
+        "uniform-mass bins of its outputs on the second, bin means of the scaled values on "
+        "the third; split drawn per replicate), events on its level sets",
+        ("binary",),
+        ("n", "n_bins"),
+        _scaling_binning,
+        ("n", "n_bins"),
+        BINARY_EVENTS,
+    ),
+}
 REFUSED = {
     **{
         gid: _RATE_REFUSAL

@@ -1,0 +1,360 @@
+"""A calibrator of your own on a binary law with exact truth: events on its level sets.
+
+Any object with ``fit(scores, labels)`` and ``predict(scores)`` (scikit-learn convention;
+``predict_proba(scores)[:, 1]`` is used where the object has it) stands in for a binning
+method. Every replicate fits a fresh copy (``copy.deepcopy`` of the object given, never
+fitted by calcheck) on ``n`` draws of the law; ``fit`` also receives ``rng=`` (the block's
+generator) and ``n_bins=`` where its signature takes them.
+
+How the events are evaluated
+----------------------------
+A fitted map ``h`` need not expose bins. Its *level sets* ``{s : h(s) = r}`` play their
+part: the conditional error of output ``r`` is ``|E[Y | h(S) = r] - r|``, and the events of
+:data:`theory_checks.methods.BINARY_EVENTS` (every output within eps, a fresh test point
+within eps, the l1 / l2 ECE) read these per-output errors and masses as they read a binning
+map's bins. The level sets are found on the score law's continuous part in
+probability space:
+
+1. ``grid`` cells of equal probability ``1 / grid``; ``h`` is evaluated at their edges.
+2. A cell (piece) whose two ends ``h`` maps to different values is split in two at its
+   probability midpoint, up to :data:`SPLIT_DEPTH` times, while at most ``grid // 4`` pieces
+   are unresolved: a jump of a step function (binning, isotonic regression) is located to
+   within ``2^-16 / grid`` of probability.
+3. A piece whose ends agree is taken as constant (true for monotone maps: every calibrator
+   of the five papers); a piece still unresolved takes the value at its midpoint, and its
+   probability is reported per replicate as ``unresolved_mass`` (sklearn's
+   ``IsotonicRegression`` interpolates linearly between its blocks: those stretches stay
+   unresolved, each piece a level set of its own, i.e. the pointwise error ``|eta - h|``
+   at the piece's resolution). More than ``max_unresolved`` of it refuses the replicate
+   with an error: the map does not have finitely many outputs at the grid's resolution.
+4. Every atom of the score law is a piece of its own, with its exact mass and mean.
+
+Each piece's mass and first moment ``E[Y 1{S in piece}]`` are exact
+(:meth:`~simulations.laws.binary.BinaryLaw.interval_moments` on the continuous part);
+pieces with equal outputs are merged, so ``E[Y | h(S) = r]`` is exact wherever the map is
+resolved.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._validation import check_positive_int
+from ..laws.binary import BinaryLaw
+from .base import BLOCK_REPS, BinOutcome, Experiment, _jsonable, foreign_source_hash
+
+__all__ = ["SPLIT_DEPTH", "CalibratorExperiment", "LevelSetOutcome", "describe_calibrator"]
+
+#: Times a piece on which the fitted map changes value is halved (see the module doc).
+SPLIT_DEPTH = 16
+
+
+@dataclass(frozen=True)
+class LevelSetOutcome(BinOutcome):
+    """Exact per-output errors of fitted maps: one column per level set (padded).
+
+    Attributes
+    ----------
+    error, mass, test_u, n_empty
+        As in :class:`~simulations.experiments.base.BinOutcome`; a column is an output of
+        the fitted map (its level set), padded with NaN error and zero mass to the
+        experiment's width; ``n_empty`` is 0 (a level set is never empty).
+    unresolved_mass : ndarray (R,)
+        Probability of the pieces on which the map still changes value after splitting
+        (treated as constant at their midpoint value).
+    n_levels : ndarray (R,)
+        Distinct outputs of positive mass.
+    """
+
+    unresolved_mass: np.ndarray
+    n_levels: np.ndarray
+
+
+def _without_addresses(text: str) -> str:
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+
+
+def describe_calibrator(calibrator) -> dict:
+    """A JSON-able, address-free description of a calibrator: class, parameters, source.
+
+    Parameters are ``get_params()`` where the object has it (scikit-learn), else its public
+    attributes; the source is the SHA-256 of the class's file (editing it changes keys).
+    """
+    cls = type(calibrator)
+    if callable(getattr(calibrator, "get_params", None)):
+        params = calibrator.get_params()
+    else:
+        params = {
+            k: v
+            for k, v in sorted(vars(calibrator).items())
+            if not k.startswith("_") and not k.endswith("_")
+        } if hasattr(calibrator, "__dict__") else {}  # fmt: skip
+    clean = {}
+    for key, value in sorted(params.items()):
+        value = _jsonable(value)
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            value = _without_addresses(repr(value))
+        clean[str(key)] = value
+    return {
+        "class": f"{cls.__module__}.{cls.__qualname__}",
+        "params": clean,
+        "source": foreign_source_hash(cls),
+    }
+
+
+def _accepts(method, name: str) -> bool:
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+@dataclass(frozen=True)
+class CalibratorExperiment(Experiment):
+    """A user's calibrator fitted on n draws of a binary law: exact errors of its outputs.
+
+    Parameters
+    ----------
+    calibrator : object
+        ``fit(scores, labels)`` and ``predict(scores)`` or ``predict_proba(scores)``; 1-D
+        scores in, outputs in [0, 1] out. Copied before every fit.
+    law : BinaryLaw
+    n : int
+        Calibration points per replicate.
+    n_bins : int
+        The bound's ``B`` (passed to ``fit`` as ``n_bins=`` where it accepts it).
+    grid : int, default 1024
+        Equal-probability cells that resolve the level sets (module doc); also the most
+        outputs a fitted map may have (plus one per atom).
+    max_unresolved : float, default 0.1
+        The most probability on which a fitted map may still vary after splitting (the
+        module doc's step 3). Above it the replicate is refused: the map does not have
+        finitely many outputs at this grid's resolution (Platt scaling, say), and the
+        events would be those of its discretisation. ``1.0`` accepts that discretisation.
+
+    Notes
+    -----
+    Symbols for bounds: ``n`` and ``n_bins``. The replicates are fitted one by one (the
+    calibrator is the user's code); the draws are vectorised.
+    """
+
+    calibrator: Any
+    law: BinaryLaw
+    n: int
+    n_bins: int
+    grid: int = 1024
+    max_unresolved: float = 0.1
+
+    accepts: ClassVar[tuple[str, ...]] = ("binary",)
+    outcome_type: ClassVar[type] = LevelSetOutcome
+
+    def __post_init__(self):
+        check_positive_int(self.n, "n")
+        check_positive_int(self.n_bins, "n_bins")
+        check_positive_int(self.grid, "grid")
+        if not (isinstance(self.max_unresolved, int | float) and 0 <= self.max_unresolved <= 1):
+            raise ValueError(f"max_unresolved must be in [0, 1], got {self.max_unresolved!r}")
+        self._check_law(self.law)
+        if not callable(getattr(self.calibrator, "fit", None)):
+            raise ValueError(
+                f"calibrator must have fit(scores, labels), got {type(self.calibrator).__name__}"
+            )
+        if not (
+            callable(getattr(self.calibrator, "predict", None))
+            or callable(getattr(self.calibrator, "predict_proba", None))
+        ):
+            raise ValueError(
+                "calibrator must have predict(scores) or predict_proba(scores), got "
+                f"{type(self.calibrator).__name__}"
+            )
+        # Described once, here: a worker process may not find the source of a class defined
+        # in a script or notebook, and the key must be the one the parent computed.
+        object.__setattr__(self, "_calibrator_description", describe_calibrator(self.calibrator))
+
+    @property
+    def width(self) -> int:
+        """Columns of the outcome: the most outputs a fitted map may have."""
+        return int(self.grid) + len(self.law.scores.atoms)
+
+    def description(self) -> dict:
+        """JSON-able content (the calibrator by class, parameters and source hash)."""
+        return {
+            "experiment": type(self).__name__,
+            "calibrator": self._calibrator_description,
+            "law": _jsonable(self.law),
+            "n": int(self.n),
+            "n_bins": int(self.n_bins),
+            "grid": int(self.grid),
+            "max_unresolved": float(self.max_unresolved),
+            "split_depth": SPLIT_DEPTH,
+            "block_reps": BLOCK_REPS,
+        }
+
+    def label(self) -> str:
+        """Readable one-line identification."""
+        return f"{type(self.calibrator).__name__}/{self.law.name}/n={self.n}/B={self.n_bins}"
+
+    def symbols(self, outcome=None) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
+        return {"n": int(self.n), "n_bins": int(self.n_bins)}
+
+    # ------------------------------------------------------------------ fitting
+    def _predict(self, fitted, scores: np.ndarray) -> np.ndarray:
+        name = type(self.calibrator).__name__
+        if callable(getattr(fitted, "predict_proba", None)):
+            out = np.asarray(fitted.predict_proba(scores), dtype=float)
+            if out.ndim == 2 and out.shape == (scores.size, 2):
+                out = out[:, 1]
+            how = "predict_proba"
+        else:
+            out = np.asarray(fitted.predict(scores), dtype=float)
+            how = "predict"
+        if out.shape != scores.shape:
+            raise ValueError(
+                f"{name}.{how} must return one probability per score (shape {scores.shape}, "
+                f"or (m, 2) from predict_proba), got shape {out.shape}"
+            )
+        bad = ~np.isfinite(out) | (out < 0) | (out > 1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            hint = (
+                " (scikit-learn's IsotonicRegression returns NaN outside its training range "
+                "unless out_of_bounds='clip')"
+                if np.isnan(out[i])
+                else ""
+            )
+            raise ValueError(
+                f"{name}.{how} must return probabilities in [0, 1], got {float(out[i])!r} at score "
+                f"{float(scores[i])!r}{hint}"
+            )
+        return out
+
+    def _fit(self, scores, labels, rng):
+        fitted = copy.deepcopy(self.calibrator)
+        kwargs = {}
+        if _accepts(fitted.fit, "rng"):
+            kwargs["rng"] = rng
+        if _accepts(fitted.fit, "n_bins"):
+            kwargs["n_bins"] = int(self.n_bins)
+        result = fitted.fit(scores, labels, **kwargs)
+        # scikit-learn's fit returns self; a fit that returns something else fitted in place
+        return result if result is not None and hasattr(result, "fit") else fitted
+
+    def _cells(self):
+        """Exact mass and first moment of the ``grid`` base cells (shared by replicates)."""
+        law = self.law
+        q = np.linspace(0.0, 1.0, self.grid + 1)
+        s = law.scores.ppf(q)
+        wc = law.scores.continuous_weight
+        mass = wc * (law.scores.cdf(s[1:]) - law.scores.cdf(s[:-1]))
+        moment = wc * law.eta.integral(s[:-1], s[1:], law.scores)
+        return q, s, mass, moment
+
+    def _level_sets(self, fitted, cells):
+        """Per-output errors and masses of one fitted map (the module doc's pieces)."""
+        law = self.law
+        ppf = law.scores.ppf
+        values, masses, moments = [], [], []
+        unresolved = 0.0
+        if law.scores.continuous_weight > 0:
+            wc = law.scores.continuous_weight
+            q, s, cell_mass, cell_moment = cells
+            h_edges = self._predict(fitted, s)
+            same = h_edges[:-1] == h_edges[1:]
+            values.append(h_edges[:-1][same])  # whole cells: moments known
+            masses.append(cell_mass[same])
+            moments.append(cell_moment[same])
+            lo_q, hi_q = q[:-1][~same], q[1:][~same]
+            h_lo, h_hi = h_edges[:-1][~same], h_edges[1:][~same]
+            done_lo, done_hi, done_v = [], [], []
+            n_unresolved = 0
+            for depth in range(SPLIT_DEPTH + 1):
+                if lo_q.size == 0:
+                    break
+                if depth == SPLIT_DEPTH or lo_q.size > self.grid // 4:
+                    # still unresolved: the value at the midpoint (module doc, step 3)
+                    n_unresolved = lo_q.size
+                    done_lo.append(lo_q)
+                    done_hi.append(hi_q)
+                    done_v.append(self._predict(fitted, ppf(0.5 * (lo_q + hi_q))))
+                    break
+                mid = 0.5 * (lo_q + hi_q)
+                h_mid = self._predict(fitted, ppf(mid))
+                lo_q, hi_q = np.concatenate([lo_q, mid]), np.concatenate([mid, hi_q])
+                h_lo, h_hi = np.concatenate([h_lo, h_mid]), np.concatenate([h_mid, h_hi])
+                same = h_lo == h_hi
+                done_lo.append(lo_q[same])
+                done_hi.append(hi_q[same])
+                done_v.append(h_lo[same])
+                lo_q, hi_q, h_lo, h_hi = lo_q[~same], hi_q[~same], h_lo[~same], h_hi[~same]
+            if done_lo:
+                lo_s = ppf(np.concatenate(done_lo))
+                hi_s = ppf(np.concatenate(done_hi))
+                mass = wc * (law.scores.cdf(hi_s) - law.scores.cdf(lo_s))
+                if n_unresolved:
+                    unresolved = float(mass[-n_unresolved:].sum())
+                values.append(np.concatenate(done_v))
+                masses.append(mass)
+                moments.append(wc * law.eta.integral(lo_s, hi_s, law.scores))
+        if law.scores.atoms:
+            atoms = np.asarray(law.scores.atoms, dtype=float)
+            probs = np.asarray(law.scores.atom_probs, dtype=float)
+            values.append(self._predict(fitted, atoms))
+            masses.append(probs)
+            moments.append(probs * np.asarray(law.atom_means(), dtype=float))
+        levels, inverse = np.unique(np.concatenate(values), return_inverse=True)
+        mass = np.bincount(inverse, np.concatenate(masses), minlength=levels.size)
+        moment = np.bincount(inverse, np.concatenate(moments), minlength=levels.size)
+        keep = mass > 0
+        levels, mass, moment = levels[keep], mass[keep], moment[keep]
+        if levels.size > self.width:
+            raise ValueError(
+                f"the fitted {type(self.calibrator).__name__} has {levels.size} distinct "
+                f"outputs on the grid, more than grid={self.grid} (+ atoms) can resolve; "
+                "calcheck's events concern maps with finitely many outputs (binning, "
+                "isotonic, scaling-binning): pass a larger grid or discretise the outputs"
+            )
+        if unresolved > self.max_unresolved:
+            raise ValueError(
+                f"the fitted {type(self.calibrator).__name__} varies continuously on "
+                f"probability {unresolved:.3g} of the scores (> max_unresolved="
+                f"{self.max_unresolved}): calcheck's events concern maps with finitely many "
+                "outputs (binning, isotonic, scaling-binning); pass a larger grid, "
+                "discretise the outputs, or max_unresolved=1.0 to evaluate the map's "
+                f"discretisation on {self.grid} cells"
+            )
+        error = np.abs(moment / mass - levels)
+        return error, mass, unresolved
+
+    def simulate(self, rng: np.random.Generator, reps: int) -> LevelSetOutcome:
+        """Simulate ``reps`` replicates: fit, resolve the level sets, exact errors."""
+        law = self.law
+        scores = law.sample_scores((reps, self.n), rng)
+        labels = law.sample_labels(scores, rng)
+        test_u = rng.random((reps, 2))
+        width = self.width
+        error = np.full((reps, width), np.nan)
+        mass = np.zeros((reps, width))
+        unresolved = np.zeros(reps)
+        n_levels = np.zeros(reps, dtype=np.int64)
+        cells = self._cells() if law.scores.continuous_weight > 0 else None
+        for r in range(reps):
+            fitted = self._fit(scores[r], labels[r], rng)
+            e, m, u = self._level_sets(fitted, cells)
+            error[r, : e.size] = e
+            mass[r, : m.size] = m
+            unresolved[r] = u
+            n_levels[r] = e.size
+        return LevelSetOutcome(
+            error, mass, test_u, np.zeros(reps, dtype=np.int64), unresolved, n_levels
+        )
