@@ -1,14 +1,17 @@
 """Registry of guarantees: the index of papers, and id -> :class:`~bounds.guarantee.Guarantee`.
 
 Every paper module lists its guarantees in ``GUARANTEES``; :data:`PAPERS` names the modules
-of each paper (one line per paper). The registry lets tests assert that every registered
-guarantee has a theory check, and lets the CLI evaluate any bound by id.
+of each built-in paper (one line per paper). Papers of other packages (the
+``calcheck.papers`` entry points, :mod:`bounds.plugins`) join at first use:
+:func:`plugin_papers`. The registry lets tests assert that every registered guarantee has a
+theory check, and lets the CLI evaluate any bound by id.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
 
+from . import plugins
 from .guarantee import QUANTIFIERS, Guarantee
 
 __all__ = [
@@ -19,6 +22,8 @@ __all__ = [
     "get",
     "guarantees_of",
     "is_user_defined",
+    "paper_keys",
+    "plugin_papers",
     "register",
     "register_user",
 ]
@@ -39,6 +44,8 @@ PAPERS = {
 _REGISTRY: dict[str, Guarantee] = {}
 #: Ids of guarantees defined at run time (``calcheck.define_guarantee``), not by a paper.
 _USER: set[str] = set()
+#: Paper key -> module of the loaded plugin papers (None: not looked for yet).
+_PLUGINS: dict | None = None
 
 
 def register(guarantee: Guarantee) -> Guarantee:
@@ -80,8 +87,61 @@ for _paper, _modules in PAPERS.items():
             register(_g)
 
 
+def _plugin_guarantees(key: str, module) -> None:
+    """Validate a plugin paper's module and register its guarantees (all or none)."""
+    listed = getattr(module, "GUARANTEES", None)
+    if listed is None:
+        raise plugins.PluginError(f"{module.__name__} defines no GUARANTEES")
+    listed = list(listed)
+    if not listed:
+        raise plugins.PluginError(f"{module.__name__}.GUARANTEES is empty")
+    ids = []
+    for g in listed:
+        if not isinstance(g, Guarantee):
+            raise plugins.PluginError(
+                f"GUARANTEES must hold Guarantee records, got {type(g).__name__}"
+            )
+        if g.paper != key or not g.id.startswith(key + "."):
+            raise plugins.PluginError(
+                f"guarantee {g.id!r} (paper {g.paper!r}): a guarantee of paper {key!r} has "
+                f"paper={key!r} and an id starting with '{key}.'"
+            )
+        if g.id in _REGISTRY or g.id in ids:
+            raise plugins.PluginError(f"guarantee id {g.id!r} is already registered")
+        ids.append(g.id)
+    if not callable(getattr(module, "checks", None)):
+        raise plugins.PluginError(f"{module.__name__} defines no checks(budget)")
+    for g in listed:
+        register(g)
+
+
+def plugin_papers() -> dict:
+    """Paper key -> module of the plugin papers (loaded, and registered, at first call)."""
+    global _PLUGINS
+    if _PLUGINS is None:
+        _PLUGINS = {}  # before loading: a plugin that imports calcheck never loops back here
+        _PLUGINS.update(plugins.discover(set(PAPERS), _plugin_guarantees))
+    return _PLUGINS
+
+
+def paper_keys() -> tuple[str, ...]:
+    """Every paper key: the built-in papers, then the plugin papers."""
+    return (*PAPERS, *plugin_papers())
+
+
+def _forget_plugins() -> None:
+    """Unregister the plugin papers, to be looked for again (tests)."""
+    global _PLUGINS
+    for key in _PLUGINS or {}:
+        for gid in [g for g, rec in _REGISTRY.items() if rec.paper == key]:
+            del _REGISTRY[gid]
+    _PLUGINS = None
+
+
 def get(guarantee_id: str) -> Guarantee:
     """Return the guarantee with this id, or raise ValueError listing the known ids."""
+    if guarantee_id not in _REGISTRY and _PLUGINS is None:
+        plugin_papers()  # an id of a plugin paper
     try:
         return _REGISTRY[guarantee_id]
     except KeyError:
@@ -90,12 +150,14 @@ def get(guarantee_id: str) -> Guarantee:
 
 
 def all_guarantees() -> list[Guarantee]:
-    """All registered guarantees, sorted by id."""
+    """All registered guarantees (plugin papers' included), sorted by id."""
+    plugin_papers()
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
 def guarantees_of(paper: str) -> list[Guarantee]:
     """The guarantees of one paper, sorted by id."""
-    if paper not in PAPERS:
-        raise ValueError(f"paper must be one of {sorted(PAPERS)}, got {paper!r}")
+    keys = paper_keys()
+    if paper not in keys:
+        raise ValueError(f"paper must be one of {sorted(keys)}, got {paper!r}")
     return [g for g in all_guarantees() if g.paper == paper]

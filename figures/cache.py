@@ -9,6 +9,7 @@ stamp.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -33,8 +34,18 @@ def figure_code_stamp(name: str) -> str:
     match = re.match(r"[a-z]+\d+", name)
     paper = match.group(0) if match else ""
     folder = f"figures/{paper}"
-    paths = (*_GENERIC, folder) if paper and (Path(__file__).parent / paper).is_dir() else _GENERIC
-    return code_stamp(*paths)
+    if paper and (Path(__file__).parent / paper).is_dir():
+        return code_stamp(*_GENERIC, folder)
+    from calcheck.bounds.registry import plugin_papers
+
+    module = plugin_papers().get(paper) if paper else None
+    if module is None:
+        return code_stamp(*_GENERIC)
+    # a plugin paper's figure: its package's sources, so that editing them is never stale
+    digest = hashlib.sha256()
+    for path in sorted(Path(module.__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return f"{code_stamp(*_GENERIC)}+{digest.hexdigest()[:16]}"
 
 
 def cached(name: str, params: dict, compute, cache_dir) -> dict:

@@ -18,9 +18,11 @@ __all__ = [
     "FIGURE_MODULES",
     "PAPERS",
     "UNAVAILABLE",
+    "figure_modules",
     "get_figure",
     "regenerate",
     "select_figures",
+    "unavailable",
 ]
 
 logger = logging.getLogger(__name__)
@@ -42,27 +44,49 @@ UNAVAILABLE = {
 }
 
 
+def _plugin_items(name: str) -> dict:
+    """A dict attribute (``FIGURES``, ``UNAVAILABLE``) of the plugin papers, own ids only."""
+    from calcheck.bounds.registry import plugin_papers
+
+    return {
+        fid: value
+        for key, module in plugin_papers().items()
+        for fid, value in getattr(module, name, {}).items()
+        if fid.startswith(key + ".")
+    }
+
+
+def figure_modules() -> dict:
+    """Figure id -> module path: the built-in papers', then the plugin papers'."""
+    return FIGURE_MODULES | _plugin_items("FIGURES")
+
+
+def unavailable() -> dict:
+    """Figure id -> why it cannot be regenerated (plugin papers' included)."""
+    return UNAVAILABLE | _plugin_items("UNAVAILABLE")
+
+
 def get_figure(fig_id: str):
     """The module of a figure id."""
-    if fig_id in UNAVAILABLE:
-        raise ValueError(f"figure {fig_id} cannot be regenerated: {UNAVAILABLE[fig_id]}")
-    if fig_id not in FIGURE_MODULES:
-        raise ValueError(f"unknown figure id {fig_id!r}; known: {sorted(FIGURE_MODULES)}")
-    return import_module(FIGURE_MODULES[fig_id])
+    why, modules = unavailable(), figure_modules()
+    if fig_id in why:
+        raise ValueError(f"figure {fig_id} cannot be regenerated: {why[fig_id]}")
+    if fig_id not in modules:
+        raise ValueError(f"unknown figure id {fig_id!r}; known: {sorted(modules)}")
+    return import_module(modules[fig_id])
 
 
 def select_figures(patterns) -> list[str]:
     """Figure ids matching ids or prefixes (``gr21`` selects every gr21 figure)."""
+    why, modules = unavailable(), figure_modules()
     if not patterns:
-        return list(FIGURE_MODULES)
-    missing = [p for p in patterns if p in UNAVAILABLE]
+        return list(modules)
+    missing = [p for p in patterns if p in why]
     if missing:
-        raise ValueError(
-            "; ".join(f"figure {p} cannot be regenerated: {UNAVAILABLE[p]}" for p in missing)
-        )
-    chosen = [f for f in FIGURE_MODULES if any(f == p or f.startswith(p + ".") for p in patterns)]
+        raise ValueError("; ".join(f"figure {p} cannot be regenerated: {why[p]}" for p in missing))
+    chosen = [f for f in modules if any(f == p or f.startswith(p + ".") for p in patterns)]
     if not chosen:
-        raise ValueError(f"{patterns!r} matches no figure; known: {sorted(FIGURE_MODULES)}")
+        raise ValueError(f"{patterns!r} matches no figure; known: {sorted(modules)}")
     return chosen
 
 
@@ -115,7 +139,7 @@ def regenerate(
                 "command": f"{command} {fig_id}",
                 "reps": reps,
                 "seed": seed,
-                "code": figure_code_stamp(fig_id),
+                "code": _code(fig_id, mod),
             }
         )
         logger.info("%s done in %.1f s", fig_id, entries[-1]["seconds"])
@@ -133,6 +157,15 @@ def regenerate(
         ),
     )
     return entries
+
+
+def _code(fig_id: str, module) -> str:
+    """The figure's code stamp; a plugin's figure adds the hash of its module's source."""
+    from calcheck.simulations.experiments.base import foreign_source_hash
+
+    outside = foreign_source_hash(module)
+    stamp = figure_code_stamp(fig_id)
+    return stamp if outside is None else f"{stamp}+{outside}"
 
 
 def _json_default(x):

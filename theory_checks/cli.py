@@ -188,20 +188,20 @@ def _cmd_figures(args) -> int:
     from calcheck.figures import findings
     from calcheck.figures.findings import changed_statuses, record_statuses, status
     from calcheck.figures.registry import (
-        FIGURE_MODULES,
-        UNAVAILABLE,
+        figure_modules,
         get_figure,
         regenerate,
         select_figures,
+        unavailable,
     )
 
     from .html import write_html
 
     if args.list:
-        for fig_id, module in FIGURE_MODULES.items():
+        for fig_id, module in figure_modules().items():
             print(f"{fig_id:12s} {module}")
             print(f"{'':12s} {get_figure(fig_id).CAPTION}")
-        for fig_id, why in UNAVAILABLE.items():
+        for fig_id, why in unavailable().items():
             print(f"{fig_id:12s} not available: {why}")
         return 0
     ids = select_figures(args.ids)

@@ -169,7 +169,7 @@ class BlockOutcome(Outcome):
 
 
 def foreign_source_hash(obj) -> str | None:
-    """SHA-256 (16 hex) of the source file of a class or function defined outside calcheck.
+    """SHA-256 (16 hex) of the source file of a class, function or module outside calcheck.
 
     None for calcheck's own code (its code stamps cover it). Keys stored results of code a
     user or a plugin paper brings, so that editing it never reuses stale results.
@@ -177,7 +177,7 @@ def foreign_source_hash(obj) -> str | None:
     import hashlib
     import inspect
 
-    module = getattr(obj, "__module__", "") or ""
+    module = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", "") or ""
     if module.split(".")[0] == "calcheck":
         return None
     try:

@@ -3,11 +3,14 @@
 Each paper module defines ``checks(budget) -> list[Check]`` (every guarantee's check and
 its negative controls), ``STUDIES`` (guarantee -> :class:`~theory_checks.check.StudyAdapter`:
 how to check it on a user's law) and ``REFUSED`` (guarantee -> why its law is fixed by the
-theorem itself).
+theorem itself). Papers of other packages (:mod:`bounds.plugins`) follow the built-in ones
+with the same module protocol; a plugin whose checks fail to build is skipped with one
+warning line, never the built-in papers.
 """
 
 from __future__ import annotations
 
+import logging
 from importlib import import_module
 
 from calcheck.bounds import registry
@@ -36,18 +39,57 @@ def add_study(guarantee_id: str, adapter) -> None:
     _USER_STUDIES[guarantee_id] = adapter
 
 
+logger = logging.getLogger("calcheck.plugins")
+
+
 def _module(paper):
     return import_module(PAPERS[paper])
 
 
+def _papers() -> list:
+    """``(key, module)`` of every paper: the built-in ones, then the plugin papers."""
+    return [(p, _module(p)) for p in PAPERS] + list(registry.plugin_papers().items())
+
+
+def _plugin_checks(key, module, budget) -> list:
+    """A plugin paper's checks, or none (with a warning line) if they fail to build."""
+    from ..check import Check
+
+    try:
+        checks = list(module.checks(budget))
+        for c in checks:
+            if not isinstance(c, Check):
+                raise ValueError(f"checks() must return Check objects, got {type(c).__name__}")
+            if not c.id.startswith(key + "."):
+                raise ValueError(f"check id {c.id!r} does not start with '{key}.'")
+            registry.get(c.guarantee)
+    except Exception as exc:
+        logger.warning(
+            "calcheck: the checks of paper plugin %r (%s) not loaded: %s: %s",
+            key,
+            module.__name__,
+            type(exc).__name__,
+            str(exc).splitlines()[0] if str(exc) else "",
+        )
+        return []
+    return checks
+
+
 def all_checks(budget="quick") -> list:
-    """Every check of every paper, in index order."""
-    return [c for paper in PAPERS for c in _module(paper).checks(budget)]
+    """Every check of every paper, in index order (plugin papers last)."""
+    out = [c for paper in PAPERS for c in _module(paper).checks(budget)]
+    for key, module in registry.plugin_papers().items():
+        out += _plugin_checks(key, module, budget)
+    return out
 
 
 def studiable() -> dict:
     """Guarantee id -> :class:`~theory_checks.check.StudyAdapter`, every paper."""
-    papers = {gid: a for paper in PAPERS for gid, a in _module(paper).STUDIES.items()}
+    papers = {}
+    for key, module in _papers():
+        for gid, adapter in getattr(module, "STUDIES", {}).items():
+            if gid.startswith(key + "."):  # a plugin speaks for its own paper only
+                papers[gid] = adapter
     return papers | _USER_STUDIES
 
 
@@ -62,12 +104,27 @@ def methods() -> dict:
             if name in out:
                 raise ValueError(f"method {name!r} is defined by two papers")
             out[name] = spec
+    for key, module in registry.plugin_papers().items():
+        for name, spec in getattr(module, "METHODS", {}).items():
+            if name in out:
+                logger.warning(
+                    "calcheck: method %r of paper plugin %r not loaded: the name is taken",
+                    name,
+                    key,
+                )
+                continue
+            out[name] = spec
     return out
 
 
 def refused() -> dict:
     """Guarantee id -> reason it cannot be studied on a user's law."""
-    return {gid: why for paper in PAPERS for gid, why in _module(paper).REFUSED.items()}
+    return {
+        gid: why
+        for key, module in _papers()
+        for gid, why in getattr(module, "REFUSED", {}).items()
+        if gid.startswith(key + ".")
+    }
 
 
 def for_law(guarantee_id: str, laws, *, grid: dict, alphas, check_id=None):

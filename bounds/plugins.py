@@ -1,0 +1,116 @@
+"""Papers from other packages: the ``calcheck.papers`` entry-point group.
+
+A package adds a paper to calcheck by declaring, in its ``pyproject.toml``::
+
+    [project.entry-points."calcheck.papers"]
+    ex23 = "calcheck_example_paper.paper"
+
+The entry point's *name* is the paper key (lower-case letters and digits, e.g. ``ex23``)
+and its *target* a module that defines
+
+``GUARANTEES``
+    a sequence of :class:`~bounds.guarantee.Guarantee` whose ``paper`` is the key and whose
+    ids start with ``"<key>."`` (the bounds);
+``checks(budget)``
+    the paper's :class:`~theory_checks.check.Check` list at a budget name (``"quick"``,
+    ``"full"``), ids starting with ``"<key>."``: guarantees and their negative controls;
+
+and optionally ``STUDIES`` (guarantee id -> study adapter), ``REFUSED`` (guarantee id ->
+why it cannot be studied on a user's law), ``METHODS`` (method name -> method spec) and
+``FIGURES`` (figure id -> module path, each module with ``CAPTION``, ``compute`` and
+``draw`` as calcheck's own figure modules), as calcheck's paper modules do.
+
+Plugins are loaded at first use (``calcheck list``, ``run``, ``search``, ``figures``, or
+asking the registry for an id it does not know), never when calcheck is imported, so that a
+plugin can import calcheck freely. A plugin that fails to load (an import error, a key or
+an id that collides with a built-in paper's or another plugin's, a malformed module) is
+skipped with one warning line naming it; the built-in papers are never hidden. The
+environment variable ``CALCHECK_PLUGINS=0`` loads none (the built-in papers alone).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from importlib import import_module, metadata
+
+__all__ = ["ENV", "GROUP", "PluginError", "discover", "entry_points"]
+
+#: The entry-point group.
+GROUP = "calcheck.papers"
+#: Environment variable: ``0`` (or ``false``, ``no``, ``off``) loads no plugin.
+ENV = "CALCHECK_PLUGINS"
+
+_KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+logger = logging.getLogger("calcheck.plugins")
+
+
+class PluginError(ValueError):
+    """A plugin paper that cannot be loaded (the message names it and says why)."""
+
+
+def entry_points():
+    """The installed entry points of :data:`GROUP` (one home, patched by tests)."""
+    return tuple(metadata.entry_points(group=GROUP))
+
+
+def enabled() -> bool:
+    """Whether plugins are loaded (:data:`ENV` is not ``0``/``false``/``no``/``off``)."""
+    return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _origin(ep) -> str:
+    dist = getattr(ep, "dist", None)
+    name = f" from {dist.name} {dist.version}" if dist is not None else ""
+    return f"{ep.value}{name}"
+
+
+def discover(reserved, validate) -> dict:
+    """Import every plugin paper: key -> module, skipping (with a warning) those that fail.
+
+    Parameters
+    ----------
+    reserved : collection of str
+        Keys already taken (the built-in papers).
+    validate : callable
+        ``validate(key, module)`` raises :class:`PluginError` (or any exception) for a
+        module that does not fit; it may register the paper's guarantees.
+
+    Returns
+    -------
+    dict
+        Paper key -> module, in entry-point order.
+    """
+    papers: dict = {}
+    if not enabled():
+        return papers
+    try:
+        found = entry_points()
+    except Exception as exc:  # a broken environment must not hide the built-in papers
+        logger.warning("calcheck: paper plugins not loaded: %s: %s", type(exc).__name__, exc)
+        return papers
+    for ep in found:
+        where = f"paper plugin {ep.name!r} ({_origin(ep)})"
+        try:
+            if not _KEY.match(ep.name):
+                raise PluginError(
+                    f"its key must be lower-case letters, digits and _ (e.g. 'ex23'), got "
+                    f"{ep.name!r}"
+                )
+            if ep.name in reserved:
+                raise PluginError(f"key {ep.name!r} is a built-in paper's")
+            if ep.name in papers:
+                raise PluginError(f"key {ep.name!r} is already taken by another plugin")
+            module = import_module(ep.value) if ":" not in ep.value else ep.load()
+            validate(ep.name, module)
+        except Exception as exc:
+            logger.warning(
+                "calcheck: %s not loaded: %s: %s (the other papers are unaffected)",
+                where,
+                type(exc).__name__,
+                str(exc).splitlines()[0] if str(exc) else "",
+            )
+            continue
+        papers[ep.name] = module
+    return papers
