@@ -15,6 +15,20 @@ import os
 
 import pytest
 
+# The suite tests calcheck's own papers: installed paper plugins (the calcheck.papers entry
+# points) stay off unless a test turns them on (tests/theory_checks/test_plugins.py).
+os.environ.setdefault("CALCHECK_PLUGINS", "0")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_guarantees_defined_at_run_time():
+    """A module's calcheck.define_guarantee calls never reach the next module's registry."""
+    yield
+    from calcheck.theory_checks.user import _forget_all
+
+    _forget_all()
+
+
 #: Seeds for which every statistical test is stated to hold.
 SEED_RANGE = range(20)
 #: Seeds run by default (CI).

@@ -43,8 +43,9 @@ def _print_methods(as_json: bool) -> int:
             f"bound({', '.join(r['supplies'])})  grid {', '.join(r['grid'])}; "
             f"laws {', '.join(r['families'])}"
         )
-    print("\nOr a calibrator object of your own (fit(scores, labels), predict(scores)) with the")
-    print("events of 'umd' on binary laws, evaluated on the level sets of its outputs.")
+    print("\nOr a calibrator object of your own (fit(scores, labels), predict(scores)): the")
+    print("events of 'scaling_binning', bound(alpha, n, n_bins), on binary laws, read on the")
+    print("level sets of its outputs (calcheck.simulations.experiments.calibrator).")
     return 0
 
 

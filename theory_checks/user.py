@@ -236,6 +236,12 @@ def define_guarantee(
             f"id must look like '<paper>.<label>' (letters, digits, _ and -; not "
             f"'.control.' or '.times_<f>'), got {id!r}"
         )
+    paper = id.split(".")[0]
+    if paper in registry.paper_keys():
+        raise ValueError(
+            f"id {id!r} starts with {paper!r}, a paper's key; a guarantee of your own has a "
+            "prefix of its own (e.g. 'mine.thm1')"
+        )
     if not callable(bound):
         raise ValueError(f"bound must be callable, got {type(bound).__name__}")
     if isinstance(method, str):
@@ -300,6 +306,17 @@ def _check_signature(gid, bound, supplied, method, event):
             f"the bound of {gid} asks for {missing}, which method {method!r} with event "
             f"{event!r} does not supply; available: {list(supplied)}"
         )
+
+
+def _forget_all() -> None:
+    """Unregister every guarantee defined at run time (test isolation)."""
+    from .catalog import _USER_STUDIES
+
+    for gid in list(_DEFINED):
+        registry._REGISTRY.pop(gid, None)
+        registry._USER.discard(gid)
+        _USER_STUDIES.pop(gid, None)
+    _DEFINED.clear()
 
 
 def guarantee_id(guarantee) -> str:

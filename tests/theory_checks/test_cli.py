@@ -18,7 +18,8 @@ def test_list_json_covers_every_guarantee(capsys):
     ids = {g["id"] for g in out["guarantees"]}
     assert ids == {g.id for g in registry.all_guarantees()}
     for g in out["guarantees"]:
-        assert g["checks"], g["id"]
+        # a paper's guarantee has checks; one defined at run time by another test has none
+        assert g["checks"] or registry.is_user_defined(g["id"]), g["id"]
     assert any(c["expect"] == "violated" for c in out["checks"])
     assert main(["list"]) == 0
     assert "gr21.thm3.control.no_tie_breaking" in capsys.readouterr().out

@@ -168,8 +168,9 @@ def test_bad_definitions_are_refused_with_what_is_available():
         define("mine.e", thm3_by_hand, method="umd", event="nope")
     with pytest.raises(ValueError, match="quantifier must be 'conditional'"):
         define("mine.q", thm3_by_hand, method="umd", event="conditional", quantifier="marginal")
-    with pytest.raises(ValueError, match="belongs to a paper's registered guarantee"):
-        define("gr21.thm3", thm3_by_hand, method="umd", event="conditional")
+    for taken in ("gr21.thm3", "gr21.my_variant"):
+        with pytest.raises(ValueError, match="starts with 'gr21', a paper's key"):
+            define(taken, thm3_by_hand, method="umd", event="conditional")
     for bad_id in ("nodot", "x.control.y", "x.times_0.5", "", 3):
         with pytest.raises(ValueError, match="id must look like"):
             define(bad_id, thm3_by_hand, method="umd", event="conditional")
