@@ -26,6 +26,7 @@ from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin, scaled
+from .roles import check_role
 from .verdicts import CoverageVerdict, coverage_verdict, critical_count
 
 __all__ = ["CellResult", "Check", "CheckResult", "with_sharper_controls"]
@@ -63,8 +64,10 @@ class Check:
     expect: str = "consistent"
     bound: BoundRule = field(default_factory=BoundRule)
     description: str = ""
+    role: str = ""
 
     def __post_init__(self):
+        check_role(self)
         registry.get(self.guarantee)
         if self.claim not in CLAIMS:
             raise ValueError(f"claim must be one of {sorted(CLAIMS)}, got {self.claim!r}")

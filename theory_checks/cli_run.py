@@ -353,7 +353,13 @@ def _report(args, out, run, false_alarm) -> int:
 
     from .html import write_html
     from .pictures import draw_guarantee_pictures
-    from .report import format_table, rate_lines, results_to_dict, write_report
+    from .report import (
+        format_table,
+        printed_claim_lines,
+        rate_lines,
+        results_to_dict,
+        write_report,
+    )
 
     results, stats = run.results, run.stats
     meta = {
@@ -398,8 +404,13 @@ def _report(args, out, run, false_alarm) -> int:
             print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
             print("\n".join(f"  {line}" for line in fits))
         n_ok = sum(r.passed for r in results)
+        summary = results_to_dict(results, meta)
+        if summary["printed_claims"]:
+            print("\nPrinted claims that fail (a paper's statement checked as printed):")
+            print("\n".join(f"  {line}" for line in printed_claim_lines(summary["printed_claims"])))
         print(
-            f"\n{n_ok} of {len(results)} checks as expected. Blocks of {BLOCK_REPS} "
+            f"\n{n_ok} of {len(results)} checks as expected ({summary['roles']}). "
+            f"Blocks of {BLOCK_REPS} "
             f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
             + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
             + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")

@@ -32,6 +32,7 @@ from calcheck.simulations.provenance import generator
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import BoundRule
 from .rates import SeriesCheckResult
+from .roles import check_role
 
 __all__ = ["ExponentCheck", "ExponentCheckResult", "ExponentSeries", "ExponentSeriesResult"]
 
@@ -91,8 +92,10 @@ class ExponentCheck:
     bound: BoundRule = field(default_factory=BoundRule)
     tolerance: float = 0.1
     description: str = ""
+    role: str = ""
 
     def __post_init__(self):
+        check_role(self)
         if registry.get(self.guarantee).quantifier not in ("informal_rate", "rate"):
             raise ValueError(f"{self.guarantee} is not a rate claim (rate or informal_rate)")
         if self.expect not in ("consistent", "violated"):

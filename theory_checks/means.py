@@ -22,6 +22,7 @@ from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .rates import SeriesCheckResult
+from .roles import check_role
 
 __all__ = ["MeanCellsResult", "MeanZeroCheck", "MeanZeroCheckResult"]
 
@@ -47,8 +48,10 @@ class MeanZeroCheck:
     statistic: object
     expect: str = "consistent"
     description: str = ""
+    role: str = ""
 
     def __post_init__(self):
+        check_role(self)
         registry.get(self.guarantee)
         if self.expect not in ("consistent", "violated"):
             raise ValueError(f"expect must be 'consistent' or 'violated', got {self.expect!r}")

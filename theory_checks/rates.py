@@ -42,6 +42,7 @@ from calcheck.simulations.provenance import generator
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import BoundRule
+from .roles import check_role
 
 __all__ = [
     "Balanced",
@@ -194,8 +195,10 @@ class RateCheck:
     bound: BoundRule = field(default_factory=BoundRule)
     slack: float = 0.05
     description: str = ""
+    role: str = ""
 
     def __post_init__(self):
+        check_role(self)
         if registry.get(self.guarantee).quantifier not in ("rate", "informal_rate"):
             raise ValueError(f"{self.guarantee} is not a rate guarantee")
         if self.expect not in ("consistent", "violated"):

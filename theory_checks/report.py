@@ -13,17 +13,21 @@ import shutil
 import time
 from pathlib import Path
 
+from calcheck.bounds import registry
 from calcheck.simulations._io import atomic_write_text, json_text
 
 from .check import CheckResult
 from .exponents import ExponentCheckResult
 from .means import MeanZeroCheckResult
 from .rates import is_rate_result
+from .roles import VALID_FORMS, role_count_text, role_of
 from .tradeoff import TradeoffCheckResult
 
 __all__ = [
     "SUMMARY_HEADERS",
     "format_table",
+    "printed_claim_lines",
+    "printed_claims",
     "rate_lines",
     "results_to_dict",
     "summary_row",
@@ -103,6 +107,7 @@ def _check_dict(r) -> dict:
         "event": ch.metric,
         "bound_mode": ch.bound_mode,
         "expect": ch.expect,
+        "role": role_of(ch),
         "verdict": r.verdict,
         "passed": r.passed,
         "reps": r.reps,
@@ -165,13 +170,76 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
                 "cells": [_cell_dict(c) for c in r.cells],
             }
         checks.append({**_check_dict(r), **extra})
-    return {"meta": meta, "all_passed": all(r.passed for r in results), "checks": checks}
+    return {
+        "meta": meta,
+        "all_passed": all(r.passed for r in results),
+        "roles": role_count_text(checks),
+        "printed_claims": printed_claims(checks),
+        "checks": checks,
+    }
+
+
+def printed_claims(checks: list[dict]) -> list[dict]:
+    """The printed claims of papers that the run checked as printed (role counterexample).
+
+    Each with the paper's words (the guarantee's label and statement), the evidence (the
+    check's worst cell and numbers), whether it failed as expected, and the valid form the
+    suite checks beside it (:data:`~theory_checks.roles.VALID_FORMS`), with its verdict when
+    the run holds it.
+    """
+    by_id = {c["id"]: c for c in checks}
+    out = []
+    for c in checks:
+        if c["role"] != "counterexample":
+            continue
+        g = registry.get(c["guarantee"])
+        row = summary_row(c)
+        entry = {
+            "id": c["id"],
+            "guarantee": g.id,
+            "label": g.label,
+            "statement": g.statement,
+            "evidence": c["description"],
+            "verdict": c["verdict"],
+            "fails": bool(c["passed"]),
+            "where": row[4],
+            "numbers": f"{row[5]} vs claimed {row[6]} "
+            + (f"({row[7]})" if c.get("kind") else f"(p = {row[7]})"),
+            "valid_form": None,
+        }
+        valid = VALID_FORMS.get(g.id)
+        if valid is not None:
+            v = registry.get(valid)
+            entry["valid_form"] = {
+                "guarantee": v.id,
+                "label": v.label,
+                "statement": v.statement,
+                "verdict": by_id[valid]["verdict"] if valid in by_id else None,
+            }
+        out.append(entry)
+    return out
+
+
+def printed_claim_lines(claims: list[dict]) -> list[str]:
+    """Plain-text lines of :func:`printed_claims` (terminal and Markdown)."""
+    lines = []
+    for p in claims:
+        head = "fails as printed" if p["fails"] else "NO LONGER FAILS (news: check it)"
+        lines.append(
+            f"{p['guarantee']} ({p['label']}): {head}; {p['where']}: {p['numbers']}. "
+            f"Evidence: {p['evidence']}."
+        )
+        if p["valid_form"]:
+            v = p["valid_form"]
+            verdict = f": {v['verdict']}" if v["verdict"] else ""
+            lines.append(f"    valid form {v['guarantee']} ({v['label']}){verdict}")
+    return lines
 
 
 #: Columns of the one-row-per-check summary (markdown, terminal and HTML).
 SUMMARY_HEADERS = (
     "check",
-    "kind",
+    "role",
     "verdict",
     "cells",
     "worst cell",
@@ -205,7 +273,7 @@ def _rate_row(check: dict) -> tuple[str, ...]:
     censored = f"; {worst['unbracketed']} n* outside grid" if worst["unbracketed"] else ""
     return (
         check["id"],
-        "rate control" if check["expect"] == "violated" else "rate check",
+        f"rate {check['role']}",
         f"{check['verdict']} ({status})",
         f"{len(check['series'])} series",
         worst["name"],
@@ -223,7 +291,7 @@ def _exponent_row(check: dict) -> tuple[str, ...]:
     lo, hi = worst["exponent_ci"]
     return (
         check["id"],
-        "exponent control" if check["expect"] == "violated" else "exponent check",
+        f"exponent {check['role']}",
         f"{check['verdict']} ({status})",
         f"{len(check['series'])} series",
         worst["name"],
@@ -244,7 +312,7 @@ def _mean_row(check: dict) -> tuple[str, ...]:
     cells = sum(len(s["z"]) for s in check["series"])
     return (
         check["id"],
-        "mean control" if check["expect"] == "violated" else "mean check",
+        f"mean {check['role']}",
         f"{check['verdict']} ({status})",
         str(cells),
         worst["name"],
@@ -263,7 +331,7 @@ def _tradeoff_row(check: dict) -> tuple[str, ...]:
     lo, hi = worst["coverage_ci"]
     return (
         check["id"],
-        "trade-off control" if check["expect"] == "violated" else "trade-off check",
+        f"trade-off {check['role']}",
         f"{check['verdict']} ({status})",
         f"{len(check['series'])} members",
         f"{worst['name']} a={worst['alpha']:g}: width {worst['median_width']:.3f}",
@@ -326,7 +394,7 @@ def _coverage_row(check: dict) -> tuple[str, ...]:
     status = "as expected" if check["passed"] else "NOT as expected"
     return (
         check["id"],
-        "control" if check["expect"] == "violated" else "check",
+        check["role"],
         f"{check['verdict']} ({status})",
         str(len(check["cells"])),
         f"{worst['law']} n={worst['n']} B={worst['n_bins']} a={alpha}",
@@ -409,8 +477,19 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         f"{meta.get('false_alarm')} per check (Bonferroni over its cells), calcheck "
         f"{meta.get('version')}.",
         "",
-        f"**{len(results) - n_fail} of {len(results)} checks as expected** "
-        "(guarantees consistent, negative controls violated).",
+        f"**{len(results) - n_fail} of {len(results)} checks as expected**: {data['roles']}.",
+        "",
+        *(
+            ["## Printed claims that fail", ""]
+            + [
+                f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}"
+                for line in printed_claim_lines(data["printed_claims"])
+            ]
+            + [""]
+            if data["printed_claims"]
+            else []
+        ),
+        "## Every check",
         "",
         "Coverage is the fraction of replicates in which the guaranteed event held; *claimed* is "
         "1 - alpha (1 - bound for expectation guarantees); the p-value is the exact one-sided "

@@ -27,6 +27,7 @@ from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .rates import SeriesCheckResult
+from .roles import check_role
 from .verdicts import CoverageVerdict, coverage_verdict
 
 __all__ = ["TradeoffCheck", "TradeoffCheckResult", "TradeoffMember"]
@@ -53,8 +54,10 @@ class TradeoffCheck:
     alphas: tuple = (0.1,)
     expect: str = "consistent"
     description: str = ""
+    role: str = ""
 
     def __post_init__(self):
+        check_role(self)
         registry.get(self.guarantee)
         if self.expect not in ("consistent", "violated"):
             raise ValueError(f"expect must be 'consistent' or 'violated', got {self.expect!r}")

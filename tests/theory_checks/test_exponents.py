@@ -41,7 +41,7 @@ def test_platt_rate_and_its_control_on_shared_data(tmp_path):
     assert 0.2 < s.c_fit < 0.35  # E[CE^2] ~ 0.27 / n for log-loss Platt on platt(2, 1)
     data = results_to_dict(run.results, {})
     row = summary_row(data["checks"][0])
-    assert row[1] == "exponent check"
+    assert row[1] == "exponent guarantee"
     assert "exponent" in row[5]
     assert summary_row(data["checks"][1])[1] == "exponent control"
     assert len(rate_lines(data)) == 1  # controls are not repeated
@@ -103,6 +103,6 @@ def test_definition52_mean_check_and_its_control(tmp_path):
     (cells,) = check.series
     assert cells.detectable[0] < 0.01 * 0.2  # a bias of a fifth of E^2 is detectable
     data = results_to_dict([check, control], {})
-    assert summary_row(data["checks"][0])[1] == "mean check"
+    assert summary_row(data["checks"][0])[1] == "mean guarantee"
     assert rate_lines(data) == []
     assert "detectable bias" in repr(check)

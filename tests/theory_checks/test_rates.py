@@ -29,7 +29,7 @@ def test_lemma43_rate_and_control_on_shared_data(tmp_path):
     assert 1.1 < s.exponent < 1.3  # n* ~ B ln(B/delta): exponent above 1 on B = 10-3000
     assert 3 < s.c_fit < 5.2  # on its way to the large-deviation constant 5.2
     data = results_to_dict(run.results, {})
-    assert summary_row(data["checks"][0])[1] == "rate check"
+    assert summary_row(data["checks"][0])[1] == "rate guarantee"
     assert len(rate_lines(data)) == 1  # controls are not repeated
     assert "slope on log h" in repr(check)
     ax = check.plot()

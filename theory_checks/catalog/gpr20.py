@@ -95,6 +95,7 @@ def checks(budget="quick") -> list[Check]:
         bound=None,
         text="",
         alphas=al,
+        role="",
     ):
         out.append(
             Check(
@@ -107,6 +108,7 @@ def checks(budget="quick") -> list[Check]:
                 expect,
                 bound or BoundRule(),
                 text,
+                role,
             )
         )
 
@@ -182,6 +184,7 @@ def checks(budget="quick") -> list[Check]:
         [counter[-1], BinningRadiusExperiment(LAWS["uniform_logistic"], fw, 10000, 10)],
         max_err,
         expect="violated",
+        role="counterexample",
         text="the printed radius fails where the fewest-point bin has V^ = 0, and on a benign "
         "logistic law at n = 10000 where V^_b differs across bins (the proof needs max_b hw_b)",
     )
@@ -238,7 +241,8 @@ def checks(budget="quick") -> list[Check]:
         [UMSCountExperiment(LAWS["two_atoms"], 1000, 5000, 10, tie_breaking="none")],
         AtLeast("min_count"),
         expect="violated",
-        text="negative control: atoms {0.2, 0.8} and quantile bins without tie-breaking "
+        role="hypothesis",
+        text="atoms {0.2, 0.8} and quantile bins without tie-breaking "
         "(Theorem 5 implicitly needs a nonatomic score)",
     )
 

@@ -178,8 +178,9 @@ def checks(budget="quick") -> list[Check]:
             Within("max_error"),
             (0.1,),
             expect="violated",
-            description="negative control: Algorithm 1 without tie-breaking on atoms {0.2, 0.8}: "
-            "a bin mixes the atoms, so bins are not exchangeable",
+            description="Algorithm 1 without tie-breaking on atoms {0.2, 0.8}: a bin mixes the "
+            "atoms, so bins are not exchangeable",
+            role="hypothesis",
         )
     )
     for cid, (gid, cal, event, text) in _AS_USED.items():

@@ -140,8 +140,9 @@ def _hp_checks(bud, laws, grid) -> list:
             Within("max_error"),
             bud.alphas,
             expect="violated",
-            description="documented: equal-width bins on Beta(0.1, 5) scores (H2 fails: the "
-            "upper bins hold a handful of points)",
+            description="equal-width bins on Beta(0.1, 5) scores (H2 fails: the upper bins "
+            "hold a handful of points)",
+            role="hypothesis",
         )
     )
     return out

@@ -158,6 +158,7 @@ def auc_checks(full: bool, alphas) -> list:
             expect="violated",
             bound=other_guarantee("one_over_2B", "nch14.thm34", "1/(2B) without equal masses"),
             description="1/(2B) claimed for equal-width bins on Beta(0.1, 5) scores (H2 fails)",
+            role="hypothesis",
         ),
     ]
 
