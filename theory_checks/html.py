@@ -21,8 +21,7 @@ __all__ = ["write_html"]
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1300px;margin:2em auto;padding:0 1em;color:#222}
-figure.pic{display:inline-block;width:640px;max-width:100%;margin:0.5em 0.5em 0.5em 0;
-border-top:none;padding-top:0;vertical-align:top}
+figure.pic{display:block;max-width:100%;margin:0.5em 0 1.5em 0;border-top:none;padding-top:0}
 table{border-collapse:collapse;font-size:0.85em;margin:1em 0;display:block;overflow-x:auto}
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;
 overflow-wrap:anywhere;max-width:28em}
@@ -138,14 +137,16 @@ def _pictures(results: dict, folder: Path, rel: str) -> str:
     if not parts:
         return ""
     return (
-        "<h2>Per guarantee</h2><p class='small'>Left: the failure rate of the guaranteed "
-        "event (1 - coverage, log scale) against n, with 95% Clopper-Pearson bars; dashed, "
-        "the rate the guarantee allows (1 - claimed: alpha for a 1 - alpha guarantee; for a "
-        "lower-bound event such as an impossibility the event is 'the statistic exceeds the "
-        "bound' and the claim its probability); no failure at all is drawn at half a "
-        "replicate; grey crosses, the negative controls, which must lie above their "
-        "allowance. Right: the tightness, the bound over the claimed-level quantile of the "
-        "error (1: the bound is exactly what this law needs; below 1 it fails).</p>"
+        "<h2>Per guarantee</h2><p class='small'>One panel per alpha: the failure rate of the "
+        "guaranteed event (1 - coverage, log scale) against n. In red, with 95% "
+        "Clopper-Pearson bars and named, the law holding the worst cell (smallest p-value): "
+        "it must stay below the dashed allowed rate (1 - claimed: alpha for a 1 - alpha "
+        "guarantee; for a lower-bound event such as an impossibility the event is 'the "
+        "statistic exceeds the bound' and the claim its probability); the other laws faint "
+        "grey; no failure at all is drawn at half a replicate; grey crosses, the negative "
+        "controls, which must lie above their allowance. Right: the tightness, the bound over "
+        "the claimed-level quantile of the error (1: the bound is exactly what this law "
+        "needs; below 1 it fails), the law the bound fits most closely in blue.</p>"
         + "".join(parts)
     )
 

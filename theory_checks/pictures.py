@@ -1,14 +1,15 @@
 """One small picture per guarantee for the HTML report, drawn from ``results.json``.
 
-Left: the failure rate of the guaranteed event (1 - coverage, log scale) against n, one line
-per (law, B, alpha), with 95% Clopper-Pearson bars and the allowed rate (1 - claimed)
-dashed; the guarantee's own checks in colour, its negative controls in grey crosses (they
-must lie above their allowance). No failure at all is drawn at half a replicate. Right: the
-tightness of each cell of the own checks (bound over the claimed-level quantile of the
-error; 1 means the bound is exactly what the law needs, below 1 the bound fails), on a log
-scale. Rate checks: the thresholds n* against the claimed rate h on log-log axes, dotted
-the slope-1 line through the fitted constant (a claim that holds keeps each series on or
-below it). Exponent, mean and trade-off checks have their lines in the report instead.
+One panel per alpha: the failure rate of the guaranteed event (1 - coverage, log scale)
+against n, the law (and B) holding the worst cell in colour with 95% Clopper-Pearson bars
+and labelled, the other laws faint, the allowed rate (1 - claimed) dashed, the negative
+controls grey crosses (they must lie above it). No failure at all is drawn at half a
+replicate. Right: the tightness of each cell of the own checks (bound over the
+claimed-level quantile of the error; 1 means the bound is exactly what the law needs, below
+1 the bound fails), on a log scale, the law the bound fits most closely in colour. Rate
+checks: the thresholds n* against the claimed rate h on log-log axes, dotted the slope-1
+line through the fitted constant (a claim that holds keeps each series on or below it).
+Exponent, mean and trade-off checks have their lines in the report instead.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ __all__ = ["draw_guarantee_pictures"]
 logger = logging.getLogger(__name__)
 
 
-def _series(cells):
+def _series(cells, xkey="n"):
+    """Cells grouped into lines: one per (law, B, alpha); per (law, alpha) against B."""
     groups = defaultdict(list)
     for c in cells:
-        groups[(c["law"], c["n_bins"], c["alpha"])].append(c)
-    return {k: sorted(v, key=lambda c: c["n"]) for k, v in groups.items()}
+        groups[(c["law"], c["n_bins"] if xkey != "n_bins" else "*", c["alpha"])].append(c)
+    order = "n_bins" if xkey == "n_bins" else "n"
+    return {k: sorted(v, key=lambda c: c[order]) for k, v in groups.items()}
 
 
 def _label(key) -> str:
@@ -38,7 +41,10 @@ def _label(key) -> str:
 def _plain_log_axis(axis, values):
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
-    ticks = sorted(set(values))
+    ticks = []
+    for v in sorted(set(values)):  # labels closer than a factor 1.4 would overlap
+        if not ticks or v >= 1.4 * ticks[-1]:
+            ticks.append(v)
     if len(ticks) > 6:
         ticks = ticks[:: max(1, len(ticks) // 5)]
     axis.set_major_locator(FixedLocator(ticks))
@@ -48,6 +54,8 @@ def _plain_log_axis(axis, values):
 
 
 _TIGHTNESS_CAP = 100.0
+# a white halo keeps a label readable over the faint lines
+_HALO = {"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85}
 _X_LABEL = {"n": "n", "n_bins": "B (a limit: no sample)", "index": "cell"}
 
 
@@ -63,82 +71,117 @@ def _x_axis(checks: list) -> str:
     return "n_bins" if all(c["n_bins"] > 0 for c in cells) else "index"
 
 
+def _worst_key(series: dict):
+    """The series holding the worst cell: smallest p-value, then smallest margin."""
+
+    def badness(cells):
+        return min((c["p_value"], c["coverage"] - c["claimed"]) for c in cells)
+
+    return min(series, key=lambda k: badness(series[k]))
+
+
 def _draw(gid: str, own: list, controls: list, reps):
+    """Failure rate against n, one panel per alpha, and the tightness.
+
+    Each panel answers one question: does the worst law stay below the allowed rate? The
+    series holding the worst cell (smallest p-value) is drawn in colour and labelled; the
+    other laws are faint grey, the negative controls grey crosses (they must lie above the
+    allowance). The tightness panel highlights the law the bound fits most closely.
+    """
     import numpy as np
     from matplotlib.figure import Figure
 
     xkey = _x_axis(own + controls)
     floor = 0.5 / reps if reps else 1e-4  # no failure at all: drawn at half a replicate
-    fig = Figure(figsize=(8.0, 2.9), layout="constrained")
-    fail_ax, tight_ax = fig.subplots(1, 2, width_ratios=(1.6, 1))
-    colours = iter(f"C{i % 10}" for i in range(1000))
-    all_n, all_t = [], []
-    index = 0
+    series = {}
     for check in own:
-        series = _series(check["cells"])
-        for key, cells in series.items():
-            colour = next(colours)
+        for key, cells in _series(check["cells"], xkey).items():
+            series.setdefault(key, []).extend(cells)
+    alphas = sorted({k[2] for k in series}, key=lambda a: -1.0 if a is None else -a)
+    fig = Figure(figsize=(3.3 * len(alphas) + 3.3, 3.2), layout="constrained")
+    axes = fig.subplots(1, len(alphas) + 1, width_ratios=(*([1.2] * len(alphas)), 1))
+    fail_axes, tight_ax = axes[:-1], axes[-1]
+    all_n, all_t = [], []
+    tight_series = {}
+    for ax, alpha in zip(fail_axes, alphas, strict=True):
+        mine = {k: v for k, v in series.items() if k[2] == alpha}
+        worst = _worst_key(mine)
+        for key, cells in sorted(mine.items(), key=lambda kv: kv[0] == worst):
             n = np.array([_x(c, xkey, j) for j, c in enumerate(cells)], dtype=float)
             all_n += list(n)
-            n = n * 1.025 ** (index % 9 - 4)  # spread series sharing an n, so each shows
-            index += 1
             fail = np.maximum(1 - np.array([c["coverage"] for c in cells]), floor)
-            lo = np.maximum(1 - np.array([c["ci_high"] for c in cells]), floor)
-            hi = np.maximum(1 - np.array([c["ci_low"] for c in cells]), floor)
-            fail_ax.errorbar(
-                n,
-                fail,
-                yerr=[fail - lo, hi - fail],
-                fmt="o-",
-                ms=3,
-                lw=1,
-                color=colour,
-                capsize=2,
-            )
+            is_worst = key == worst
+            if is_worst:
+                lo = np.maximum(1 - np.array([c["ci_high"] for c in cells]), floor)
+                hi = np.maximum(1 - np.array([c["ci_low"] for c in cells]), floor)
+                ax.errorbar(n, fail, yerr=[fail - lo, hi - fail], fmt="o-", ms=4, lw=1.6,
+                            color="C3", capsize=2, zorder=5)  # fmt: skip
+                label = f"worst: {key[0]}" + ("" if key[1] == "*" else f", B={key[1]}")
+                ax.text(0.03, 0.97, label, transform=ax.transAxes, ha="left", va="top",
+                        fontsize=7, color="C3", zorder=6, bbox=_HALO)  # fmt: skip
+            else:
+                ax.plot(n, fail, "o-", ms=2, lw=0.8, color="0.7", zorder=2)
             allowed = [1 - c["claimed"] for c in cells]
-            fail_ax.plot(n, allowed, "--", marker="_", ms=12, lw=0.8, color=colour)
-            # a bound far above what the law needs (an error near 0) is drawn at the cap
+            if alpha is None or is_worst:  # the allowance: constant per alpha
+                ax.plot(n, allowed, "--", lw=1.0, color="C3" if is_worst else "0.6", zorder=4)
             ok = [
                 (x, min(c["tightness"], _TIGHTNESS_CAP))
                 for x, c in zip(n, cells, strict=True)
                 if isinstance(c["tightness"], float) and c["tightness"] > 0
             ]
             if ok:
-                tight_ax.plot(*zip(*ok, strict=True), "o-", ms=3, lw=1, color=colour)
+                tight_series[key] = ok
                 all_t += [t for _, t in ok]
-            if len(own) * len(series) <= 6:
-                fail_ax.plot([], [], "o-", color=colour, label=_label(key))
-    for check in controls:
-        for cells in _series(check["cells"]).values():
-            n = [_x(c, xkey, j) for j, c in enumerate(cells)]
-            all_n += n
-            fail = [max(1 - c["coverage"], floor) for c in cells]
-            fail_ax.plot(n, fail, "x:", ms=4, lw=0.8, color="0.55")
+        for check in controls:
+            for key, cells in _series(check["cells"], xkey).items():
+                if key[2] != alpha:
+                    continue
+                n = [_x(c, xkey, j) for j, c in enumerate(cells)]
+                all_n += n
+                fail = [max(1 - c["coverage"], floor) for c in cells]
+                ax.plot(n, fail, "x:", ms=4, lw=0.8, color="0.45", zorder=3)
+        ax.set_yscale("log")
+        ax.set_ylim(floor / 1.5, 1.5)
+        ax.set_ylabel("failure rate of the event", fontsize=8)
+        title = "" if alpha is None else f"alpha = {alpha:g}: "
+        lines = f"{len(mine)} laws" + (" x B" if xkey != "n_bins" else "")
+        ax.set_title(f"{title}{lines}, {reps} replicates per point", fontsize=8)
+    # the tightness: the law the bound fits most closely in colour, the others faint
+    if tight_series:
+        closest = min(tight_series, key=lambda k: min(t for _, t in tight_series[k]))
+        for key, points in sorted(tight_series.items(), key=lambda kv: kv[0] == closest):
+            x, t = zip(*points, strict=True)
+            if key == closest:
+                tight_ax.plot(x, t, "o-", ms=4, lw=1.6, color="C0", zorder=5)
+                alpha = "" if key[2] is None else f", a={key[2]:g}"
+                where = "" if key[1] == "*" else f", B={key[1]}"
+                tight_ax.text(0.97, 0.97, f"closest: {key[0]}{where}{alpha}",
+                              transform=tight_ax.transAxes, ha="right", va="top", fontsize=7,
+                              color="C0", zorder=6, bbox=_HALO)  # fmt: skip
+            else:
+                tight_ax.plot(x, t, "o-", ms=2, lw=0.8, color="0.7")
+    handles = [
+        fail_axes[0].plot([], [], "o-", color="C3", label="worst law (95% CP bars)")[0],
+        fail_axes[0].plot([], [], "o-", color="0.7", label="other laws")[0],
+        fail_axes[0].plot([], [], "--", color="C3", label="allowed (1 - claimed)")[0],
+    ]
     if controls:
-        fail_ax.plot([], [], "x:", color="0.55", label="negative controls (must be above)")
-    fail_ax.plot([], [], "--", color="0.3", lw=0.8, label="allowed (1 - claimed)")
-    fail_ax.set_xscale("log")
-    fail_ax.set_yscale("log")
-    fail_ax.set_ylim(floor / 1.5, 1.5)
-    fail_ax.set_xlabel(_X_LABEL[xkey])
-    fail_ax.set_ylabel("failure rate of the event")
-    fail_ax.set_title(f"{gid}: failures, {reps} replicates per point", fontsize=8)
-    # below both panels: loc="best" searched every drawn vertex for a free corner and took
+        control = "negative controls (must be above)"
+        handles.append(fail_axes[0].plot([], [], "x:", color="0.45", label=control)[0])
+    # below the panels: loc="best" searched every drawn vertex for a free corner and took
     # about 3 s per picture (minutes for a full report); here the legend hides nothing
-    handles, labels = fail_ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize=6, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=7, frameon=False)
+    fig.suptitle(gid, fontsize=9)
     tight_ax.axhline(1.0, color="black", lw=0.8)
-    tight_ax.set_xscale("log")
     tight_ax.set_yscale("log")
     if all_t:
         tight_ax.set_ylim(min(0.8, min(all_t) / 1.2), max(1.25, max(all_t) * 1.2))
-    tight_ax.set_xlabel(_X_LABEL[xkey])
-    tight_ax.set_ylabel("bound / error quantile")
-    tight_ax.set_title(
-        f"tightness (1: exact; < 1: fails; capped at {_TIGHTNESS_CAP:g})", fontsize=8
-    )
-    for ax in (fail_ax, tight_ax):
-        ax.tick_params(labelsize=7)
+    tight_ax.set_ylabel("bound / error quantile", fontsize=8)
+    tight_ax.set_title(f"tightness (1: exact; < 1 fails; cap {_TIGHTNESS_CAP:g})", fontsize=8)
+    for ax in (*fail_axes, tight_ax):
+        ax.set_xscale("log")
+        ax.set_xlabel(_X_LABEL[xkey], fontsize=8)
+        ax.tick_params(labelsize=8)
         if all_n:
             _plain_log_axis(ax.xaxis, all_n)
             ax.set_xlim(min(all_n) / 1.35, max(all_n) * 1.35)
@@ -184,7 +227,7 @@ def _save(fig, folder: Path, gid: str) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     name = f"{gid.replace('.', '_')}.png"
     tmp = folder / f".{name}.tmp"
-    fig.savefig(tmp, dpi=90, format="png")
+    fig.savefig(tmp, dpi=110, format="png")  # about 1000 px wide: text readable at 100%
     os.replace(tmp, folder / name)
     return name
 
