@@ -21,7 +21,13 @@ A check without an explicit role takes ``guarantee`` if it expects consistent an
 
 from __future__ import annotations
 
-__all__ = ["ROLES", "VALID_FORMS", "check_role", "role_count_text", "role_of"]
+__all__ = [
+    "ROLES",
+    "VALID_FORMS",
+    "check_role",
+    "role_count_text",
+    "role_of",
+]
 
 #: Role -> the verdicts it may expect.
 ROLES = {

@@ -236,8 +236,20 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             (n_series, b_series),
             "hist_bins",
             tolerance=0.15,
-            description="histogram binning: E[CE^2] ~ c B/n (the binning's CE: every bin "
-            "its own level set)",
+            description="histogram binning, per bin: E[CE^2] ~ c B/n for the CE of the bins "
+            "(every bin its own level set; not the map users get, whose tied bin means "
+            "merge: see the counterexample)",
+        ),
+        ExponentCheck(
+            "klm19.gi5.hist.control.sqrt_B",
+            "klm19.gi5.hist",
+            (b_series,),
+            "hist_bins",
+            "violated",
+            _rate("sqrt_B_over_n", "c sqrt(B) / n", lambda s: np.sqrt(s["n_bins"]) / s["n"]),
+            tolerance=0.15,
+            description="the per-bin CE^2 claimed to grow as sqrt(B) (a wrong rate: its B "
+            "exponent is 1)",
         ),
         ExponentCheck(
             "klm19.gi5.hist.control.merged",
