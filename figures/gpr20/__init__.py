@@ -11,3 +11,10 @@ FIGURES = {
     "gpr20.fig3": "calcheck.figures.gpr20.fig3",
     "gpr20.cor1_frontier": "calcheck.figures.gpr20.cor1_frontier",
 }
+
+#: Figure id -> why it cannot be regenerated (``calcheck figures --list`` shows them).
+UNAVAILABLE = {
+    "gpr20.fig1": "a diagram (calibration, confidence intervals, prediction sets): nothing "
+    "numeric to reproduce",
+    "gpr20.table1": "a notation table: no numbers",
+}

@@ -14,3 +14,14 @@ FIGURES = {
     "gr22.fig8": "calcheck.figures.gr22.fig8",
     "gr22.looseness": "calcheck.figures.gr22.looseness",
 }
+
+#: Figure id -> why it cannot be regenerated (``calcheck figures --list`` shows them).
+UNAVAILABLE = {
+    "gr22.fig3": "the App. A.2 toy's numbers are only in the image, not in the text",
+    "gr22.fig4": "needs the COVTYPE data (sklearn's fetch_covtype downloads it; offline here)",
+    "gr22.fig9": "needs the COVTYPE data (offline here)",
+    "gr22.fig10": "not built yet: Sierpinski binning (L = 3) is not implemented",
+    "gr22.fig11": "not built yet: grid binning (L = 3) is not implemented",
+    "gr22.fig12": "needs the 3-class COVTYPE data (offline here); its canonical binnings are "
+    "not built either",
+}

@@ -15,4 +15,7 @@ FIGURES = {
 UNAVAILABLE = {
     "klm19.fig2a": "needs the ImageNet VGG16 logits (50,000 validation images), which are not "
     "available offline; Fig. 2(b) is the same experiment on CIFAR-10",
+    "klm19.appC": "App. C (l1 CE, other binning schemes) is missing from the paper's text",
+    "klm19.appG": "App. G (estimator error histograms, the debiased l1 ECE) is missing from "
+    "the paper's text",
 }

@@ -12,4 +12,6 @@ FIGURES = {
 #: Figure id -> why it cannot be regenerated.
 UNAVAILABLE = {
     "nch14.table3": "needs the KDD-98 data (not available offline)",
+    "nch14.fig2": "the paper gives no generating parameters for its simulated data; a "
+    "look-alike feeds Tables 1-2, but its scatter would not be the paper's",
 }
