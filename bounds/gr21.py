@@ -33,6 +33,7 @@ from .guarantee import Guarantee
 
 __all__ = [
     "UMSSampleSize",
+    "a9_squared_ece_mean_bound",
     "cor1_conditional_eps",
     "single_bin_hoeffding_eps",
     "thm3_conditional_eps",
@@ -257,6 +258,37 @@ def thm4_ece_mean_bound_proof_valid(n, n_bins, *, delta=0.0):
     return scalar_or_array(0.5 / np.sqrt(m) + d)
 
 
+def a9_squared_ece_mean_bound(n, n_bins, *, delta=0.0):
+    r"""Bound on the expected squared l2-ECE of randomized UMD (A9, step of Theorem 4(b)).
+
+    .. math:: \mathbb{E}_{D_n}[(\ell_2\text{-ECE}(h))^2]
+              \le \frac{1}{4(\lfloor n/B\rfloor - 1)} + \delta^2
+
+    Parameters
+    ----------
+    n, n_bins
+        As in :func:`thm3_conditional_eps`.
+    delta : float, default 0
+        Randomisation parameter of Algorithm 2.
+
+    Returns
+    -------
+    bound : float or ndarray
+
+    Notes
+    -----
+    Paper: Gupta & Ramdas (2021), proof of Theorem 4(b): eq. (19),
+    ``Var(hatPi'_b) <= Pi_b (1 - Pi_b) / (floor(n/B) - 1) <= 1 / (4 (floor(n/B) - 1))``,
+    summed over the bins with their masses. Hypotheses: iid; ``n >= 2B``. Quantifier:
+    expectation over the calibration data. At eta = 1/2 and ``n < 3B`` (one interior point
+    per bin) the bound is attained exactly. calcheck checks it in the delta -> 0 limit, where
+    :func:`thm4_ece_mean_bound_proof_valid`'s remark on the dropped cross term does not arise.
+    """
+    m, _ = _min_interior_points(n, n_bins)
+    d = as_nonnegative(delta, "delta")
+    return scalar_or_array(0.25 / m + d * d)
+
+
 def single_bin_hoeffding_eps(n, alpha):
     r"""Hoeffding radius of the one-bin (constant) predictor, §3 example.
 
@@ -361,6 +393,15 @@ GUARANTEES = (
         "gr21",
         "Theorem 4(b)",
         "randomized UMD: E[lp-ECE(h)] <= sqrt(B/2n) + delta for p in [1, 2]",
+        (_IID, _N2B),
+        "expectation",
+    ),
+    Guarantee(
+        "gr21.a9",
+        a9_squared_ece_mean_bound,
+        "gr21",
+        "A9: Theorem 4(b)'s step, eq. (19)",
+        "randomized UMD: E[(l2-ECE(h))^2] <= 1/(4(floor(n/B)-1)) + delta^2",
         (_IID, _N2B),
         "expectation",
     ),

@@ -139,6 +139,11 @@ class BinOutcome(Outcome):
         return np.sqrt(np.sum(self.mass * np.nan_to_num(self.error) ** 2, axis=1))
 
     @property
+    def l2_ece_sq(self) -> np.ndarray:
+        """``sum_b w_b err_b^2``, the squared l2-ECE (gr21 A9's statistic)."""
+        return np.sum(self.mass * np.nan_to_num(self.error) ** 2, axis=1)
+
+    @property
     def test_point_error(self) -> np.ndarray:
         """Error at a fresh test point, its bin drawn with the exact masses (``test_u[:, 0]``)."""
         cum = np.cumsum(self.mass, axis=1)

@@ -240,3 +240,20 @@ def test_registry_metadata():
     }
     with pytest.raises(ValueError, match="unknown guarantee id"):
         get("gr21.nope")
+
+
+def test_a9_squared_ece_bound_by_hand():
+    from calcheck.bounds.gr21 import a9_squared_ece_mean_bound
+
+    # n = 2B: one interior point per bin, 1/(4 * 1); n = 1000, B = 10: 1/(4 * 99)
+    assert a9_squared_ece_mean_bound(20, 10) == pytest.approx(0.25)
+    assert a9_squared_ece_mean_bound(1000, 10) == pytest.approx(1 / 396)
+    assert a9_squared_ece_mean_bound(1000, 10, delta=0.01) == pytest.approx(1 / 396 + 1e-4)
+    # the square of Theorem 4(b)'s proof-valid bound at delta = 0 (Jensen)
+    from calcheck.bounds.gr21 import thm4_ece_mean_bound_proof_valid
+
+    assert a9_squared_ece_mean_bound(300, 10) == pytest.approx(
+        thm4_ece_mean_bound_proof_valid(300, 10) ** 2
+    )
+    with pytest.raises(ValueError, match="n_bins"):
+        a9_squared_ece_mean_bound(10, 10)
