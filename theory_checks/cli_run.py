@@ -358,6 +358,7 @@ def _report(args, out, run, false_alarm) -> int:
         printed_claim_lines,
         rate_lines,
         results_to_dict,
+        vacuity_lines,
         write_report,
     )
 
@@ -399,6 +400,10 @@ def _report(args, out, run, false_alarm) -> int:
         print(json_text(results_to_dict(results, meta), indent=1))
     else:
         print(format_table(results))
+        no_power = vacuity_lines(results_to_dict(results, meta))
+        if no_power:
+            print("\nCells without power (a vacuous check is never a pass):")
+            print("\n".join(f"  {line}" for line in no_power))
         fits = rate_lines(results_to_dict(results, meta))
         if fits:
             print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
