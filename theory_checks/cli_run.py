@@ -198,9 +198,17 @@ class _Interrupted(Exception):
 
 @contextmanager
 def _stop_on_signals():
-    """SIGINT and SIGTERM unwind the run (workers are stopped by joblib on the way out)."""
+    """SIGINT and SIGTERM unwind the run (workers are stopped by joblib on the way out).
+
+    The first signal raises :class:`_Interrupted`; a second one while the run unwinds (Ctrl-C
+    pressed twice) is ignored, so the run still ends with its one line and no traceback.
+    """
+    raised = []
 
     def handler(signum, frame):
+        if raised:
+            return
+        raised.append(signum)
         raise _Interrupted(signum)
 
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -317,14 +325,17 @@ def cmd_run(args) -> int:
                         raise
                     moved = _move_aside(out / "store.sqlite")
                     print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
-        except _Interrupted as exc:
-            name = signal.Signals(exc.signum).name
+        except (_Interrupted, KeyboardInterrupt) as exc:
+            # a KeyboardInterrupt is a SIGINT that reached Python's own handler (e.g. re-raised
+            # from a worker): the same line as for the signals handled here
+            signum = getattr(exc, "signum", signal.SIGINT)
+            name = signal.Signals(signum).name
             print(
                 f"calcheck: interrupted ({name}); {stored['blocks']} blocks stored in this run; "
                 "rerun the same command to resume",
                 file=sys.stderr,
             )
-            return 128 + exc.signum
+            return 128 + signum
     return _report(args, out, run, false_alarm)
 
 
