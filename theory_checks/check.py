@@ -205,6 +205,10 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
     )
 
 
+#: A claimed coverage this small is an expectation bound >= 1 (see ``_cell_result``).
+_TRIVIAL_CLAIM = 1e-300
+
+
 def _flag_count(verdict) -> int:
     """Largest success count the cell's test flags (-1: no outcome is flagged)."""
     trials, claimed, level = verdict.trials, verdict.claimed, verdict.level
@@ -219,6 +223,8 @@ def _no_power(verdict, vacuous, n_empty) -> str:
     than the test may count as successes and still flag.
     """
     c = _flag_count(verdict)
+    if c < 0 and verdict.claimed <= _TRIVIAL_CLAIM:
+        return "the claim is trivial: a bound >= 1 on the mean of a [0, 1] quantity always holds"
     if c < 0:
         return (
             f"no outcome of {verdict.trials} replicates is flagged at claimed coverage "
@@ -341,7 +347,7 @@ class CheckResult:
         )
         labels = ", ".join(_cell_label(c) for c in cells[:4])
         more = f" and {len(cells) - 4} more" if len(cells) > 4 else ""
-        return f"{head} ({labels}{more}): {'; '.join(reasons)}"
+        return f"{head} -- {labels}{more}: {'; '.join(reasons)}"
 
     def worst_cell(self) -> CellResult:
         """The cell with the smallest p-value (ties: the largest shortfall)."""

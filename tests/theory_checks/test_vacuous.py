@@ -72,9 +72,12 @@ def test_cells_without_power_are_reported_and_the_verdict_comes_from_the_others(
     assert [c["verdict"] for c in check["cells"]] == ["vacuous", "consistent"]
 
 
-def test_too_few_replicates_for_the_claim_is_no_power():
+def test_too_few_replicates_or_a_trivial_claim_is_no_power():
     assert "too few replicates" in _no_power(coverage_verdict(2, 2, 0.9, level=1e-3), None, None)
     assert _no_power(coverage_verdict(100, 100, 0.9, level=1e-3), None, None) == ""
+    # an expectation bound >= 1 on a [0, 1] quantity: the claim is clamped to the tiniest float
+    trivial = coverage_verdict(90, 100, np.nextafter(0.0, 1.0), level=1e-3)
+    assert "the claim is trivial" in _no_power(trivial, None, None)
 
 
 @pytest.mark.parametrize(
