@@ -23,7 +23,7 @@ import dataclasses
 import logging
 import math
 from collections.abc import Callable, Iterable
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,14 +103,19 @@ def _exit_with_parent(parent_pid: int):
     loky's workers otherwise wait for work forever once their parent is gone. They are
     direct children of the main process, so their parent id changes the moment it dies
     (they are reparented before it is reaped); a daemon thread polls for that. A worker
-    whose parent died while it was starting exits at once.
+    whose parent died while it was starting exits at once. Workers ignore SIGINT: the main
+    process handles an interruption and stops them.
     """
     import os
+    import signal
     import threading
     import time
 
     if os.getppid() != parent_pid:
         os._exit(1)
+    # Ctrl-C in a terminal signals the whole process group: the main process stops the run
+    # (and these workers) with one line; a worker must not print a KeyboardInterrupt of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch():
         while os.getppid() == parent_pid:
@@ -300,6 +305,11 @@ def run_experiments(
             results = (_simulate_chunk(exp, root_seed, blocks) for exp, blocks in tasks)
         else:
             results = _parallel_results(tasks, root_seed, n_jobs, backend, stack)
+            # an interruption (SIGINT, SIGTERM) or an error between two results leaves the
+            # generator suspended: close it on the way out, while the warning filters of
+            # _parallel_results still hold, so the workers stop now rather than at garbage
+            # collection and joblib's "tasks ... cancelled" warning is not shown
+            stack.callback(results.close)
         for key, payloads, seconds in results:
             account(key, len(payloads), seconds)
             for block, arrays in payloads:
@@ -402,11 +412,20 @@ def _calibrate(
     return RunEstimate(blocks, seconds / workers, int(size), workers, calibrated)
 
 
+#: joblib's warnings when a generator of results is closed before its tasks are all used.
+_CANCELLED = r"\d+ tasks (which were still being processed|have been successfully executed)"
+
+
 def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):
     import os
+    import warnings
 
     import joblib
 
+    # a run that stops early (interrupted, or an error storing a block) closes the generator
+    # with tasks unfinished; joblib then warns that they were cancelled: the run says so itself
+    stack.enter_context(warnings.catch_warnings())
+    warnings.filterwarnings("ignore", _CANCELLED, UserWarning)
     if backend == "dask":
         try:
             from distributed import Client, LocalCluster, get_client
@@ -429,12 +448,9 @@ def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):
         stack.enter_context(joblib.parallel_config(backend="dask"))
         parallel = joblib.Parallel(return_as="generator_unordered")
     elif backend == "loky":
-        import warnings
-
         # loky replaces a worker whose resident memory stays 300 MB above its first task's
         # (after a large cell the allocator keeps freed pages) and warns that "a worker
         # stopped": expected here, and no result depends on which worker computes a block
-        stack.enter_context(warnings.catch_warnings())
         warnings.filterwarnings("ignore", "A worker stopped while some jobs", UserWarning)
         # every worker watches its parent from the moment it starts, before any task
         stack.enter_context(
@@ -445,9 +461,39 @@ def _parallel_results(tasks, root_seed, n_jobs, backend, stack: ExitStack):
         parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     else:
         parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
-    return parallel(
-        joblib.delayed(_simulate_chunk)(exp, root_seed, blocks) for exp, blocks in tasks
-    )
+    calls = (joblib.delayed(_simulate_chunk)(exp, root_seed, blocks) for exp, blocks in tasks)
+    if backend != "loky":
+        return parallel(calls)
+    with _sigint_blocked():
+        return parallel(calls)
+
+
+@contextmanager
+def _sigint_blocked():
+    """SIGINT ignored (and held back from this process) while loky starts its workers.
+
+    A Ctrl-C in a terminal signals the whole process group. A worker still importing when
+    it arrives would print a KeyboardInterrupt traceback of its own (the initializer that
+    ignores SIGINT has not run yet); a process inherits an ignored signal, so the workers
+    started here ignore SIGINT from their first instruction. Meanwhile SIGINT is also
+    blocked in this thread, so that one arriving here is delivered to the run on exit
+    rather than lost (multiprocessing's resource tracker may unblock it while it starts).
+    """
+    import signal
+    import threading
+
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not (
+        threading.main_thread()
+    ):
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def load_outcome(store: ResultStore, experiment, reps: int, root_seed: int):

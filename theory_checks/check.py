@@ -186,6 +186,7 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
     tightness = 1.0 / q if q > 0 else float("inf")
     detectable = _detectable_factor(success, r, verdict)
     n_empty = getattr(outcome, "n_empty", None)
+    vacuous = 0 if values.vacuous is None else int(np.sum(values.vacuous))
     return CellResult(
         exp.law_name,
         exp.n_total,
@@ -199,6 +200,52 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
         0 if n_empty is None else int(np.sum(n_empty)),
         exp.label(),
         detectable,
+        vacuous,
+        _no_power(verdict, values.vacuous, n_empty),
+    )
+
+
+#: A claimed coverage this small is an expectation bound >= 1 (see ``_cell_result``).
+_TRIVIAL_CLAIM = 1e-300
+
+
+def _flag_count(verdict) -> int:
+    """Largest success count the cell's test flags (-1: no outcome is flagged)."""
+    trials, claimed, level = verdict.trials, verdict.claimed, verdict.level
+    return trials - 1 if claimed >= 1 else critical_count(trials, claimed, level)
+
+
+def _no_power(verdict, vacuous, n_empty) -> str:
+    """Why the cell cannot flag anything whatever the data ("" if it can).
+
+    A cell has no power when its test flags no outcome at all (too few replicates for the
+    claim), or when the event holds by construction (an infinite bound) in more replicates
+    than the test may count as successes and still flag.
+    """
+    c = _flag_count(verdict)
+    if c < 0 and verdict.claimed <= _TRIVIAL_CLAIM:
+        return "the claim is trivial: a bound >= 1 on the mean of a [0, 1] quantity always holds"
+    if c < 0:
+        return (
+            f"no outcome of {verdict.trials} replicates is flagged at claimed coverage "
+            f"{verdict.claimed:.4g} and level {verdict.level:.3g} (too few replicates)"
+        )
+    if vacuous is None:
+        return ""
+    vacuous = np.asarray(vacuous, dtype=bool)
+    k = int(vacuous.sum())
+    if k <= c:
+        return ""
+    why = "the event holds by construction there"
+    empty = None if n_empty is None else np.asarray(n_empty)
+    if empty is not None and empty.shape == vacuous.shape and np.all(empty[vacuous] > 0):
+        every = "every" if k == vacuous.size else "every such"
+        why = f"e.g. {every} replicate has an empty bin (N_b = 0)"
+    if k == vacuous.size:
+        return f"the bound is infinite in every replicate ({k} of {k}); {why}"
+    return (
+        f"the bound is infinite in {k} of {vacuous.size} replicates, more than the "
+        f"{c} successes the test may count and still flag; {why}"
     )
 
 
@@ -213,8 +260,7 @@ def _detectable_factor(success, ratio, verdict) -> float | None:
     ratio = np.asarray(ratio, dtype=float)
     if ratio.shape != success.shape or not np.array_equal(success, ratio <= 1):
         return None
-    trials, claimed, level = verdict.trials, verdict.claimed, verdict.level
-    c = trials - 1 if claimed >= 1 else critical_count(trials, claimed, level)
+    c = _flag_count(verdict)
     if c < 0:
         return 0.0  # no outcome is flagged: the test has no power at all
     return float(np.partition(ratio, c)[c])
@@ -229,6 +275,9 @@ class CellResult:
     ``tightness`` its inverse: how many times larger the bound is than needed here.
     ``detectable_factor`` k: this cell would flag the bound multiplied by any factor below
     k, at this budget (None where the event is not "error <= bound").
+    ``vacuous_replicates``: replicates in which the event holds by construction (an infinite
+    bound, e.g. a bin without calibration points); ``no_power`` says why the cell cannot
+    flag anything whatever the data ("" when it can: see :attr:`has_power`).
     """
 
     law: str
@@ -243,11 +292,24 @@ class CellResult:
     empty_bins: int
     experiment: str = ""
     detectable_factor: float | None = None
+    vacuous_replicates: int = 0
+    no_power: str = ""
+
+    @property
+    def has_power(self) -> bool:
+        """Whether some outcome of the replicates would flag this cell."""
+        return not self.no_power
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    """All cells of a check and its overall verdict."""
+    """All cells of a check and its overall verdict.
+
+    The verdict is "violated" if some cell is flagged, "vacuous" if no cell could be flagged
+    whatever the data (every cell's bound infinite in every replicate, say: the check has
+    no power and never counts as passed), and "consistent" otherwise; cells without power
+    (:attr:`vacuous_cells`) are reported, and the verdict comes from the others.
+    """
 
     check: Check
     cells: tuple[CellResult, ...]
@@ -257,9 +319,35 @@ class CheckResult:
     passed: bool = field(init=False)
 
     def __post_init__(self):
-        violated = any(c.verdict.violated for c in self.cells)
-        object.__setattr__(self, "verdict", "violated" if violated else "consistent")
+        if any(c.verdict.violated for c in self.cells):
+            verdict = "violated"
+        elif self.cells and not any(c.has_power for c in self.cells):
+            verdict = "vacuous"
+        else:
+            verdict = "consistent"
+        object.__setattr__(self, "verdict", verdict)
         object.__setattr__(self, "passed", self.verdict == self.check.expect)
+
+    @property
+    def vacuous_cells(self) -> tuple[CellResult, ...]:
+        """The cells that could not flag anything whatever the data (no power)."""
+        return tuple(c for c in self.cells if not c.has_power)
+
+    def vacuity_note(self) -> str:
+        """Which cells have no power and why ("" if every cell has power)."""
+        cells = self.vacuous_cells
+        if not cells:
+            return ""
+        reasons = sorted({c.no_power for c in cells})
+        head = (
+            "vacuous: no cell has power"
+            if len(cells) == len(self.cells)
+            else f"{len(cells)} of {len(self.cells)} cells have no power "
+            "(the verdict comes from the others)"
+        )
+        labels = ", ".join(_cell_label(c) for c in cells[:4])
+        more = f" and {len(cells) - 4} more" if len(cells) > 4 else ""
+        return f"{head} -- {labels}{more}: {'; '.join(reasons)}"
 
     def worst_cell(self) -> CellResult:
         """The cell with the smallest p-value (ties: the largest shortfall)."""
@@ -289,7 +377,9 @@ class CheckResult:
             f"{self.verdict}, {status}; {len(self.cells)} cell(s), {self.reps} replicates, "
             f"false-alarm rate {self.false_alarm:g}; worst cell {w.law} n={w.n} "
             f"B={w.n_bins}{alpha}: coverage {v.coverage:.4f} [{v.ci_low:.4f}, "
-            f"{v.ci_high:.4f}] vs claimed {v.claimed:.4f}, p={v.p_value:.3g}>"
+            f"{v.ci_high:.4f}] vs claimed {v.claimed:.4f}, p={v.p_value:.3g}"
+            + (f"; {self.vacuity_note()}" if self.vacuous_cells else "")
+            + ">"
         )
 
     def plot(self, ax=None):

@@ -198,9 +198,17 @@ class _Interrupted(Exception):
 
 @contextmanager
 def _stop_on_signals():
-    """SIGINT and SIGTERM unwind the run (workers are stopped by joblib on the way out)."""
+    """SIGINT and SIGTERM unwind the run (workers are stopped by joblib on the way out).
+
+    The first signal raises :class:`_Interrupted`; a second one while the run unwinds (Ctrl-C
+    pressed twice) is ignored, so the run still ends with its one line and no traceback.
+    """
+    raised = []
 
     def handler(signum, frame):
+        if raised:
+            return
+        raised.append(signum)
         raise _Interrupted(signum)
 
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -317,14 +325,17 @@ def cmd_run(args) -> int:
                         raise
                     moved = _move_aside(out / "store.sqlite")
                     print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
-        except _Interrupted as exc:
-            name = signal.Signals(exc.signum).name
+        except (_Interrupted, KeyboardInterrupt) as exc:
+            # a KeyboardInterrupt is a SIGINT that reached Python's own handler (e.g. re-raised
+            # from a worker): the same line as for the signals handled here
+            signum = getattr(exc, "signum", signal.SIGINT)
+            name = signal.Signals(signum).name
             print(
                 f"calcheck: interrupted ({name}); {stored['blocks']} blocks stored in this run; "
                 "rerun the same command to resume",
                 file=sys.stderr,
             )
-            return 128 + exc.signum
+            return 128 + signum
     return _report(args, out, run, false_alarm)
 
 
@@ -358,6 +369,7 @@ def _report(args, out, run, false_alarm) -> int:
         printed_claim_lines,
         rate_lines,
         results_to_dict,
+        vacuity_lines,
         write_report,
     )
 
@@ -399,6 +411,10 @@ def _report(args, out, run, false_alarm) -> int:
         print(json_text(results_to_dict(results, meta), indent=1))
     else:
         print(format_table(results))
+        no_power = vacuity_lines(results_to_dict(results, meta))
+        if no_power:
+            print("\nCells without power (a vacuous check is never a pass):")
+            print("\n".join(f"  {line}" for line in no_power))
         fits = rate_lines(results_to_dict(results, meta))
         if fits:
             print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")

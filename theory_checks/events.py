@@ -143,12 +143,18 @@ def constant(name: str, value: float, description: str = "") -> BoundRule:
 # ----------------------------------------------------------------------------- events
 @dataclass(frozen=True)
 class EventValues:
-    """Per-replicate successes and ratios of one (experiment, alpha) cell."""
+    """Per-replicate successes and ratios of one (experiment, alpha) cell.
+
+    ``vacuous`` marks the replicates in which the event holds by construction whatever the
+    data (an infinite radius: e.g. a bin without calibration points); None where the event
+    does not say.
+    """
 
     success: np.ndarray
     ratio: np.ndarray
     estimate: float
     bound: float
+    vacuous: np.ndarray | None = None
 
 
 def _median_bound(radius) -> float:
@@ -179,11 +185,14 @@ class Within(Event):
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes and ratios."""
         stat = self._stat(experiment, outcome, alpha)
-        r = ratio(stat, np.broadcast_to(radius, stat.shape))
+        full = np.broadcast_to(np.asarray(radius, dtype=float), stat.shape)
+        r = ratio(stat, full)
+        vacuous = np.isposinf(full)
         if r.ndim == 2:
             r = r.max(axis=1)
+            vacuous = vacuous.all(axis=1)
         success = r <= 1.0
-        return EventValues(success, r, float(success.mean()), _median_bound(radius))
+        return EventValues(success, r, float(success.mean()), _median_bound(radius), vacuous)
 
 
 @dataclass(frozen=True)
@@ -198,10 +207,13 @@ class AtLeast(Event):
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes and ratios."""
         stat = self._stat(experiment, outcome, alpha)
-        radius = np.broadcast_to(radius, stat.shape)
+        radius = np.broadcast_to(np.asarray(radius, dtype=float), stat.shape)
         success = stat > radius if self.strict else stat >= radius
+        vacuous = np.isneginf(radius)
+        if vacuous.ndim == 2:
+            vacuous = vacuous.all(axis=1)
         return EventValues(
-            success, ratio(radius, stat), float(success.mean()), _median_bound(radius)
+            success, ratio(radius, stat), float(success.mean()), _median_bound(radius), vacuous
         )
 
 
@@ -221,9 +233,15 @@ class Marginal(Event):
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes (drawn test point) and the exact conditional coverage as estimate."""
         err = outcome.test_point_error
-        radius = np.broadcast_to(radius, err.shape)
+        radius = np.broadcast_to(np.asarray(radius, dtype=float), err.shape)
         estimate = float(outcome.marginal_probability(radius).mean())
-        return EventValues(err <= radius, ratio(err, radius), estimate, _median_bound(radius))
+        return EventValues(
+            err <= radius,
+            ratio(err, radius),
+            estimate,
+            _median_bound(radius),
+            np.isposinf(radius),
+        )
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,9 @@ def _summary(results: dict) -> str:
     if wrong:
         items = ", ".join(
             f"<a href='#{html.escape(c['guarantee'])}'><code>{html.escape(c['id'])}</code></a> "
-            f"({html.escape(c['verdict'])}, expected {html.escape(c['expect'])})"
+            f"({html.escape(c['verdict'])}, expected {html.escape(c['expect'])}"
+            + (f"; {html.escape(c['vacuity'])}" if c.get("vacuity") else "")
+            + ")"
             for c in wrong
         )
         lines.append(f"<li class='fail'>not as expected: {items}</li>")

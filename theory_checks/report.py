@@ -31,6 +31,7 @@ __all__ = [
     "rate_lines",
     "results_to_dict",
     "summary_row",
+    "vacuity_lines",
     "write_report",
 ]
 
@@ -50,13 +51,17 @@ def _cell_dict(c) -> dict:
         "n_bins": c.n_bins,
         "alpha": c.alpha,
         "bound": _clean(c.bound),
-        "verdict": "violated" if c.verdict.violated else "consistent",
+        "verdict": (
+            "violated" if c.verdict.violated else "consistent" if c.has_power else "vacuous"
+        ),
         **{k: _clean(val) for k, val in v.items()},
         "estimate": c.estimate,
         "ratio_quantile": _clean(c.ratio_quantile),
         "tightness": _clean(c.tightness),
         "detectable_factor": _clean(c.detectable_factor),
         "empty_bins": c.empty_bins,
+        "vacuous_replicates": c.vacuous_replicates,
+        "no_power": c.no_power or None,
     }
 
 
@@ -167,6 +172,7 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
             extra = {
                 "claim": ch.claim,
                 "per_cell_level": r.cells[0].verdict.level if r.cells else None,
+                "vacuity": r.vacuity_note() or None,
                 "cells": [_cell_dict(c) for c in r.cells],
             }
         checks.append({**_check_dict(r), **extra})
@@ -180,6 +186,11 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
 
 
 #: Columns of the one-row-per-check summary (markdown, terminal and HTML).
+def vacuity_lines(data: dict) -> list[str]:
+    """One line per check with cells that have no power (why, and which cells)."""
+    return [f"{c['id']}: {c['vacuity']}" for c in data["checks"] if c.get("vacuity")]
+
+
 def rate_lines(data: dict) -> list[str]:
     """The fitted exponents of every rate and exponent check, one line per series."""
     lines = []
@@ -303,6 +314,17 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         "",
         format_table(results, markdown=True),
         "",
+        *(
+            [
+                "Cells without power (a check none of whose cells has power is *vacuous*, "
+                "never a pass):",
+                "",
+            ]
+            + [f"- {line}" for line in vacuity_lines(data)]
+            + [""]
+            if vacuity_lines(data)
+            else []
+        ),
         *(
             [
                 "Rate checks: the threshold n* (coverage 1 - delta) against the varied parameter "

@@ -62,7 +62,9 @@ def role_count_text(checks) -> str:
         mine = [c for c in checks if _role_of_record(c) == role]
         if mine:
             ok = sum(bool(c["passed"]) for c in mine)
-            parts.append(f"{ok} of {len(mine)} {noun} {outcome}")
+            vacuous = sum(c.get("verdict") == "vacuous" for c in mine)
+            no_power = f" ({vacuous} vacuous: no power)" if vacuous else ""
+            parts.append(f"{ok} of {len(mine)} {noun} {outcome}{no_power}")
     return ", ".join(parts)
 
 

@@ -45,20 +45,21 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _start_parallel_run(out: Path):
+def _start_parallel_run(out: Path, settle: float = 1.0):
     cmd = [sys.executable, "-m", "calcheck", "run", "--checks", "gr21", "--reps", "20000"]
     proc = subprocess.Popen(
         [*cmd, "--jobs", "2", "--out", str(out)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, as a command typed in a terminal
     )
     deadline = time.monotonic() + 120
     while len(_children(proc.pid)) < 3:  # two workers and a resource tracker
         assert proc.poll() is None, proc.stderr.read()
         assert time.monotonic() < deadline, "the parallel run never started its workers"
-        time.sleep(0.2)
-    time.sleep(1.0)
+        time.sleep(0.05)
+    time.sleep(settle)
     return proc
 
 
@@ -78,6 +79,30 @@ def test_a_killed_parallel_run_leaves_no_process_behind(tmp_path, sig):
         assert "interrupted (SIGTERM)" in err
         assert "rerun the same command to resume" in err
         assert "Traceback" not in err
+        assert "cancelled" not in err
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+@pytest.mark.parametrize("settle", [0.0, 1.0], ids=["workers_starting", "running"])
+def test_ctrl_c_is_one_clean_line_like_sigterm_and_leaves_no_process_behind(tmp_path, settle):
+    # a terminal's Ctrl-C sends SIGINT to the whole foreground process group: the run and
+    # its workers, even workers still importing (issue: exit 130 with joblib's "tasks ...
+    # cancelled" warning and without the line that says how to resume)
+    proc = _start_parallel_run(tmp_path / "out", settle)
+    kids = _children(proc.pid)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [k for k in kids if _alive(k)], "calcheck processes outlived the run by 10 s"
+    assert proc.returncode == 128 + signal.SIGINT
+    assert "interrupted (SIGINT)" in err
+    assert "rerun the same command to resume" in err
+    assert "Traceback" not in err
+    assert "KeyboardInterrupt" not in err
+    assert "cancelled" not in err
+    assert "UserWarning" not in err
 
 
 def test_a_second_run_into_the_same_out_refuses(tmp_path, capsys):
