@@ -35,6 +35,7 @@ __all__ = [
     "cor32_mce_rate",
     "eq1_bin_rate_radius",
     "eq2_output_bin_bound",
+    "eq3_output_bin_radius",
     "eq8_bin_mass_radius",
     "thm31_mce_bound",
     "thm31_mce_bound_hoeffding",
@@ -141,6 +142,39 @@ def eq1_bin_rate_radius(n, n_bins, alpha):
     n_, b = _n_b(n, n_bins)
     a = as_open_unit(alpha, "alpha")
     return scalar_or_array(np.sqrt(b * np.log(2.0 / a) / (2.0 * n_)))
+
+
+def eq3_output_bin_radius(n, n_bins, alpha, *, k=1):
+    r"""Eq. (3) (= eq. 6): one output bin is within sqrt(2B log(2k/alpha) / n) w.p. 1 - alpha.
+
+    Paper: nch14, eq. (3), the tail bound of one output bin fed by ``k`` input bins,
+    ``P(|o_i - e_i| > eps) <= 2 k exp(-n eps^2 / (2B))``, solved for eps.
+
+    Hypotheses: H1, H2.
+
+    Quantifier: marginal over one output bin: w.p. >= 1 - alpha for a fixed bin index.
+
+    Parameters
+    ----------
+    n, n_bins : int or array_like of int
+    alpha : float or array_like
+    k : int, default 1
+        Input bins mapped into the output bin (1: one output per input bin).
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The exponent n eps^2 / (2B) is four times weaker than eq. (1)'s 2 n eps^2 / B (catalog
+    Sec. 9 item 1), so with ``k = 1`` the radius is twice :func:`eq1_bin_rate_radius`: valid
+    whenever eq. (1) is, and loose.
+    """
+    n_, b = _n_b(n, n_bins)
+    a = as_open_unit(alpha, "alpha")
+    k_ = as_integer_array(k, "k", minimum=1).astype(float)
+    return scalar_or_array(np.sqrt(2.0 * b * np.log(2.0 * k_ / a) / n_))
 
 
 def eq8_bin_mass_radius(n, alpha):
@@ -347,6 +381,16 @@ GUARANTEES = (
         "nch14",
         "eqs. (1), (9)",
         "for one bin, w.p. >= 1 - alpha, |thetahat - theta| <= sqrt(B log(2/alpha)/(2n))",
+        _H,
+        "marginal",
+    ),
+    Guarantee(
+        "nch14.eq3",
+        eq3_output_bin_radius,
+        "nch14",
+        "eqs. (3), (6)",
+        "for one output bin fed by k input bins, w.p. >= 1 - alpha, |o_i - e_i| <= "
+        "sqrt(2B log(2k/alpha)/n)",
         _H,
         "marginal",
     ),

@@ -76,3 +76,18 @@ def test_loss_part_bounds():
     assert nch14_auc.loss1_bound() == 0.0
     assert nch14_auc.loss2_bound(10) == pytest.approx(0.05)
     assert registry.get("nch14.loss2").quantifier == "asymptotic"
+
+
+def test_eq3_output_bin_radius_is_twice_eq1_with_one_input_bin():
+    from calcheck.bounds.nch14 import eq1_bin_rate_radius, eq3_output_bin_radius
+
+    # eq. (3)'s exponent n eps^2 / (2B) is 4 times eq. (1)'s: the radius doubles (k = 1)
+    assert eq3_output_bin_radius(1000, 10, 0.1) == pytest.approx(
+        2 * eq1_bin_rate_radius(1000, 10, 0.1)
+    )
+    # by hand: sqrt(2 * 10 * log(2 * 3 / 0.1) / 1000) with k = 3 input bins
+    assert eq3_output_bin_radius(1000, 10, 0.1, k=3) == pytest.approx(
+        np.sqrt(20 * np.log(60) / 1000)
+    )
+    with pytest.raises(ValueError, match="k"):
+        eq3_output_bin_radius(1000, 10, 0.1, k=0)

@@ -74,6 +74,12 @@ _HP_SPECS = {
         "1-alpha",
         "population MCE within sqrt(B log(2B/alpha)/(2n)), eq. (1)'s exponent",
     ),
+    "nch14.eq3": (
+        Marginal(),
+        "1-alpha",
+        "a fresh test point's output bin within sqrt(2B log(2/alpha)/n) (one output bin, "
+        "k = 1, eqs. 3/6: eq. (1)'s exponent weakened 4 times)",
+    ),
     "nch14.eq9": (
         Marginal(),
         "1-alpha",
