@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import _exit_with_parent
 from .experiments.base import BLOCK_REPS
+from .parallel import exit_with_parent
 from .provenance import check_root_seed, generator
 
 __all__ = [
@@ -161,7 +161,7 @@ def evaluate_batch(objective, thetas, *, n_jobs: int = 1, backend: str = "loky")
             # executor serves the search and its fresh re-checks (no respawn between them)
             stack.enter_context(
                 joblib.parallel_config(
-                    backend="loky", initializer=_exit_with_parent, initargs=(os.getpid(),)
+                    backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),)
                 )
             )
             parallel = joblib.Parallel(n_jobs=n_jobs)

@@ -26,8 +26,9 @@ from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin, scaled
+from .power import detectable_factor, no_power
 from .roles import check_role
-from .verdicts import CoverageVerdict, coverage_verdict, critical_count
+from .verdicts import CoverageVerdict, coverage_verdict
 
 __all__ = ["CellResult", "Check", "CheckResult", "with_sharper_controls"]
 
@@ -184,7 +185,7 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
     else:
         q = float(np.quantile(r, claimed, method="inverted_cdf"))
     tightness = 1.0 / q if q > 0 else float("inf")
-    detectable = _detectable_factor(success, r, verdict)
+    detectable = detectable_factor(success, r, verdict)
     n_empty = getattr(outcome, "n_empty", None)
     vacuous = 0 if values.vacuous is None else int(np.sum(values.vacuous))
     return CellResult(
@@ -201,69 +202,8 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
         exp.label(),
         detectable,
         vacuous,
-        _no_power(verdict, values.vacuous, n_empty),
+        no_power(verdict, values.vacuous, n_empty),
     )
-
-
-#: A claimed coverage this small is an expectation bound >= 1 (see ``_cell_result``).
-_TRIVIAL_CLAIM = 1e-300
-
-
-def _flag_count(verdict) -> int:
-    """Largest success count the cell's test flags (-1: no outcome is flagged)."""
-    trials, claimed, level = verdict.trials, verdict.claimed, verdict.level
-    return trials - 1 if claimed >= 1 else critical_count(trials, claimed, level)
-
-
-def _no_power(verdict, vacuous, n_empty) -> str:
-    """Why the cell cannot flag anything whatever the data ("" if it can).
-
-    A cell has no power when its test flags no outcome at all (too few replicates for the
-    claim), or when the event holds by construction (an infinite bound) in more replicates
-    than the test may count as successes and still flag.
-    """
-    c = _flag_count(verdict)
-    if c < 0 and verdict.claimed <= _TRIVIAL_CLAIM:
-        return "the claim is trivial: a bound >= 1 on the mean of a [0, 1] quantity always holds"
-    if c < 0:
-        return (
-            f"no outcome of {verdict.trials} replicates is flagged at claimed coverage "
-            f"{verdict.claimed:.4g} and level {verdict.level:.3g} (too few replicates)"
-        )
-    if vacuous is None:
-        return ""
-    vacuous = np.asarray(vacuous, dtype=bool)
-    k = int(vacuous.sum())
-    if k <= c:
-        return ""
-    why = "the event holds by construction there"
-    empty = None if n_empty is None else np.asarray(n_empty)
-    if empty is not None and empty.shape == vacuous.shape and np.all(empty[vacuous] > 0):
-        every = "every" if k == vacuous.size else "every such"
-        why = f"e.g. {every} replicate has an empty bin (N_b = 0)"
-    if k == vacuous.size:
-        return f"the bound is infinite in every replicate ({k} of {k}); {why}"
-    return (
-        f"the bound is infinite in {k} of {vacuous.size} replicates, more than the "
-        f"{c} successes the test may count and still flag; {why}"
-    )
-
-
-def _detectable_factor(success, ratio, verdict) -> float | None:
-    """Largest k such that the cell flags the bound times any factor below k (from the data).
-
-    Defined where success is exactly ``ratio <= 1`` (error / bound): the bound times k has
-    successes ``#{ratio <= k}``, and the test flags ``successes <= c``, its critical count,
-    so every k below the (c + 1)-th smallest ratio is flagged. None where the event is not
-    of that form (expectations, randomised events, lower bounds on a statistic).
-    """
-    ratio = np.asarray(ratio, dtype=float)
-    if ratio.shape != success.shape or not np.array_equal(success, ratio <= 1):
-        return None
-    c = _flag_count(verdict)
-    if c < 0:
-        return 0.0  # no outcome is flagged: the test has no power at all
-    return float(np.partition(ratio, c)[c])
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ import json
 import numpy as np
 import pytest
 
-from calcheck.theory_checks.check import _no_power
 from calcheck.theory_checks.cli import main
 from calcheck.theory_checks.events import Within
+from calcheck.theory_checks.power import no_power as _no_power
 from calcheck.theory_checks.verdicts import coverage_verdict
 
 
