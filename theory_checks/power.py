@@ -15,7 +15,7 @@ from .verdicts import critical_count
 __all__ = ["detectable_factor", "flag_count", "no_power"]
 
 
-#: A claimed coverage this small is an expectation bound >= 1 (an expectation claim's ``1 - bound``).
+#: A claimed coverage this small is an expectation bound >= 1 (its claim is 1 - bound).
 _TRIVIAL_CLAIM = 1e-300
 
 
