@@ -399,7 +399,8 @@ def _report(args, out, run, false_alarm) -> int:
         },
     }
     paths = write_report(results, out, meta)
-    draw_guarantee_pictures(results_to_dict(results, meta), out / "plots")
+    data = results_to_dict(results, meta)  # once: every output below reads it
+    draw_guarantee_pictures(data, out / "plots")
     page = write_html(
         out / "report.html",
         results_json=paths["json"],
@@ -408,24 +409,23 @@ def _report(args, out, run, false_alarm) -> int:
         searches=out / "search" / "index.json",
     )
     if args.json:
-        print(json_text(results_to_dict(results, meta), indent=1))
+        print(json_text(data, indent=1))
     else:
         print(format_table(results))
-        no_power = vacuity_lines(results_to_dict(results, meta))
+        no_power = vacuity_lines(data)
         if no_power:
             print("\nCells without power (a vacuous check is never a pass):")
             print("\n".join(f"  {line}" for line in no_power))
-        fits = rate_lines(results_to_dict(results, meta))
+        fits = rate_lines(data)
         if fits:
             print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
             print("\n".join(f"  {line}" for line in fits))
         n_ok = sum(r.passed for r in results)
-        summary = results_to_dict(results, meta)
-        if summary["printed_claims"]:
+        if data["printed_claims"]:
             print("\nPrinted claims that fail (a paper's statement checked as printed):")
-            print("\n".join(f"  {line}" for line in printed_claim_lines(summary["printed_claims"])))
+            print("\n".join(f"  {line}" for line in printed_claim_lines(data["printed_claims"])))
         print(
-            f"\n{n_ok} of {len(results)} checks as expected ({summary['roles']}). "
+            f"\n{n_ok} of {len(results)} checks as expected ({data['roles']}). "
             f"Blocks of {BLOCK_REPS} "
             f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
             + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")

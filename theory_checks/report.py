@@ -270,6 +270,11 @@ def keep_previous(out: Path, data: dict) -> Path | None:
     return dest
 
 
+def _md_section(head: str, items: list[str]) -> list[str]:
+    """A Markdown block ``head``, blank line, ``items``, blank line; nothing without items."""
+    return [head, "", *items, ""] if items else []
+
+
 def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
     """Write ``results.json`` and ``report.md`` into ``out_dir``; return the paths.
 
@@ -292,15 +297,12 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         "",
         f"**{len(results) - n_fail} of {len(results)} checks as expected**: {data['roles']}.",
         "",
-        *(
-            ["## Printed claims that fail", ""]
-            + [
+        *_md_section(
+            "## Printed claims that fail",
+            [
                 f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}"
                 for line in printed_claim_lines(data["printed_claims"])
-            ]
-            + [""]
-            if data["printed_claims"]
-            else []
+            ],
         ),
         "## Every check",
         "",
@@ -314,27 +316,15 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         "",
         format_table(results, markdown=True),
         "",
-        *(
-            [
-                "Cells without power (a check none of whose cells has power is *vacuous*, "
-                "never a pass):",
-                "",
-            ]
-            + [f"- {line}" for line in vacuity_lines(data)]
-            + [""]
-            if vacuity_lines(data)
-            else []
+        *_md_section(
+            "Cells without power (a check none of whose cells has power is *vacuous*, never a "
+            "pass):",
+            [f"- {line}" for line in vacuity_lines(data)],
         ),
-        *(
-            [
-                "Rate checks: the threshold n* (coverage 1 - delta) against the varied parameter "
-                "(95% bootstrap intervals); the verdict is the slope of log n* on log h.",
-                "",
-            ]
-            + [f"- {line}" for line in rate_lines(data)]
-            + [""]
-            if rate_lines(data)
-            else []
+        *_md_section(
+            "Rate checks: the threshold n* (coverage 1 - delta) against the varied parameter "
+            "(95% bootstrap intervals); the verdict is the slope of log n* on log h.",
+            [f"- {line}" for line in rate_lines(data)],
         ),
         f"Regenerate: `{meta.get('command', 'calcheck run')}`",
         "",

@@ -70,21 +70,12 @@ def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
         On binary laws, grid ``(n, n_bins)`` (``n_bins`` is the bound's B; the calibrator
         keeps its own), with the events of :data:`~theory_checks.methods.BINARY_EVENTS`.
     """
-    from calcheck.simulations.experiments.calibrator import CalibratorExperiment
+    from calcheck.simulations.experiments.calibrator import (
+        CalibratorExperiment,
+        check_calibrator,
+    )
 
-    # validates the object now, not at the first replicate
-    if not callable(getattr(calibrator, "fit", None)):
-        raise ValueError(
-            f"calibrator must have fit(scores, labels) and predict(scores), got "
-            f"{type(calibrator).__name__!r} without fit"
-        )
-    if not (callable(getattr(calibrator, "predict", None)) or callable(
-        getattr(calibrator, "predict_proba", None)
-    )):  # fmt: skip
-        raise ValueError(
-            f"calibrator must have predict(scores) or predict_proba(scores), got "
-            f"{type(calibrator).__name__!r}"
-        )
+    check_calibrator(calibrator)  # now, not at the first replicate
     name = type(calibrator).__qualname__
     return MethodSpec(
         name,

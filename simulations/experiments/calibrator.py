@@ -50,7 +50,13 @@ from .._validation import check_positive_int
 from ..laws.binary import BinaryLaw
 from .base import BLOCK_REPS, BinOutcome, Experiment, _jsonable, foreign_source_hash
 
-__all__ = ["SPLIT_DEPTH", "CalibratorExperiment", "LevelSetOutcome", "describe_calibrator"]
+__all__ = [
+    "SPLIT_DEPTH",
+    "CalibratorExperiment",
+    "LevelSetOutcome",
+    "check_calibrator",
+    "describe_calibrator",
+]
 
 #: Times a piece on which the fitted map changes value is halved (see the module doc).
 SPLIT_DEPTH = 16
@@ -111,6 +117,17 @@ def describe_calibrator(calibrator) -> dict:
     }
 
 
+def check_calibrator(calibrator) -> None:
+    """Raise ValueError unless ``calibrator`` has ``fit`` and ``predict`` (or ``predict_proba``)."""
+    name = type(calibrator).__name__
+    if not callable(getattr(calibrator, "fit", None)):
+        raise ValueError(f"calibrator must have fit(scores, labels), got {name}")
+    if not any(callable(getattr(calibrator, m, None)) for m in ("predict", "predict_proba")):
+        raise ValueError(
+            f"calibrator must have predict(scores) or predict_proba(scores), got {name}"
+        )
+
+
 def _accepts(method, name: str) -> bool:
     try:
         params = inspect.signature(method).parameters
@@ -165,18 +182,7 @@ class CalibratorExperiment(Experiment):
         if not (isinstance(self.max_unresolved, int | float) and 0 <= self.max_unresolved <= 1):
             raise ValueError(f"max_unresolved must be in [0, 1], got {self.max_unresolved!r}")
         self._check_law(self.law)
-        if not callable(getattr(self.calibrator, "fit", None)):
-            raise ValueError(
-                f"calibrator must have fit(scores, labels), got {type(self.calibrator).__name__}"
-            )
-        if not (
-            callable(getattr(self.calibrator, "predict", None))
-            or callable(getattr(self.calibrator, "predict_proba", None))
-        ):
-            raise ValueError(
-                "calibrator must have predict(scores) or predict_proba(scores), got "
-                f"{type(self.calibrator).__name__}"
-            )
+        check_calibrator(self.calibrator)
         # Described once, here: a worker process may not find the source of a class defined
         # in a script or notebook, and the key must be the one the parent computed.
         object.__setattr__(self, "_calibrator_description", describe_calibrator(self.calibrator))
