@@ -181,7 +181,7 @@ def thm5_min_count(n_cal2, n_bins, alpha):
     Parameters
     ----------
     n_cal2 : int or array_like
-        Points of the second split |D_cal^2| (those counted in the bins).
+        Points of the second split ``|D_cal^2|`` (those counted in the bins).
     n_bins : int or array_like
         Number of bins B.
     alpha : float or array_like
@@ -352,7 +352,7 @@ _IID = "calibration data and test point iid"
 _FIXED = "fixed partition, independent of the calibration data"
 _NB1 = "N_b >= 1 for every bin"
 
-#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+#: The guarantees of this module, indexed by :mod:`calcheck.bounds.registry`.
 GUARANTEES = (
     Guarantee(
         "gpr20.thm4",

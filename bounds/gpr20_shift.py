@@ -54,7 +54,7 @@ def thm7_halfwidth(n, n_bins, alpha, upper, lower, c=1.0):
     Parameters
     ----------
     n : int or array_like
-        Labelled source points used for the bin estimates (|D_cal^2|).
+        Labelled source points used for the bin estimates (``|D_cal^2|``).
     n_bins, alpha
         Number of bins B and miscoverage in (0, 1).
     upper, lower : float
@@ -193,7 +193,7 @@ _NB1 = "N_b >= 1 for every bin"
 _SHIFT = "covariate shift: target = P~_X x P_{Y|X}, w = dP~_X/dP_X known"
 
 
-#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+#: The guarantees of this module, indexed by :mod:`calcheck.bounds.registry`.
 GUARANTEES = (
     Guarantee(
         "gpr20.thm7",

@@ -4,7 +4,7 @@ Every function is a pure, vectorised function of the paper's symbols: ``n`` cali
 points, ``n_bins`` (the paper's B) bins, miscoverage ``alpha`` and Algorithm 2's
 randomisation parameter ``delta``. Arguments broadcast against each other. Logs are
 natural (Hoeffding). Values are returned raw, also when vacuous (>= 1): see
-:func:`is_informative`.
+:func:`calcheck.bounds.inverse.is_informative`.
 
 Notation: ``m = floor(n / B) - 1`` is the paper's lower bound on the number of
 calibration points averaged in each bin of Algorithm 1.
@@ -340,7 +340,7 @@ _N2B = "n >= 2B"
 _CONT = "g(X) absolutely continuous (or ties broken on an independent uniform)"
 
 
-#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+#: The guarantees of this module, indexed by :mod:`calcheck.bounds.registry`.
 GUARANTEES = (
     Guarantee(
         "gr21.thm3",

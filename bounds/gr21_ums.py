@@ -1,6 +1,6 @@
 """Sample size of uniform-mass binning with sample splitting (UMS), Gupta & Ramdas (2021).
 
-Appendix B's recipe, kept apart from :mod:`bounds.gr21` (which re-exports it) for size.
+Appendix B's recipe, kept apart from :mod:`calcheck.bounds.gr21` (which re-exports it) for size.
 
 References
 ----------

@@ -304,7 +304,7 @@ _CW = (
 )
 
 
-#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+#: The guarantees of this module, indexed by :mod:`calcheck.bounds.registry`.
 GUARANTEES = (
     Guarantee(
         "gr22.thm1.marginal",

@@ -1,6 +1,6 @@
 """Exact top-label and confidence errors of a predictor on a finite support, gr22 Prop. 4.
 
-Kept apart from :mod:`bounds.gr22` (which re-exports it and registers ``gr22.prop4``) for
+Kept apart from :mod:`calcheck.bounds.gr22` (which re-exports it and registers ``gr22.prop4``) for
 size.
 
 References

@@ -2,7 +2,7 @@
 
 A guarantee id follows the convention ``<paper>.<label>[.<part>]`` (``gr21.thm4.marginal``).
 Each paper module of :mod:`bounds` lists its guarantees in ``GUARANTEES``;
-:mod:`bounds.registry` indexes them.
+:mod:`calcheck.bounds.registry` indexes them.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ __all__ = ["QUANTIFIERS", "Guarantee"]
 #: lower_bound: an impossibility (no method can do better on some law);
 #: identity: exact, no probability;
 #: rate: there is an (unspecified) constant c such that n >= c h(...) suffices for the event
-#: w.p. >= 1 - delta (checked by thresholds, :mod:`theory_checks.rates`);
+#: w.p. >= 1 - delta (checked by thresholds, :mod:`calcheck.theory_checks.rates`);
 #: informal_rate: a rate stated in prose, not as a theorem ("needs O(B/eps^2) samples",
 #: "decreases as 1/n"), checked by thresholds or by fitted exponents
-#: (:mod:`theory_checks.exponents`);
+#: (:mod:`calcheck.theory_checks.exponents`);
 #: asymptotic: holds in a limit (e.g. n/B -> infinity), not at any finite n: checked exactly
 #: in the limit, finite-n behaviour reported, never judged against the bound.
 QUANTIFIERS = (
@@ -57,7 +57,7 @@ class Guarantee:
     hypotheses : tuple of str
         Hypotheses of the guarantee.
     quantifier : str
-        One of :data:`QUANTIFIERS`.
+        One of ``calcheck.bounds.guarantee.QUANTIFIERS``.
     variant_of : str or None
         For corrected / proof-valid variants, the id of the stated guarantee.
     """

@@ -1,7 +1,7 @@
 """Inverse helpers for any bound function: smallest n, largest B for a target eps.
 
 Generic: they take a bound ``f(n, n_bins, alpha, **kwargs)`` (for example
-:func:`bounds.gr21.thm3_conditional_eps`) and search it.
+:func:`calcheck.bounds.gr21.thm3_conditional_eps`) and search it.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ n >= c h(...) suffices"). Logs are natural (the paper does not say; only c chang
 
 The paper's sample-size results hold for *some* constant c that it never gives, so a
 fixed-n coverage check does not apply to them: they are registered with the quantifier
-``rate`` and checked by their thresholds (:mod:`theory_checks.rates`): the smallest n at
+``rate`` and checked by their thresholds (:mod:`calcheck.theory_checks.rates`): the smallest n at
 which the event holds w.p. >= 1 - delta must grow no faster than the stated ``h``. Their
 functions return ``c * h`` with ``c`` a required keyword, so that no default constant is
 ever mistaken for the paper's.
@@ -78,7 +78,7 @@ def ex32_hidden_ce():
     -----
     The construction calcheck uses (the paper's is in the missing appendix): in one bin,
     f(X) ~ U[c - w, c + w] with E[Y | f(X) = z] = 1 above c and 2c - 1 below; the bin's
-    mean score and mean label are both c, so CE(f_B) = 0, and |z - E[Y | z]| >= 1 - c - w
+    mean score and mean label are both c, so CE(f_B) = 0, and ``|z - E[Y | z]| >= 1 - c - w``
     everywhere. c = 0.505, w = 0.004 give 0.491; any constant below 1/2 can be reached.
     """
     return 0.49
@@ -125,7 +125,7 @@ def lem43_sample_size(n_bins, delta, *, c):
 
     Paper: klm19, Lemma 4.3 and Definition 4.2 (Sec. 4.2).
 
-    Hypotheses: n i.i.d. points build the uniform-mass bins (|T2| in the scaling-binning
+    Hypotheses: n i.i.d. points build the uniform-mass bins (``|T2|`` in the scaling-binning
     calibrator); g(Z) continuous (an atom heavier than 2/B can never be balanced).
 
     Quantifier: rate (there is a universal c such that n >= c h suffices).

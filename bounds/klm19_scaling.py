@@ -1,6 +1,6 @@
 """Theorem 4.1 of Kumar, Liang & Ma (2019): the scaling-binning calibrator's guarantee.
 
-Symbols as in :mod:`bounds.klm19`: ``n_bins`` (B), ``eps_sq`` (the target eps^2),
+Symbols as in :mod:`calcheck.bounds.klm19`: ``n_bins`` (B), ``eps_sq`` (the target eps^2),
 ``min_ce_sq`` (the best squared CE in the family G) and the unspecified constant ``c``
 (here not universal: it depends on delta, G and the law).
 

@@ -9,7 +9,7 @@ The paper's eq. (3) (and hence Theorem 3.1) uses the exponent N eps^2/(2B), four
 weaker than its own Hoeffding step eq. (1), 2 N eps^2 / B: both forms are registered, the
 stated one as printed and the Hoeffding-consistent one as a variant (catalog Sec. 9 item 1).
 Theorem 3.3's constant C is not given: three reconstructions are registered as variants.
-Theorem 3.4 (the AUC loss) is in :mod:`bounds.nch14_auc`.
+Theorem 3.4 (the AUC loss) is in :mod:`calcheck.bounds.nch14_auc`.
 
 References
 ----------
@@ -61,8 +61,8 @@ def thm31_mce_bound(n, n_bins, alpha):
     the base classifier independent of the calibration data.
 
     Quantifier: conditional (w.p. >= 1 - alpha over the calibration sample, for every
-    output bin at once: MCE is the population max over bins of |o_i - e_i|, bounded by
-    max_K |thetahat_K - theta_K| over the input bins).
+    output bin at once: MCE is the population max over bins of ``|o_i - e_i|``, bounded by
+    ``max_K |thetahat_K - theta_K|`` over the input bins).
 
     Parameters
     ----------
@@ -178,7 +178,7 @@ def eq3_output_bin_radius(n, n_bins, alpha, *, k=1):
 
 
 def eq8_bin_mass_radius(n, alpha):
-    r"""Eqs. (8), (10): w.p. >= 1 - alpha, |etahat - eta| <= sqrt(log(2/alpha) / (2n)).
+    r"""Eqs. (8), (10): w.p. >= 1 - alpha, ``|etahat - eta| <= sqrt(log(2/alpha) / (2n))``.
 
     Paper: nch14, eq. (8) and its inverse eq. (10) (Hoeffding for a fixed bin's mass).
 
@@ -206,7 +206,7 @@ def eq8_bin_mass_radius(n, alpha):
 
 
 def eq2_output_bin_bound(max_bin_error):
-    r"""Eq. (2): |o_i - e_i| <= max_t |thetahat_it - theta_it| for every output bin.
+    r"""Eq. (2): ``|o_i - e_i| <= max_t |thetahat_it - theta_it|`` for every output bin.
 
     Paper: nch14, eq. (2) (a convex combination with weights alpha_it = eta_it / sum_t
     eta_it is at most its largest term).
@@ -283,7 +283,7 @@ def thm33_ece_bound(n, n_bins):
     Hypotheses: H1, H2.
 
     Quantifier: expectation over the calibration sample of the population ECE
-    sum_K eta_K |thetahat_K - theta_K| (which bounds the ECE of every output partition).
+    ``sum_K eta_K |thetahat_K - theta_K|`` (which bounds the ECE of every output partition).
 
     Parameters
     ----------
@@ -328,8 +328,8 @@ def thm33_ece_bound_hoeffding(n, n_bins):
 def thm33_ece_bound_variance(n, n_bins):
     r"""Theorem 3.3 by Jensen and the binomial variance: E[ECE] <= (1/2) sqrt(B/n).
 
-    Not in the paper (catalog G6): E|thetahat_K - theta_K| <= sqrt(theta_K (1 - theta_K)
-    B/n) <= sqrt(B/n)/2 for a bin of n/B points.
+    Not in the paper (catalog G6): ``E|thetahat_K - theta_K| <= sqrt(theta_K (1 - theta_K)
+    B/n) <= sqrt(B/n)/2`` for a bin of n/B points.
 
     Hypotheses: H1, H2.
 

@@ -1,7 +1,7 @@
 """Theorem 3.4 of Naeini, Cooper & Hauskrecht (2014): the AUC loss of histogram binning.
 
 The bound holds only in the limit n/B -> infinity (quantifier ``asymptotic``) and is tight
-(the staircase law attains it). Symbols as in :mod:`bounds.nch14`.
+(the staircase law attains it). Symbols as in :mod:`calcheck.bounds.nch14`.
 
 References
 ----------

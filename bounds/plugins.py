@@ -9,10 +9,10 @@ The entry point's *name* is the paper key (lower-case letters and digits, e.g. `
 and its *target* a module that defines
 
 ``GUARANTEES``
-    a sequence of :class:`~bounds.guarantee.Guarantee` whose ``paper`` is the key and whose
+    a sequence of :class:`~calcheck.bounds.guarantee.Guarantee` whose ``paper`` is the key and whose
     ids start with ``"<key>."`` (the bounds);
 ``checks(budget)``
-    the paper's :class:`~theory_checks.check.Check` list at a budget name (``"quick"``,
+    the paper's :class:`~calcheck.theory_checks.check.Check` list at a budget name (``"quick"``,
     ``"full"``), ids starting with ``"<key>."``: guarantees and their negative controls;
 
 and optionally ``STUDIES`` (guarantee id -> study adapter), ``REFUSED`` (guarantee id ->

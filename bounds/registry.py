@@ -1,8 +1,10 @@
-"""Registry of guarantees: the index of papers, and id -> :class:`~bounds.guarantee.Guarantee`.
+"""Registry of guarantees: the index of papers, and id -> guarantee record.
+
+The record is :class:`~calcheck.bounds.guarantee.Guarantee`.
 
 Every paper module lists its guarantees in ``GUARANTEES``; :data:`PAPERS` names the modules
 of each built-in paper (one line per paper). Papers of other packages (the
-``calcheck.papers`` entry points, :mod:`bounds.plugins`) join at first use:
+``calcheck.papers`` entry points, :mod:`calcheck.bounds.plugins`) join at first use:
 :func:`plugin_papers`. The registry lets tests assert that every registered guarantee has a
 theory check, and lets the CLI evaluate any bound by id.
 """
@@ -139,7 +141,32 @@ def _forget_plugins() -> None:
 
 
 def get(guarantee_id: str) -> Guarantee:
-    """Return the guarantee with this id, or raise ValueError listing the known ids."""
+    """Return the guarantee with this id, or raise ValueError listing the known ids.
+
+    Parameters
+    ----------
+    guarantee_id : str
+        A registered id (``calcheck list`` prints them), e.g. ``"gr21.thm3"``.
+
+    Returns
+    -------
+    Guarantee
+        Its record: the bound function, paper, label, statement, hypotheses, quantifier.
+
+    Raises
+    ------
+    ValueError
+        For an unknown id (the message lists the known ones).
+
+    Examples
+    --------
+    >>> from calcheck import get_guarantee
+    >>> g = get_guarantee("gr21.thm3")
+    >>> g.label, g.quantifier, g.parameters
+    ('Theorem 3, eq. (8)', 'conditional', ('n', 'n_bins', 'alpha'))
+    >>> round(float(g.function(n=3000, n_bins=10, alpha=0.1)), 4)
+    0.0941
+    """
     if guarantee_id not in _REGISTRY and _PLUGINS is None:
         plugin_papers()  # an id of a plugin paper
     try:
@@ -150,7 +177,19 @@ def get(guarantee_id: str) -> Guarantee:
 
 
 def all_guarantees() -> list[Guarantee]:
-    """All registered guarantees (plugin papers' included), sorted by id."""
+    """All registered guarantees (plugin papers' included), sorted by id.
+
+    Returns
+    -------
+    list of Guarantee
+
+    Examples
+    --------
+    >>> from calcheck import list_guarantees
+    >>> [g.id for g in list_guarantees() if g.id.startswith("gr21.thm4")]
+    ['gr21.thm4.conditional', 'gr21.thm4.ece_hp', 'gr21.thm4.ece_mean',
+     'gr21.thm4.ece_mean.proof_valid', 'gr21.thm4.marginal']
+    """
     plugin_papers()
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 

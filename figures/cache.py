@@ -2,7 +2,7 @@
 
 The key hashes the figure id, its parameters and the *code stamp* of the code that computes
 it (package version plus a hash of the figure's paper folder, the generic figure code,
-``simulations`` and ``bounds``; :func:`simulations.provenance.code_stamp`), so changing any
+``simulations`` and ``bounds``; :func:`calcheck.simulations.provenance.code_stamp`), so changing any
 of them recomputes instead of reusing. The metadata records the seed, the parameters and the
 stamp.
 """

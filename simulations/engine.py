@@ -2,9 +2,9 @@
 
 Seed protocol
 -------------
-An *experiment* (:mod:`simulations.experiments`) is one law x method x estimand. Its
+An *experiment* (:mod:`calcheck.simulations.experiments`) is one law x method x estimand. Its
 replicates come in blocks of :data:`BLOCK_REPS`; block ``k`` draws from
-``generator(root_seed, experiment.seed_key, k)`` (:func:`simulations.provenance.generator`)
+``generator(root_seed, experiment.seed_key, k)`` (:func:`calcheck.simulations.provenance.generator`)
 -- one SeedSequence child per replicate block, derived from the recorded root seed and the
 experiment's content hash (adding or removing other experiments changes nothing). Results
 are therefore bit-identical for any ``n_jobs``, any number of blocks per task, any backend,
@@ -92,7 +92,7 @@ class RunEstimate:
 def simulate_block(experiment, root_seed: int, block: int):
     """Simulate replicate block ``block`` of an experiment; returns its typed outcome.
 
-    The block's generator is :func:`simulations.provenance.generator` at
+    The block's generator is :func:`calcheck.simulations.provenance.generator` at
     ``(root_seed, experiment.seed_key, block)``.
     """
     return experiment.simulate(generator(root_seed, experiment.seed_key, int(block)), BLOCK_REPS)
@@ -151,7 +151,7 @@ def run_experiments(
     ----------
     experiments : iterable of Experiment
         Anything with ``key``, ``seed_key``, ``code_stamp``, ``cost``, ``description()``
-        and ``simulate(rng, reps)`` (:mod:`simulations.experiments`).
+        and ``simulate(rng, reps)`` (:mod:`calcheck.simulations.experiments`).
     reps : int
         Replicates per experiment (rounded up to whole blocks of BLOCK_REPS).
     root_seed : int

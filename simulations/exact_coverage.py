@@ -19,12 +19,12 @@ the edges; constant eta makes it unconditional). Every bin has exact bias
   ``E[w_b] = (A_b - A_{b-1}) / (n + 1)`` (gr21 Lemma 2 check; Algorithm 1 edges
   ``A_b = ceil(b (n + 1) / B)``).
 
-This is the event :class:`~simulations.experiments.binning.BinningExperiment` counts:
+This is the event :class:`~calcheck.simulations.experiments.binning.BinningExperiment` counts:
 ``Within("max_error")`` (conditional) and ``Marginal()`` (a test point whose bin is drawn
 with the exact masses; its Rao-Blackwellised estimate is ``sum_b w_b 1{err_b <= eps}``),
 for the calibrators ``umd``, ``randomized_umd`` (delta = 0, distinct or as-returned outputs)
 and ``zadrozny_elkan``; and, class by class, what
-:class:`~simulations.experiments.gr22.TopLabelBinningExperiment` counts (gr22 Algorithm 8
+:class:`~calcheck.simulations.experiments.gr22.TopLabelBinningExperiment` counts (gr22 Algorithm 8
 runs randomized UMD on each predicted class).
 
 Boundary: the events are closed (``<= eps``). In counts, ``|k - m eta| <= m eps`` is
@@ -344,7 +344,7 @@ def top_label_exact_coverage(
     -----
     Paper: gr22, Theorem 1, eqs. (8) (marginal eps_1) and (9) (conditional eps_2).
     Hypotheses: as :func:`exact_coverage`, per class, with fixed ``n_l`` (what
-    :class:`~simulations.experiments.gr22.TopLabelBinningExperiment` simulates) and
+    :class:`~calcheck.simulations.experiments.gr22.TopLabelBinningExperiment` simulates) and
     delta -> 0 (distinct outputs; merging equal outputs of a class changes nothing when
     eta_l is constant).
     """

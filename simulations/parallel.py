@@ -1,8 +1,9 @@
 """Parallel execution of simulation tasks: joblib backends, workers that die with the run.
 
-The engine (:mod:`simulations.engine`) and the search (:mod:`simulations.search`) hand
-their tasks here. Loky workers watch their parent and exit the moment it dies (even by
-SIGKILL), and ignore SIGINT: the main process handles an interruption and stops them.
+The engine (:mod:`calcheck.simulations.engine`) and the search
+(:mod:`calcheck.simulations.search`) hand their tasks here. Loky workers watch their parent
+and exit the moment it dies (even by SIGKILL), and ignore SIGINT: the main process
+handles an interruption and stops them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Adversarial law search, check-agnostic core: maximise a criterion over a family's box.
 
 The criterion is any picklable callable ``objective(theta) -> float`` (larger is worse for
-the guarantee); :mod:`theory_checks.search` builds it from a check (failure rate of the
+the guarantee); :mod:`calcheck.theory_checks.search` builds it from a check (failure rate of the
 guaranteed event, or tightness). This module provides what does not depend on checks:
 
 Common random numbers (CRN)
@@ -9,7 +9,7 @@ Common random numbers (CRN)
     search seed and the block index only, never on the law: every candidate theta sees the
     same uniforms, so the criterion changes with theta through the law alone (smooth enough
     to optimise where the law's sampling consumes random numbers independently of theta;
-    see :mod:`simulations.laws.families`).
+    see :mod:`calcheck.simulations.laws.families`).
 Optimisers over a box
     :func:`differential_evolution_search` (scipy's differential evolution, deferred
     updating, no polishing, no early stop: the budget is spent whole) from a start
@@ -19,7 +19,7 @@ Parallel evaluation
     Candidates of one generation are evaluated in parallel with joblib (``loky``,
     ``threading``, ``dask`` or ``sequential``, as the engine). Each evaluation depends on
     theta and the CRN seed only, and the optimiser's own random numbers come from
-    :func:`simulations.provenance.generator`, so a search is bit-identical for any
+    :func:`calcheck.simulations.provenance.generator`, so a search is bit-identical for any
     ``n_jobs`` and backend.
 
 Budget: ``population x (generations + 1)`` evaluations of ``reps`` replicates each

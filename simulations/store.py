@@ -2,7 +2,7 @@
 
 A block is identified by ``(root_seed, cell_key, code, block_index)``: the seed, the
 experiment's content key, the code stamp of the code that simulated it (package version +
-source hash, :mod:`simulations.provenance`) and its index. Its payload is a set of named
+source hash, :mod:`calcheck.simulations.provenance`) and its index. Its payload is a set of named
 numpy arrays serialised with ``np.savez_compressed`` (zlib, lossless, no pickle), or
 ``np.savez`` for blocks a run deletes once its results are recorded (``compress=False``). Because
 every block is committed on its own and is a deterministic function of its identity, a run
@@ -23,7 +23,7 @@ only when the row's digest is the one written (the file stays the only source of
 row changed by anyone else is decoded, or refused if damaged).
 
 Besides blocks, the store keeps *results*: a check's evaluated result as text under a content
-key (:mod:`theory_checks.records` says what the key covers), with its digest. Once every
+key (:mod:`calcheck.theory_checks.records` says what the key covers), with its digest. Once every
 check of a run that reads a cell has its result recorded, the run may drop the cell's blocks
 (:meth:`ResultStore.drop_blocks`) and :meth:`ResultStore.compact` returns the space to the
 file system.

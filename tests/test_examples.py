@@ -42,13 +42,13 @@ def test_own_bound_radius_is_below_theorem_3_and_exact_at_half():
         example.main(["--bad-flag"])
 
 
-def test_readme_python_blocks_of_the_own_bound_section_run():
-    readme = (EXAMPLES.parent / "README.md").read_text()
-    section = readme.split("## Your own bound, calibrator or paper", 1)[1].split("\n## ", 1)[0]
+def test_python_blocks_of_the_own_bound_docs_page_run():
+    page = (EXAMPLES.parent / "docs" / "user_guide" / "extending.md").read_text()
+    section = page.split("# Your own bound, calibrator or paper", 1)[1].split("\n## Adding", 1)[0]
     blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
     assert len(blocks) == 2
     namespace: dict = {}  # one session: the second block uses the first one's imports
     for code in blocks:
-        exec(compile(code, "README.md", "exec"), namespace)
+        exec(compile(code, "extending.md", "exec"), namespace)
     assert namespace["result"].verdict == "consistent"
     assert namespace["iso_result"].verdict == "consistent"

@@ -1,8 +1,8 @@
 """The one Check type of calcheck (the A and P of ADEMP) and its evaluation.
 
 A :class:`Check` names a registered guarantee, the experiments that simulate it (law x
-method x exact estimand, :mod:`simulations.experiments`), the per-replicate event the
-guarantee speaks of (:mod:`theory_checks.events`), the bound rule (the stated bound, or a
+method x exact estimand, :mod:`calcheck.simulations.experiments`), the per-replicate event the
+guarantee speaks of (:mod:`calcheck.theory_checks.events`), the bound rule (the stated bound, or a
 deliberately wrong one for a negative control), the miscoverages alpha and the claimed
 probability. Simulation and evaluation are separate: experiments are simulated once
 (keyed by content, never by alpha or bound) and every check that uses them -- the
@@ -48,7 +48,7 @@ class Check:
     alphas : tuple of float
         Miscoverages in (0, 1) (ignored by alpha-free claims).
     claim : str
-        Key of :data:`theory_checks.events.CLAIMS`: the claimed success probability.
+        Key of :data:`calcheck.theory_checks.events.CLAIMS`: the claimed success probability.
     expect : {"consistent", "violated"}
         "violated" marks a negative control: the suite must flag it.
     bound : BoundRule

@@ -59,6 +59,14 @@ def sharper_control(
     ValueError
         When the check is not of a stated bound, or has no detectable factor (expectation
         and lower-bound events) and no factor is given, or the factor is not in (0, 1).
+
+    Examples
+    --------
+    >>> from calcheck import sharper_control, verify
+    >>> result = verify("gr21.thm3", "uniform_half", n=1000, n_bins=10, reps=1000, rng=0)
+    >>> control = sharper_control(result, factor=0.6, rng=1)
+    >>> control.check.id, control.verdict, control.passed
+    ('study:gr21.thm3.control.times_0.6', 'violated', True)
     """
     from .api import _root_seed  # the one home of rng -> root seed
 

@@ -298,7 +298,7 @@ class Ordered(Event):
 class PathWithin(Event):
     """Time-uniform coverage evaluated inside a stream experiment (the documented exception).
 
-    Reads the column of :class:`~simulations.experiments.gpr20.StreamExperiment`'s ratios
+    Reads the column of :class:`~calcheck.simulations.experiments.gpr20.StreamExperiment`'s ratios
     that belongs to alpha.
     """
 

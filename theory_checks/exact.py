@@ -2,7 +2,7 @@
 
 Where eta is constant (every law with ``E[Y | S] = eta``), the label sums of uniform-mass
 bins are independent binomials given the bin counts (gr21 Lemma 2), so the probability of
-the conditional or marginal event is a finite sum (:mod:`simulations.exact_coverage`).
+the conditional or marginal event is a finite sum (:mod:`calcheck.simulations.exact_coverage`).
 At eta = 1/2 that is the worst case of every Hoeffding step, so the exact failure rate is
 what the guarantee must survive on any law of that method. :func:`exact_coverage` takes a
 guarantee (a paper's or one of :func:`calcheck.define_guarantee`), evaluates its bound and
@@ -42,7 +42,7 @@ class ExactCoverage:
     claimed : float
         ``1 - alpha``.
     scheme, event : str
-        The binning scheme and event of :func:`simulations.exact_coverage.exact_coverage`.
+        The binning scheme and event of :func:`calcheck.simulations.exact_coverage.exact_coverage`.
     holds : bool
         ``coverage >= claimed``.
     """
@@ -93,6 +93,15 @@ def exact_coverage(guarantee, *, n: int, n_bins: int, alpha: float, eta: float =
     ValueError
         For a guarantee whose event has no exact coverage here (the message lists where it
         applies), or bad n, n_bins, alpha, eta.
+
+    Examples
+    --------
+    gr21 Theorem 3 at eta = 1/2, its worst case: the exact coverage of the stated radius.
+
+    >>> from calcheck import exact_coverage
+    >>> res = exact_coverage("gr21.thm3", n=1000, n_bins=10, alpha=0.1)
+    >>> round(res.eps, 4), round(res.coverage, 4), res.claimed, res.holds
+    (0.1636, 0.9885, 0.9, True)
     """
     gid = guarantee_id(guarantee)
     registry.get(gid)

@@ -14,6 +14,7 @@ from pathlib import Path
 from calcheck.figures.findings import status
 from calcheck.simulations._io import atomic_write_text
 
+from .doclinks import docs_base_url, guarantee_doc_url
 from .report import SUMMARY_HEADERS, rate_lines, summary_row
 from .roles import role_count_text
 
@@ -29,17 +30,40 @@ th{background:#f0f0f0;overflow-wrap:normal} .ok{color:#060} .fail{color:#b00;fon
 figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em} img{max-width:100%}
 code{background:#f4f4f4;padding:1px 4px} .small{font-size:0.85em;color:#555}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f8f8;padding:0.5em}
-img.law{width:900px;max-width:100%}
+img.law{width:900px;max-width:100%} a.doc{font-size:0.85em}
 """
 
 
-def _verdict_table(results: dict) -> str:
+def _doc_link(guarantee_id: str, base: str | None) -> str:
+    """A link to the guarantee's section of its paper's page on the docs site, or ''."""
+    url = guarantee_doc_url(guarantee_id, base)
+    if url is None:
+        return ""
+    return (
+        f" <a class='doc' href='{html.escape(url)}' title='{html.escape(guarantee_id)} on its "
+        "paper&#39;s page: statement, hypotheses, checks'>[paper]</a>"
+    )
+
+
+def _docs_note(base: str | None) -> str:
+    if base is not None:
+        return (
+            f"<p class='small'>[paper] links lead to each guarantee's section of its paper's "
+            f"page on the docs site (<code>{html.escape(base)}</code>).</p>"
+        )
+    return (
+        "<p class='small'>Build the docs site (see the README) or set CALCHECK_DOCS_URL to a "
+        "built site, and the report links each guarantee to its paper's page.</p>"
+    )
+
+
+def _verdict_table(results: dict, base: str | None = None) -> str:
     meta = results.get("meta", {})
     rows = []
     for c in results["checks"]:
         cls = "ok" if c["passed"] else "fail"
         cols = list(summary_row(c))
-        cols[0] = f"<code>{html.escape(cols[0])}</code>"
+        cols[0] = f"<code>{html.escape(cols[0])}</code>{_doc_link(c['guarantee'], base)}"
         cols[2] = f"<span class='{cls}'>{html.escape(cols[2])}</span>"
         cols[1:2] = [html.escape(cols[1])]
         cols[3:] = [html.escape(x) for x in cols[3:]]
@@ -66,7 +90,7 @@ def _verdict_table(results: dict) -> str:
     )
 
 
-def _printed_claims(results: dict) -> str:
+def _printed_claims(results: dict, base: str | None = None) -> str:
     """The report's first section: a paper's statements, checked as printed, that fail."""
     claims = results.get("printed_claims") or []
     if not claims:
@@ -85,8 +109,9 @@ def _printed_claims(results: dict) -> str:
             )
         items.append(
             f"<li><a href='#{html.escape(p['guarantee'])}'><code>"
-            f"{html.escape(p['guarantee'])}</code></a>, {html.escape(p['label'])}: "
-            f"<i>{html.escape(p['statement'])}</i><br><span class='{cls}'>{head}</span> "
+            f"{html.escape(p['guarantee'])}</code></a>{_doc_link(p['guarantee'], base)}, "
+            f"{html.escape(p['label'])}: <i>{html.escape(p['statement'])}</i><br>"
+            f"<span class='{cls}'>{head}</span> "
             f"on {html.escape(p['where'])}: {html.escape(p['numbers'])}. "
             f"Evidence: {html.escape(p['evidence'])}.{valid}</li>"
         )
@@ -119,7 +144,7 @@ def _summary(results: dict) -> str:
     return "<h2>Summary</h2>" + "".join(lines) + "</ul>"
 
 
-def _pictures(results: dict, folder: Path, rel: str) -> str:
+def _pictures(results: dict, folder: Path, rel: str, base: str | None = None) -> str:
     reps = results.get("meta", {}).get("reps")
     parts = []
     seen = []
@@ -133,7 +158,7 @@ def _pictures(results: dict, folder: Path, rel: str) -> str:
         parts.append(
             f"<figure id='{html.escape(gid)}' class='pic'><img src='{html.escape(rel + png.name)}'"
             f" alt='{html.escape(gid)}' loading='lazy'><figcaption class='small'><code>"
-            f"{html.escape(gid)}</code>: {reps} replicates per point; checks "
+            f"{html.escape(gid)}</code>{_doc_link(gid, base)}: {reps} replicates per point; checks "
             f"{html.escape(', '.join(ids))}</figcaption></figure>"
         )
     if not parts:
@@ -214,9 +239,9 @@ def write_html(
     results_json, figures_index : path, optional
         ``results.json`` of a run and ``index.json`` of the figures.
     pictures : path, optional
-        Folder of the per-guarantee pictures (:mod:`theory_checks.pictures`).
+        Folder of the per-guarantee pictures (:mod:`calcheck.theory_checks.pictures`).
     searches : path, optional
-        ``index.json`` of the stored searches (:mod:`theory_checks.search_report`).
+        ``index.json`` of the stored searches (:mod:`calcheck.theory_checks.search_report`).
 
     Returns
     -------
@@ -227,12 +252,14 @@ def write_html(
     body = []
     if results_json and Path(results_json).is_file():
         results = json.loads(Path(results_json).read_text())
-        body.append(_printed_claims(results))  # findings first
+        base = docs_base_url()
+        body.append(_printed_claims(results, base))  # findings first
         body.append(_summary(results))
-        body.append(_verdict_table(results))
+        body.append(_docs_note(base))
+        body.append(_verdict_table(results, base))
         if pictures is not None:
             rel = os.path.relpath(Path(pictures), page.parent)
-            body.append(_pictures(results, Path(pictures), rel + "/"))
+            body.append(_pictures(results, Path(pictures), rel + "/", base))
     if figures_index and Path(figures_index).is_file():
         index = json.loads(Path(figures_index).read_text())
         rel = os.path.relpath(Path(figures_index).parent, page.parent)

@@ -3,7 +3,7 @@
 A *method* is a calibrator the suite simulates on laws with exact truth (an experiment
 builder); an *event* is what a guarantee bounds, evaluated against that truth. Each paper's
 catalog lists the methods it brings in ``METHODS`` (method name -> :class:`MethodSpec`);
-:func:`theory_checks.catalog.methods` collects them. A method x event pair supplies the
+:func:`calcheck.theory_checks.catalog.methods` collects them. A method x event pair supplies the
 keywords a user's bound is called with: the method's symbols (``n``, ``n_bins``, ...) and
 ``alpha`` where the event is a high-probability one.
 """
@@ -25,9 +25,9 @@ class EventSpec:
     Parameters
     ----------
     event : Event
-        How successes and error / bound ratios are computed (:mod:`theory_checks.events`).
+        How successes and error / bound ratios are computed (:mod:`calcheck.theory_checks.events`).
     claim : str
-        Claimed success probability (key of :data:`theory_checks.events.CLAIMS`).
+        Claimed success probability (key of :data:`calcheck.theory_checks.events.CLAIMS`).
     quantifier : str
         The quantifier of a guarantee about this event (``bounds.guarantee.QUANTIFIERS``).
     description : str
@@ -101,7 +101,7 @@ class MethodSpec:
     events : dict
         Event name -> :class:`EventSpec`.
     exact_scheme : str or None
-        Binning scheme of :func:`simulations.exact_coverage.exact_coverage` whose exact
+        Binning scheme of :func:`calcheck.simulations.exact_coverage.exact_coverage` whose exact
         coverage at constant eta equals this method's (None: not exactly computable).
     """
 

@@ -1,8 +1,8 @@
 """Run checks: simulate what they need (resuming from a store), evaluate, keep the results.
 
-:func:`run_checks` is the one way checks are run (the CLI, :func:`theory_checks.verify`,
+:func:`run_checks` is the one way checks are run (the CLI, :func:`calcheck.theory_checks.verify`,
 the search and the tests). With ``records=True`` (what ``calcheck run`` does) every
-evaluated result is also kept in the store as a record (:mod:`theory_checks.records`): a
+evaluated result is also kept in the store as a record (:mod:`calcheck.theory_checks.records`): a
 rerun reads it instead of simulating, and each check is evaluated as soon as its last
 experiment is complete. With ``keep_replicates=False`` the blocks of an experiment are then
 deleted once every check of the run that reads it has its record, so the store holds the
@@ -110,7 +110,7 @@ def run_checks(
     Parameters
     ----------
     checks : list
-        Checks (:class:`~theory_checks.check.Check` or the series checks).
+        Checks (:class:`~calcheck.theory_checks.check.Check` or the series checks).
     store : ResultStore
     reps : int
         Replicates per cell.
@@ -118,7 +118,7 @@ def run_checks(
     false_alarm : float, default 1e-3
         False-alarm rate per check, in (0, 1).
     n_jobs, backend, progress, on_block, heartbeat, on_estimate
-        Passed to :func:`simulations.engine.run_experiments`.
+        Passed to :func:`calcheck.simulations.engine.run_experiments`.
     records : bool, default False
         Read and write result records in ``store`` (see the module docstring).
     keep_replicates : bool, default True

@@ -1,17 +1,18 @@
 """Adversarial law search for a guarantee (issue 14): the driver that uses checks.
 
-:func:`search` maximises, over a law family's box (:mod:`simulations.laws.families`), a
+:func:`search` maximises, over a law family's box (:mod:`calcheck.simulations.laws.families`), a
 criterion of one guarantee at one ``(grid, alpha)`` -- the failure rate of its event at the
 stated (or a deliberately wrong) bound, or its tightness -- with common random numbers and
-differential evolution from the family's benign laws (:mod:`simulations.search`). Then, so
+differential evolution from the family's benign laws (:mod:`calcheck.simulations.search`). Then, so
 that selection does not bias the verdict, the winning law is re-checked on a fresh root
 seed at the budget's full replicate count with the suite's exact binomial verdict
-(:func:`theory_checks.runner.run_checks`). The same is done for random sampling of theta at
+(:func:`calcheck.theory_checks.runner.run_checks`). The same is done for random sampling of theta at
 the same budget (the baseline). Where a known analytic worst case exists (eta = 1/2 for
 every Hoeffding step of uniform-mass binning), its exact failure rate
-(:func:`simulations.exact_coverage.exact_coverage`) is reported beside it.
+(:func:`calcheck.simulations.exact_coverage.exact_coverage`) is reported beside it.
 
-Targets: a studiable guarantee id (its stated bound; :func:`theory_checks.catalog.for_law`),
+Targets: a studiable guarantee id (its stated bound;
+:func:`calcheck.theory_checks.catalog.for_law`),
 ``"<guarantee>.times_<f>"`` (the stated bound times f < 1), or the id of a catalog control
 that changes only the bound (``"gr21.thm3.control.wrong_bound"``), which is evaluated with
 the guarantee's own method and event.
@@ -86,7 +87,7 @@ CRITERIA = ("soft_failure", "failure", "tightness", "mean_ratio")
 SOFT_WIDTH = 0.05
 
 #: Guarantees whose worst case over laws is eta = 1/2 in every Hoeffding step, with the
-#: binning scheme and event of :func:`simulations.exact_coverage.exact_coverage`.
+#: binning scheme and event of :func:`calcheck.simulations.exact_coverage.exact_coverage`.
 EXACT_WORST_CASE = {
     "gr21.thm3": ("umd", "conditional"),
     "gr21.cor1": ("zadrozny_elkan", "conditional"),
@@ -175,7 +176,7 @@ class CheckCriterion:
     """The criterion of a target at one (grid, alpha) as a picklable ``theta -> float``.
 
     Every call simulates ``reps`` replicates on the CRN seeds of ``crn_seed``
-    (:func:`simulations.search.simulate_crn`).
+    (:func:`calcheck.simulations.search.simulate_crn`).
     """
 
     target: str
@@ -334,9 +335,10 @@ def search(
     target : str or DefinedGuarantee
         A studiable guarantee (a paper's or one of :func:`calcheck.define_guarantee`),
         ``"<guarantee>.times_<f>"`` or a catalog control that changes the bound
-        (:func:`resolve_target`).
+        (``resolve_target``).
     family : LawFamily or str
-        A family, or the name of one with default options (:func:`get_family`).
+        A family, or the name of one with default options
+        (:func:`calcheck.simulations.laws.families.get_family`).
     grid : dict
         The guarantee's grid parameters, one value each (``{"n": 1000, "n_bins": 10}``).
     alpha : float
@@ -357,6 +359,19 @@ def search(
     Returns
     -------
     SearchResult
+
+    Examples
+    --------
+    gr21 Theorem 3 with half its radius (a wrong bound), searched over Beta(2, 5) scores with
+    eta constant on five pieces, on a tiny budget (30 evaluations of 100 replicates):
+
+    >>> from calcheck import search
+    >>> from calcheck.simulations.search import SearchBudget
+    >>> tiny = SearchBudget("tiny", population=10, generations=2, reps=100, fresh_reps=1000)
+    >>> res = search("gr21.thm3.times_0.5", "beta_piecewise", grid={"n": 1000, "n_bins": 10},
+    ...              budget=tiny, criterion="mean_ratio", baseline=False)
+    >>> res.search.fresh.outcome  # re-checked on a fresh seed
+    'violated'
     """
     started = time.perf_counter()
     target = guarantee_id(target)

@@ -1,10 +1,10 @@
 """What a person sees of a search: the worst law drawn, a stored record, a report section.
 
-:func:`save_search` writes one search (:class:`~theory_checks.search_result.SearchResult`)
+:func:`save_search` writes one search (:class:`~calcheck.theory_checks.search_result.SearchResult`)
 into ``<out>/search/``: ``<name>.json`` (the record), ``<name>.png`` (the law found: score
 density and eta, the random-sampling law beside it) and ``index.json`` (every search of
 that folder, newest last per name), each atomically. :func:`search_section` renders them
-for the HTML report (:func:`theory_checks.html.write_html`). :func:`sweep` runs the quick
+for the HTML report (:func:`calcheck.theory_checks.html.write_html`). :func:`sweep` runs the quick
 search on every searchable guarantee and its wrong-bound controls (the README's table).
 """
 

@@ -1,4 +1,7 @@
-"""Records of an adversarial law search (:mod:`theory_checks.search`): readable, JSON-able."""
+"""Records of an adversarial law search: readable, JSON-able.
+
+The search is :func:`calcheck.search` (:mod:`calcheck.theory_checks.search`).
+"""
 
 from __future__ import annotations
 
@@ -54,7 +57,7 @@ class Found:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """A search for the worst law of one target at one (grid, alpha); see :func:`search`.
+    """A search for the worst law of one target at one (grid, alpha); see :func:`calcheck.search`.
 
     ``search`` and ``random`` are the two methods at the same budget, each with its
     search-time criterion (CRN replicates) and its fresh-seed verdict; ``reference`` is the

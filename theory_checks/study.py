@@ -17,7 +17,7 @@ A study is a TOML file::
     n = [500, 2000]
     n_bins = [10]
 
-Law tables follow :func:`simulations.laws.law_from_spec` (binary, linear_shift, top_label
+Law tables follow :func:`calcheck.simulations.laws.law_from_spec` (binary, linear_shift, top_label
 and dirichlet_affine families). The method and the event are those of the suite's own
 check of that guarantee; guarantees whose law the theorem fixes are refused with the reason.
 Every table rejects unknown keys.
@@ -145,7 +145,7 @@ def _controls(data: dict, check) -> list:
 
 
 def load_study(path) -> tuple:
-    """Parse a study file into a :class:`~theory_checks.check.Check` and run options.
+    """Parse a study file into a :class:`~calcheck.theory_checks.check.Check` and run options.
 
     Returns
     -------

@@ -2,7 +2,7 @@
 
 :func:`summary_row` turns one check of ``results.json`` into the strings of the terminal,
 Markdown and HTML tables; :func:`printed_claims` gathers the checks of role
-``counterexample`` (:mod:`theory_checks.roles`) with the paper's words and the evidence,
+``counterexample`` (:mod:`calcheck.theory_checks.roles`) with the paper's words and the evidence,
 which every report shows first.
 """
 
@@ -170,8 +170,8 @@ def printed_claims(checks: list[dict]) -> list[dict]:
 
     Each with the paper's words (the guarantee's label and statement), the evidence (the
     check's worst cell and numbers), whether it failed as expected, and the valid form the
-    suite checks beside it (:data:`~theory_checks.roles.VALID_FORMS`), with its verdict when
-    the run holds it.
+    suite checks beside it (:data:`~calcheck.theory_checks.roles.VALID_FORMS`), with its
+    verdict when the run holds it.
     """
     by_id = {c["id"]: c for c in checks}
     out = []

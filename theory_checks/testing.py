@@ -41,7 +41,30 @@ def _message(result: CheckResult, wanted: str) -> str:
 
 
 def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:
-    """Assert that the guarantee is consistent on ``law``; arguments as :func:`verify`."""
+    """Assert that the guarantee is consistent on ``law``.
+
+    Arguments as :func:`calcheck.verify`.
+
+    Returns
+    -------
+    CheckResult
+        The result, for further assertions.
+
+    Raises
+    ------
+    AssertionError
+        When the check is violated (or vacuous); the message gives the worst cell's coverage,
+        its Clopper-Pearson interval and the claim.
+
+    Examples
+    --------
+    A regression test on a constant (pytest collects ``test_*`` functions):
+
+    >>> from calcheck.testing import assert_guarantee_holds
+    >>> def test_theorem3_holds_on_a_uniform_law():
+    ...     assert_guarantee_holds("gr21.thm3", "uniform_half", n=1000, n_bins=10, reps=500, rng=0)
+    >>> test_theorem3_holds_on_a_uniform_law()
+    """
     result = verify(guarantee_id, law, **kwargs)
     if result.verdict != "consistent":
         raise AssertionError(_message(result, "consistent"))
@@ -49,7 +72,29 @@ def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:
 
 
 def assert_guarantee_violated(guarantee_id, law, **kwargs) -> CheckResult:
-    """Assert that the guarantee is flagged as violated on ``law``; arguments as :func:`verify`."""
+    """Assert that the guarantee is flagged as violated on ``law``.
+
+    Arguments as :func:`calcheck.verify`.
+
+    Returns
+    -------
+    CheckResult
+
+    Raises
+    ------
+    AssertionError
+        When the check is not flagged.
+
+    Examples
+    --------
+    gpr20 Corollary 3 as printed fails on its counterexample law:
+
+    >>> from calcheck.testing import assert_guarantee_violated
+    >>> result = assert_guarantee_violated(
+    ...     "gpr20.cor3", "cor3_counterexample", n=3000, n_bins=2, reps=1000, rng=0)
+    >>> result.verdict
+    'violated'
+    """
     result = verify(guarantee_id, law, expect="violated", **kwargs)
     if result.verdict != "violated":
         raise AssertionError(_message(result, "violated"))

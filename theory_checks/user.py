@@ -10,7 +10,7 @@ law's exact truth; ``calcheck list --methods`` prints every pair with the keywor
 supplies to the bound.
 
 A calibrator of your own runs through
-:class:`~simulations.experiments.calibrator.CalibratorExperiment`: it is fitted on each
+:class:`~calcheck.simulations.experiments.calibrator.CalibratorExperiment`: it is fitted on each
 replicate's data, and the event is evaluated on the level sets of its outputs (the sets
 ``{s : h(s) = r}``), resolved on a grid of equal-probability cells of the score law; the
 truth of each cell is exact, and the probability of the cells in which the fitted map
@@ -68,7 +68,7 @@ def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
     -------
     MethodSpec
         On binary laws, grid ``(n, n_bins)`` (``n_bins`` is the bound's B; the calibrator
-        keeps its own), with the events of :data:`~theory_checks.methods.BINARY_EVENTS`.
+        keeps its own), with the events of :data:`~calcheck.theory_checks.methods.BINARY_EVENTS`.
     """
     from calcheck.simulations.experiments.calibrator import (
         CalibratorExperiment,
@@ -221,6 +221,24 @@ def define_guarantee(
     ValueError
         For a bad id, an unknown method or event (the message lists them), or a bound
         that asks for a keyword the pair does not supply (the message lists what is).
+
+    Examples
+    --------
+    gr21 Theorem 3's radius written by hand, claimed for uniform-mass binning's conditional
+    event, and the same radius times 0.5 (a wrong bound the check must catch):
+
+    >>> import numpy as np
+    >>> from calcheck import define_guarantee, verify
+    >>> def radius(n, n_bins, alpha):
+    ...     return np.sqrt(np.log(2 * n_bins / alpha) / (2 * (np.floor(n / n_bins) - 1)))
+    >>> mine = define_guarantee("mine.thm3", radius, method="umd", event="conditional")
+    >>> verify(mine, "uniform_half", n=1000, n_bins=10, reps=500, rng=0).verdict
+    'consistent'
+    >>> half = define_guarantee(
+    ...     "mine.half", lambda n, n_bins, alpha: 0.5 * radius(n, n_bins, alpha),
+    ...     method="umd", event="conditional")
+    >>> verify(half, "uniform_half", n=1000, n_bins=10, reps=500, rng=0).verdict
+    'violated'
     """
     if not isinstance(id, str) or not _ID.match(id) or _RESERVED.search(id):
         raise ValueError(
@@ -328,7 +346,22 @@ def definition_of(guarantee_id: str) -> DefinedGuarantee | None:
 
 
 def method_table() -> list[dict]:
-    """Every method x event pair with the keywords it supplies (``calcheck list --methods``)."""
+    """Every method x event pair with the keywords it supplies (``calcheck list --methods``).
+
+    Returns
+    -------
+    list of dict
+        One row per pair: ``method``, ``event``, ``quantifier``, ``families``, ``grid``,
+        ``supplies`` (the keywords a bound of that pair is called with), ``exact_coverage``
+        and the descriptions of the event and the method.
+
+    Examples
+    --------
+    >>> from calcheck import list_methods
+    >>> row = next(r for r in list_methods() if (r["method"], r["event"]) == ("umd", "conditional"))
+    >>> row["supplies"], row["exact_coverage"]
+    (['alpha', 'delta', 'n', 'n_bins'], True)
+    """
     rows = []
     for name, spec in _methods().items():
         for event, ev in spec.events.items():

@@ -6,7 +6,8 @@ each of ``reps`` repetitions draw ``n`` calibration points and a ``n_test`` test
 replacement from C, fit every method with B = 10 and compute the plug-in validity and
 conditional-validity curves (gr21 eq. (6), §4) on the test set.
 
-Randomness (the one seed protocol, :func:`simulations.provenance.generator`): the split uses
+Randomness (the one seed protocol, :func:`calcheck.simulations.provenance.generator`): the
+split uses
 ``generator(seed, "gr21.credit.split")``; repetition ``r`` at calibration size ``n`` uses
 ``generator(seed, "gr21.credit", n, r)``.
 """

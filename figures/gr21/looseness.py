@@ -2,7 +2,8 @@
 
 At eta = 1/2 (Bernoulli(1/2) labels in every bin, the worst case of every Hoeffding step)
 the bin label sums of UMD are independent binomials (Lemma 2), so the coverage of an eps is
-exact (:mod:`simulations.exact_coverage`) and so is the smallest eps that reaches 1 - alpha.
+exact (:mod:`calcheck.simulations.exact_coverage`) and so is the smallest eps that reaches
+1 - alpha.
 Theorem 3's eps (eq. 8; Theorem 4's eps2 is the same at delta = 0) is compared with the
 exact conditional radius, Theorem 4's eps1 (eq. 11) with the exact marginal radius.
 

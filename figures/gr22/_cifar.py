@@ -17,7 +17,7 @@ Reconstructed conventions, each checked against the paper's numbers:
   degenerates to 1.0 on CIFAR-100, where a class's bin holds 2-3 calibration points and a
   few test points (``tl_mce_eq17`` keeps it).
 * **TS**: the focal_calibration rule (grid T = 0.1..10, smallest confidence ECE on val),
-  :class:`~simulations.multiclass.MulticlassTemperatureScaling` ``objective="ece_grid"``.
+  :class:`~calcheck.simulations.multiclass.MulticlassTemperatureScaling` ``objective="ece_grid"``.
 * **VS, DS**: ``w log p + b`` and ``W log p + b`` fitted by NLL with dirichletcal's
   defaults (no regularisation, identity start), L-BFGS with at most 2000 iterations.
 * **HB**: the authors' code variant (``np.array_split`` edges, boundary points kept) is the

@@ -3,7 +3,7 @@
 TL-HB (Algorithm 8) runs randomized UMD on each predicted class with ``B_l = floor(n_l / k)``
 bins. With ``P(Y = c(X) | X) = 1/2`` (the law ``tl_balanced_half``: Bernoulli(1/2) in every
 bin) the bin label sums are independent binomials, so coverage is exact
-(:mod:`simulations.exact_coverage`). Marginal: eps_1 (eq. 8) against the exact per-class
+(:mod:`calcheck.simulations.exact_coverage`). Marginal: eps_1 (eq. 8) against the exact per-class
 marginal radius (the proof's per-class statement). Conditional: eps_2 (eq. 9, n the total)
 against the exact radius for L = 5 equally likely classes of n_l points each.
 

@@ -3,7 +3,7 @@
 Hist (equal-frequency histogram binning, calcheck's Zadrozny-Elkan binning: all n points,
 bins at the order statistics of ranks ceil(b (n + 1) / B)) at the worst case c = 1/2:
 the bin label sums are independent binomials, so the probability that the population MCE
-(every output within eps) is at most eps is exact (:mod:`simulations.exact_coverage`).
+(every output within eps) is at most eps is exact (:mod:`calcheck.simulations.exact_coverage`).
 Theorem 3.1 as printed (exponent n eps^2 / (2B), eq. 3) and with eq. (1)'s Hoeffding
 exponent are compared with the smallest eps whose exact coverage reaches 1 - alpha.
 

@@ -170,7 +170,7 @@ def uniform_mass_edges(sorted_scores, n_bins: int) -> np.ndarray:
 def _sort_binary_labels(scores, labels, rng):
     """``(s_sorted, u_sorted, y_sorted)`` as ``fit_batch`` sorts them (y as int64), or None.
 
-    :func:`~simulations.calibrators.edges.sort_lexicographic` followed by the label gather,
+    :func:`~calcheck.simulations.calibrators.edges.sort_lexicographic` followed by the label gather,
     for scores in [+0, 2) and labels in {0, 1}: the float64 bits of a nonnegative score
     order like the score, so one integer sort of ``2 bits + y`` sorts scores and labels
     together (an argsort and two gathers cost about 3 sorts). A row without tied scores has

@@ -13,7 +13,7 @@ probabilities (rows on the simplex) and 0-based integer labels:
   Kull et al. 2019), fitted by L-BFGS (scipy.optimize) on ``log p``.
 
 The binary histogram binning inside the HB calibrators is
-:class:`simulations.calibrators.RandomizedUniformMassBinning` with ``delta = 0`` -- gr21
+:class:`calcheck.simulations.calibrators.RandomizedUniformMassBinning` with ``delta = 0`` -- gr21
 Algorithm 2, which the paper's Algorithm 8 calls (boundary order statistics excluded from
 the bin means, ties broken on an independent uniform, bins distinct outputs) -- the very
 code the Theorem 1-2 checks run. ``variant="code"`` instead mimics the authors' public code

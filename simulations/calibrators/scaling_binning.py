@@ -7,7 +7,7 @@ Algorithm (klm19 Sec. 4.1; catalog Sec. 3.4), on recalibration data T split into
    maximum likelihood (``loss="log"``, what the paper's experiments and code do: "we fit a
    sigmoid").
 2. *Bins*: uniform-mass bins of the values g(z) on T2 (order statistics at the project's
-   ranks, :func:`~simulations.calibrators.edges.uniform_mass_edge_ranks`).
+   ranks, :func:`~calcheck.simulations.calibrators.edges.uniform_mass_edge_ranks`).
 3. *Discretisation*: the output on bin j is the mean of the *values* g(z) (not the labels)
    of the T3 points in bin j. An empty bin outputs the midpoint of its edges (the authors'
    code; the paper does not say).
@@ -81,7 +81,7 @@ def _affine_sigmoid(a, b, x, out):
 def _platt_log_loss_fit(x, y, *, max_iter=200, tol=1e-9, penalty=1e-10):
     """Maximum likelihood for ``sigma(a x + b)`` row-wise (Newton, closed-form 2x2 steps).
 
-    The same estimator as :func:`~simulations.calibrators.scaling.logistic_newton_batch`
+    The same estimator as :func:`~calcheck.simulations.calibrators.scaling.logistic_newton_batch`
     with features ``(x, 1)`` (tested equal), written out for two parameters because the
     generic batched einsum dominates the Monte Carlo cost, and globalised: a step is halved
     until the objective decreases (plain Newton cycles on nearly separable data, e.g. a

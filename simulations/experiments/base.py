@@ -3,12 +3,12 @@
 An :class:`Experiment` bundles a data-generating law, a method and the exact estimand. Its
 ``simulate(rng, reps)`` returns an :class:`Outcome`: a frozen record of per-replicate raw
 sufficient statistics (arrays with the replicate axis first), never a verdict. The check
-layer (:mod:`theory_checks.events`) turns an outcome, an event, a miscoverage alpha and a
+layer (:mod:`calcheck.theory_checks.events`) turns an outcome, an event, a miscoverage alpha and a
 bound into per-replicate successes, so **alpha and the bound never enter a simulation
 key**: adding an alpha, or a negative control with another bound, reuses the stored data.
 
 One documented exception: path-dependent events (time-uniform coverage of a stream,
-:class:`~simulations.experiments.gpr20.StreamExperiment`) cannot be reduced to a summary
+:class:`~calcheck.simulations.experiments.gpr20.StreamExperiment`) cannot be reduced to a summary
 that is independent of the radius, so that experiment evaluates its registered bound at
 every time step and carries its alphas and radius in its key.
 
@@ -17,7 +17,7 @@ Each experiment declares
     the quantities a bound may take (``n``, ``n_bins``, per-bin counts and variances...),
     named as in the bound functions' signatures;
 ``accepts``
-    the law families it runs on (:mod:`simulations.laws.base`);
+    the law families it runs on (:mod:`calcheck.simulations.laws.base`);
 ``code_paths``
     the source files whose change invalidates its stored results (its code stamp).
 """

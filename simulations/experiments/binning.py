@@ -30,7 +30,8 @@ class BinningExperiment(Experiment):
     Parameters
     ----------
     calibrator : dict
-        ``{"name": ..., <parameters>}`` (:func:`simulations.calibrators.calibrator_from_spec`).
+        ``{"name": ..., <parameters>}``
+        (:func:`calcheck.simulations.calibrators.calibrator_from_spec`).
     law : BinaryLaw
     n, n_bins : int
 

@@ -10,7 +10,7 @@ How the events are evaluated
 ----------------------------
 A fitted map ``h`` need not expose bins. Its *level sets* ``{s : h(s) = r}`` play their
 part: the conditional error of output ``r`` is ``|E[Y | h(S) = r] - r|``, and the events of
-:data:`theory_checks.methods.BINARY_EVENTS` (every output within eps, a fresh test point
+:data:`calcheck.theory_checks.methods.BINARY_EVENTS` (every output within eps, a fresh test point
 within eps, the l1 / l2 ECE) read these per-output errors and masses as they read a binning
 map's bins. The level sets are found on the score law's continuous part in
 probability space:
@@ -30,7 +30,7 @@ probability space:
 4. Every atom of the score law is a piece of its own, with its exact mass and mean.
 
 Each piece's mass and first moment ``E[Y 1{S in piece}]`` are exact
-(:meth:`~simulations.laws.binary.BinaryLaw.interval_moments` on the continuous part);
+(:meth:`~calcheck.simulations.laws.binary.BinaryLaw.interval_moments` on the continuous part);
 pieces with equal outputs are merged, so ``E[Y | h(S) = r]`` is exact wherever the map is
 resolved.
 """
@@ -69,7 +69,7 @@ class LevelSetOutcome(BinOutcome):
     Attributes
     ----------
     error, mass, test_u, n_empty
-        As in :class:`~simulations.experiments.base.BinOutcome`; a column is an output of
+        As in :class:`~calcheck.simulations.experiments.base.BinOutcome`; a column is an output of
         the fitted map (its level set), padded with NaN error and zero mass to the
         experiment's width; ``n_empty`` is 0 (a level set is never empty).
     unresolved_mass : ndarray (R,)

@@ -3,7 +3,7 @@
 Per-bin intervals (Theorem 4), binning radii (Corollary 3, also under the adversary Q),
 uniform-mass counts (Theorem 5) and time-uniform streams (Theorem 6).
 
-Each returns a typed outcome of raw statistics (see :mod:`simulations.experiments.base`);
+Each returns a typed outcome of raw statistics (see :mod:`calcheck.simulations.experiments.base`);
 the radii (Theorem 4, Corollary 3, Theorem 5...) are applied by the check layer.
 
 References
@@ -139,7 +139,7 @@ class BinningRadiusExperiment(Experiment):
     binary-label law; the outcome is ``max_{r in Range(h)} |E[Y | h(X) = r] - r|`` (bins
     with equal outputs merged), the counts N_b and ``V^_b = pi^_b (1 - pi^_b)``. Under the
     adversary Q (fixed-width bins only) the truth of a bin is the mean label of Q's support
-    points in it, drawn exactly (:meth:`simulations.laws.AdversaryQ.rest_bin_sums`).
+    points in it, drawn exactly (:meth:`calcheck.simulations.laws.AdversaryQ.rest_bin_sums`).
     """
 
     law: Law
@@ -307,7 +307,7 @@ def _clopper_pearson_table(t_max: int, level: float) -> _ClopperPearsonTable:
 class StreamExperiment(Experiment):
     """Theorem 6: per-bin Bernoulli streams, the radius recomputed after every point.
 
-    The documented exception of :mod:`simulations.experiments.base`: the event is
+    The documented exception of :mod:`calcheck.simulations.experiments.base`: the event is
     time-uniform (no bin leaves its radius at any ``t <= lengths[b]``), a property of the
     whole path, so the radius (``"thm6"``, ``"thm6_intermediate"`` or the negative control
     ``"clopper_pearson_fixed_n"``: an exact fixed-n interval at level alpha/B re-checked at

@@ -47,7 +47,7 @@ def _flat_bin_index(x, edges):
     """Bin of each point plus ``B`` times its row, for per-row edges ``(R, B + 1)``.
 
     The comparisons ``x >= e_b`` of
-    :func:`~simulations.calibrators.edges.bin_index_from_edges` summed one interior edge at
+    :func:`~calcheck.simulations.calibrators.edges.bin_index_from_edges` summed one interior edge at
     a time into the row offsets (the flat index :func:`bin_totals` takes): no
     ``(R, n, B - 1)`` temporary and no second full-size index array.
     """

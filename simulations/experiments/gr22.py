@@ -5,9 +5,10 @@ TL-HB and CW-HB with exact truth, Proposition 4, accuracy preservation.
 Design: Theorem 1's proof conditions on the class counts ``n_l``, so
 :class:`TopLabelBinningExperiment` draws a *stratified* calibration set with ``n_l`` the
 largest-remainder rounding of ``n P(c(X) = l)``. Each class is fitted with
-:class:`~simulations.calibrators.RandomizedUniformMassBinning` (gr21 Algorithm 2, delta -> 0
-tie-breaking), exactly what :class:`~simulations.calibrators.TopLabelHistogramBinning` runs
-per class, vectorised over replicates.
+:class:`~calcheck.simulations.calibrators.RandomizedUniformMassBinning` (gr21 Algorithm 2,
+delta -> 0 tie-breaking), exactly what
+:class:`~calcheck.simulations.calibrators.TopLabelHistogramBinning` runs per class,
+vectorised over replicates.
 
 References
 ----------
@@ -266,7 +267,7 @@ class Prop4Experiment(Experiment):
     Each replicate draws a predictor on ``n_support`` points: ``P(X = x) ~ Dirichlet(1)``,
     ``c(x)`` uniform on L classes, ``h(x)`` on a grid of ``n_levels`` values (so that level
     sets mix classes) and ``P(Y = c(X) | x) ~ U[0, 1]``; the four errors are exact
-    (:func:`bounds.gr22.discrete_top_label_errors`).
+    (:func:`calcheck.bounds.gr22.discrete_top_label_errors`).
     """
 
     n_support: int = 12

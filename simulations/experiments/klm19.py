@@ -1,6 +1,6 @@
 """Experiments for Kumar, Liang & Ma (2019): estimator and bin-balance thresholds.
 
-Both experiments serve *rate* checks (:mod:`theory_checks.rates`): each simulates one
+Both experiments serve *rate* checks (:mod:`calcheck.theory_checks.rates`): each simulates one
 parameter point theta on a whole grid of sample sizes ``n_grid`` and returns outcomes of
 shape ``(R, G)``, one column per n, so that the threshold n* (the smallest n at which an
 event holds w.p. >= 1 - delta) is read off one stored cell. Columns are simulated with
@@ -102,7 +102,7 @@ class EstimatorRateExperiment(Experiment):
 def _estimates(s, y, counts, sums):
     """The six fields of :class:`EstimatorGridOutcome` at one n, rows of ``(R, B)`` counts.
 
-    Bit for bit :func:`~simulations.metrics.binned.plugin_sq_ce`, :func:`debiased_sq_ce`
+    Bit for bit :func:`~calcheck.simulations.metrics.binned.plugin_sq_ce`, :func:`debiased_sq_ce`
     (``small_bins="drop"`` and ``"keep"``), ``sum(counts < 2)`` and
     :func:`conditional_sq_ce` (min_count 2 and 1; tested equal), with their common terms
     computed once, in place, and no input validation (multinomial counts and binomial sums
@@ -171,7 +171,8 @@ class BinBalanceExperiment(Experiment):
     """Exact masses of uniform-mass bins built from n continuous scores, every n of a grid.
 
     The bins are the project's uniform-mass bins (order statistics at ranks
-    ``ceil(b (n + 1) / B)``, :func:`~simulations.calibrators.edges.uniform_mass_edge_ranks`).
+    ``ceil(b (n + 1) / B)``,
+    :func:`~calcheck.simulations.calibrators.edges.uniform_mass_edge_ranks`).
     For a continuous score law the mass of a bin is the sum of the uniform spacings between
     its edges, whatever the law: the n + 1 spacings are Dirichlet(1, ..., 1), so bin b has
     mass ``G_b / sum G`` with ``G_b ~ Gamma(A_b - A_{b-1})``. The experiment is therefore

@@ -7,12 +7,12 @@ at each n, every replicate draws n points and fits, on the same data:
 ``sb_log``     the same with log-loss Platt (the paper's experiments "fit a sigmoid"),
 ``sb_nosplit`` log-loss Platt, bins and means on all n points (the authors' code),
 ``hist``       histogram binning (uniform-mass bins on all n points, label means:
-               :class:`~simulations.calibrators.binning.ZadroznyElkanBinning`),
+               :class:`~calcheck.simulations.calibrators.binning.ZadroznyElkanBinning`),
 ``platt``      log-loss Platt scaling on all n points (a continuous map),
 
-and records each map's exact CE^2 and MSE (:mod:`simulations.metrics.recalibration`; no
+and records each map's exact CE^2 and MSE (:mod:`calcheck.simulations.metrics.recalibration`; no
 Monte Carlo truth). Outcomes have shape ``(R, G)``, one column per n, with independent
-draws per column, as the rate checks need (:mod:`theory_checks.rates`).
+draws per column, as the rate checks need (:mod:`calcheck.theory_checks.rates`).
 
 References
 ----------
@@ -183,7 +183,7 @@ def _hist_fit(z, y, n_bins):
     """Histogram binning's ``(lower_s, upper_s, values)`` for 0/1 labels ``y``.
 
     Bit for bit ``_uniform_mass_fit_sorted(..., include_upper=True)`` on the sorted rows
-    (:class:`~simulations.calibrators.binning.ZadroznyElkanBinning`; tested equal), which
+    (:class:`~calcheck.simulations.calibrators.binning.ZadroznyElkanBinning`; tested equal), which
     needs the sorted scores only at the edge ranks and the labels only through their
     counts between the ranks: exact integers in any summation order, so the label counts
     are summed per segment instead of a full cumulative sum of the sorted labels.

@@ -2,7 +2,7 @@
 
 :data:`LAWS` maps the name of every law the suite ships to the law; its families are
 ``binary``, ``linear_shift``, ``top_label``, ``dirichlet_affine`` and ``adversary``
-(see :mod:`simulations.laws.base`). :func:`law_from_spec` builds a law of any family from a
+(see :mod:`calcheck.simulations.laws.base`). :func:`law_from_spec` builds a law of any family from a
 table (study files).
 """
 

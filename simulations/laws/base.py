@@ -15,7 +15,7 @@ compute exactly depends on its family:
     the adversary Q of Gupta, Podkopaev & Ramdas (2020), Theorem 2.
 
 An experiment states which families it accepts (``accepts`` in
-:mod:`simulations.experiments.base`), so a law of the wrong kind is refused by name.
+:mod:`calcheck.simulations.experiments.base`), so a law of the wrong kind is refused by name.
 """
 
 from __future__ import annotations

@@ -57,6 +57,19 @@ class BinaryLaw(Law):
     atom_eta : tuple of float
         ``E[Y | S = a_j]`` for each atom of ``scores`` (default: ``eta(a_j)``), so that an
         atomic law can give every atom its own conditional mean.
+
+    Examples
+    --------
+    Beta(2, 5) scores with a Platt-shaped conditional mean, and an exact truth: the mass and
+    the label moment of the interval [0, 0.5] of scores.
+
+    >>> import numpy as np
+    >>> from calcheck import BinaryLaw, ConditionalMean, ScoreLaw
+    >>> law = BinaryLaw(ScoreLaw(2.0, 5.0), ConditionalMean("logistic", {"slope": 2.0}),
+    ...                 name="mine")
+    >>> scores, labels = law.sample(5, np.random.default_rng(0))
+    >>> scores.shape, set(np.unique(labels)) <= {0.0, 1.0}
+    ((5,), True)
     """
 
     family: ClassVar[str] = "binary"

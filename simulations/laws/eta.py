@@ -41,6 +41,15 @@ class ScoreLaw:
         Atom positions in [0, 1].
     atom_probs : tuple of float
         Atom masses; their sum is at most 1 (1 means purely atomic).
+
+    Examples
+    --------
+    >>> from calcheck import ScoreLaw
+    >>> scores = ScoreLaw(2.0, 5.0, atoms=(0.5,), atom_probs=(0.2,))
+    >>> scores.continuous_weight
+    0.8
+    >>> float(scores.cdf(0.5))  # the continuous part's CDF: P(Beta(2, 5) <= 1/2) = 57/64
+    0.890625
     """
 
     a: float = 1.0
@@ -134,6 +143,13 @@ class ConditionalMean:
     * ``"sine"``: ``center + amplitude * sin(2 pi frequency s)``;
     * ``"linear"``: ``intercept + slope * s`` (class-wise laws of gr22: an affine
       recalibration ``lambda s + (1 - lambda) / L`` of a Dirichlet score vector).
+
+    Examples
+    --------
+    >>> from calcheck import ConditionalMean
+    >>> eta = ConditionalMean("logistic", {"slope": 2.0, "intercept": -0.5})
+    >>> [round(float(v), 4) for v in eta([0.25, 0.5, 0.75])]
+    [0.0631, 0.3775, 0.8452]
     """
 
     kind: str = "constant"

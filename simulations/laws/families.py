@@ -1,7 +1,7 @@
 """Parametric law families: a vector theta in a box -> a law with exact truth (issue 14).
 
 A :class:`LawFamily` names its parameters (``names``), states its box (``bounds``) and
-builds, for any theta in the box, a law of the existing protocol (:mod:`simulations.laws`)
+builds, for any theta in the box, a law of the existing protocol (:mod:`calcheck.simulations.laws`)
 whose ground truth is exact: :meth:`LawFamily.law`. :meth:`LawFamily.describe` gives theta
 as a readable dict. Each family has benign start points (``benign``): laws far from the
 worst cases the suite knows (eta away from 1/2), from which an adversarial search starts.
@@ -18,16 +18,16 @@ Families (``FAMILIES``, built by :func:`get_family`):
     Beta(a, b) scores (fixed) with a logistic eta (``slope``, ``intercept``) plus k atoms
     (``pos_j``, ``mass_j``, ``eta_j``).
 ``top_label`` (L)
-    A top-label law (:class:`~simulations.laws.TopLabelLaw`) with L classes: weights
+    A top-label law (:class:`~calcheck.simulations.laws.TopLabelLaw`) with L classes: weights
     ``w_l`` of the predicted classes and, per class, uniform latent scores and a linear
     ``eta_l(u)`` from ``lo_l`` (u = 0) to ``hi_l`` (u = 1).
 ``binned_model`` (B) (Kumar, Liang & Ma 2019, Sec. 5)
-    A binned model (:class:`~simulations.laws.binned.BinnedModelLaw`): outputs ``s_b``,
+    A binned model (:class:`~calcheck.simulations.laws.binned.BinnedModelLaw`): outputs ``s_b``,
     weights ``w_b`` and label means ``y_b``; exact E^2.
 ``staircase`` (B) (Naeini, Cooper & Hauskrecht 2014, Theorem 3.4)
     Uniform scores; on each bin ``[k/B, (k+1)/B)`` eta is ``low`` below and ``high`` above
     the top ``theta_k`` fraction of the bin (``low = 0, high = 1`` and nearly equal
-    ``theta_k`` is :func:`~simulations.laws.binary.staircase_law`).
+    ``theta_k`` is :func:`~calcheck.simulations.laws.binary.staircase_law`).
 
 ``linear_shift`` (gpr20 Sec. 4.4) and ``dirichlet_affine`` (L) (gr22 Theorem 2)
     See :func:`linear_shift_family` and :func:`dirichlet_affine_family`.

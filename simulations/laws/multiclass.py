@@ -1,11 +1,11 @@
 """Multiclass laws with exact top-label and class-wise truth (the D of ADEMP).
 
 Two families, each reducing the multiclass truth to the exact binary machinery of
-:class:`~simulations.laws.binary.BinaryLaw`:
+:class:`~calcheck.simulations.laws.binary.BinaryLaw`:
 
 :class:`TopLabelLaw`
     The predicted class C has probabilities ``class_probs``; given ``C = l``, a latent
-    ``U ~ Q_l`` (a :class:`~simulations.laws.ScoreLaw`, atoms allowed) sets the top-label
+    ``U ~ Q_l`` (a :class:`~calcheck.simulations.laws.ScoreLaw`, atoms allowed) sets the top-label
     probability ``s = (1 + U) / 2`` (so s >= 1/2 is the unique maximum), the other L - 1 entries
     share ``1 - s`` equally, and ``P(Y = l | C = l, U) = eta_l(U)``; otherwise Y is uniform on
     the other classes. Because s is increasing in U, binning on s is binning on U, and the

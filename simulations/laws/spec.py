@@ -138,7 +138,7 @@ def law_from_spec(table, name: str = "custom") -> Law:
     ----------
     table : dict or str
         The law's table (its ``name`` key, if any, must be removed and passed as ``name``),
-        or the name of a law in :data:`simulations.laws.LAWS`.
+        or the name of a law in :data:`calcheck.simulations.laws.LAWS`.
     name : str
         Display name of the law.
 
@@ -150,6 +150,22 @@ def law_from_spec(table, name: str = "custom") -> Law:
     ------
     ValueError
         Naming the unknown key, family or value.
+
+    Examples
+    --------
+    The table of a study file, as a dict:
+
+    >>> from calcheck import law_from_spec
+    >>> law = law_from_spec(
+    ...     {"scores": {"kind": "beta", "a": 2.0, "b": 5.0},
+    ...      "eta": {"kind": "logistic", "slope": 2.0, "intercept": -0.5}},
+    ...     name="beta25_platt")
+    >>> law.name, law.family, law.has_atoms
+    ('beta25_platt', 'binary', False)
+    >>> law_from_spec({"scores": {"kind": "uniform"}, "eta": {"kind": "nope"}})
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
     """
     if isinstance(table, str):
         if table not in LAWS:

@@ -109,7 +109,7 @@ def _chained_edges(batch):
     """The ``(R, B + 1)`` score edges when bin b's upper edge is bin b + 1's lower one.
 
     Uniform-mass maps are chained so; then the law evaluates its CDF once per edge
-    (:meth:`~simulations.laws.binary.BinaryLaw._chained_moments`). None unless the edges
+    (:meth:`~calcheck.simulations.laws.binary.BinaryLaw._chained_moments`). None unless the edges
     are also nondecreasing and free of -0.0 (where ``max(hi, lo)`` could differ from hi).
     """
     lo, hi = batch.lower_s, batch.upper_s

@@ -1,9 +1,10 @@
 """The suite's checks, one module per paper; this index grows by one line per paper.
 
 Each paper module defines ``checks(budget) -> list[Check]`` (every guarantee's check and
-its negative controls), ``STUDIES`` (guarantee -> :class:`~theory_checks.check.StudyAdapter`:
+its negative controls), ``STUDIES``
+(guarantee -> :class:`~calcheck.theory_checks.check.StudyAdapter`:
 how to check it on a user's law) and ``REFUSED`` (guarantee -> why its law is fixed by the
-theorem itself). Papers of other packages (:mod:`bounds.plugins`) follow the built-in ones
+theorem itself). Papers of other packages (:mod:`calcheck.bounds.plugins`) follow the built-in ones
 with the same module protocol; a plugin whose checks fail to build is skipped with one
 warning line, never the built-in papers.
 """
@@ -84,7 +85,7 @@ def all_checks(budget="quick") -> list:
 
 
 def studiable() -> dict:
-    """Guarantee id -> :class:`~theory_checks.check.StudyAdapter`, every paper."""
+    """Guarantee id -> :class:`~calcheck.theory_checks.check.StudyAdapter`, every paper."""
     papers = {}
     for key, module in _papers():
         for gid, adapter in getattr(module, "STUDIES", {}).items():
@@ -94,7 +95,9 @@ def studiable() -> dict:
 
 
 def methods() -> dict:
-    """Method name -> :class:`~theory_checks.methods.MethodSpec` a user's guarantee can name.
+    """Method name -> the method a user's guarantee can name.
+
+    Each is a :class:`~calcheck.theory_checks.methods.MethodSpec`.
 
     Collected from each paper's ``METHODS`` (a name is defined once).
     """

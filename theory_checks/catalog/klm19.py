@@ -8,10 +8,10 @@ Example 3.2 and Proposition 3.3 are population statements, checked exactly by qu
 on laws and binning schemes the experiments draw (every replicate must satisfy them).
 
 Every sample-size result of the paper holds for an unspecified constant c, so each is a
-:class:`~theory_checks.rates.RateCheck`: thresholds n* measured on geometric grids of n,
+:class:`~calcheck.theory_checks.rates.RateCheck`: thresholds n* measured on geometric grids of n,
 over series that vary one parameter over two decades or more, and the slope of log n* on
 log h(theta) decided against 1. The estimator checks use exact binned models
-(:func:`~simulations.laws.binned.binned_model`): ``half`` (y_s = 1/2, the largest plug-in
+(:func:`~calcheck.simulations.laws.binned.binned_model`): ``half`` (y_s = 1/2, the largest plug-in
 bias), ``min_mass`` (half the bins at the hypothesis' floor 1/(2B)) and ``one_bin`` (all of
 E^2 in one bin). The bin-balance checks are distribution-free over continuous scores.
 

@@ -5,7 +5,7 @@ Naeini, Cooper & Hauskrecht (2014), Theorem 3.4 and App. 7.2 (eqs. 15-23).
 The theorem holds as n/B -> infinity, so it is checked *in the limit*, exactly: the
 population B-quantile bins each output their true rate, and the loss
 AUC(y) - AUC(yhat) (ties 1/2) is computed by quadrature
-(:func:`simulations.metrics.auc.population_auc_loss`); every law and B must satisfy
+(:func:`calcheck.simulations.metrics.auc.population_auc_loss`); every law and B must satisfy
 loss <= 1/(2B). Laws: smooth monotone (c(y) = y, a Platt curve, Beta(0.1, 5) scores),
 non-monotone (a sine: binning *gains* AUC), a step, and the staircase (labels deterministic
 within bins), on which the bound is attained (tightness ratio 1 - 1e-5). Equal-width bins on

@@ -1,0 +1,250 @@
+"""Pages of the docs site generated from calcheck's registries at build time.
+
+Nothing here is typed by hand: the per-paper tables of guarantees and checks, the counts of
+checks per role and budget, the figures with their recorded findings, and the not-covered
+tables come from :mod:`calcheck.bounds.registry`, :mod:`calcheck.theory_checks.catalog`,
+:mod:`calcheck.figures.registry`, ``figures/findings_status.json`` and ``docs/coverage.md``,
+so the site cannot drift from the code. The generated Markdown goes to ``docs/_generated/``
+(ignored by git) and is included by the hand-written pages.
+
+Anchors: every guarantee has the label ``guarantee-<id with dots as dashes>`` on its paper's
+page (``papers/gr21.html#guarantee-gr21-thm3``); the HTML run report links to them
+(:func:`calcheck.theory_checks.doclinks.guarantee_doc_anchor`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+OUT = HERE / "_generated"
+PAPER_TITLES = {
+    "gr21": "Gupta & Ramdas (ICML 2021): histogram binning without sample splitting",
+    "gpr20": "Gupta, Podkopaev & Ramdas (NeurIPS 2020): distribution-free binary classification",
+    "gr22": "Gupta & Ramdas (ICLR 2022): top-label calibration and M2B reductions",
+    "klm19": "Kumar, Liang & Ma (NeurIPS 2019): verified uncertainty calibration",
+    "nch14": "Naeini, Cooper & Hauskrecht (2014): binary classifier calibration",
+}
+ROLE_ORDER = ("guarantee", "control", "counterexample", "hypothesis")
+
+
+def _cell(text) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _anchor(guarantee_id: str) -> str:
+    from calcheck.theory_checks.doclinks import guarantee_doc_anchor
+
+    return guarantee_doc_anchor(guarantee_id)
+
+
+def _checks(budget: str) -> list:
+    from calcheck.theory_checks.catalog import all_checks
+
+    return all_checks(budget)
+
+
+def counts() -> dict:
+    """Substitutions for the pages: checks per role and budget, guarantees, papers."""
+    from calcheck.bounds import registry
+    from calcheck.theory_checks.roles import role_of
+
+    out = {"n_papers": str(len(PAPER_TITLES)), "n_guarantees": str(len(registry.all_guarantees()))}
+    for budget in ("quick", "full"):
+        checks = _checks(budget)
+        roles = Counter(role_of(c) for c in checks)
+        out[f"n_checks_{budget}"] = str(len(checks))
+        for role in ROLE_ORDER:
+            out[f"n_{role}_{budget}"] = str(roles.get(role, 0))
+    return out
+
+
+def _guarantee_section(g, checks_of: dict, refused: dict, studiable) -> list[str]:
+    from calcheck.theory_checks.roles import role_of
+
+    lines = [f"({_anchor(g.id)})=", f"### `{g.id}`: {g.label}", "", _cell(g.statement), ""]
+    lines.append(f"- **Quantifier**: {g.quantifier}")
+    if g.hypotheses:
+        lines.append("- **Hypotheses**: " + "; ".join(g.hypotheses))
+    if g.variant_of:
+        lines.append(f"- **Variant of**: `{g.variant_of}` (a corrected or proof-valid form)")
+    module = getattr(g.function, "__module__", "")
+    if module.startswith("calcheck.bounds.") and "<" not in g.function.__qualname__:
+        lines.append(f"- **Function**: {{py:func}}`{module}.{g.function.__name__}`")
+    if g.id in studiable:
+        lines.append("- **Study on your own law**: yes (see {doc}`/user_guide/studies`)")
+    elif g.id in refused:
+        lines.append(f"- **Study on your own law**: refused: {_cell(refused[g.id])}")
+    mine = checks_of.get(g.id, [])
+    if mine:
+        head = "| check (quick budget) | type | role | expects | event | bound | experiments |"
+        lines += ["", head]
+        lines.append("|---|---|---|---|---|---|---|")
+        for c in mine:
+            lines.append(
+                f"| `{c.id}` | {type(c).__name__} | {role_of(c)} | {c.expect} | "
+                f"{_cell(c.metric)} | {_cell(c.bound_mode)} | {len(c.law_specs())} |"
+            )
+        described = [c for c in mine if c.description]
+        if described:
+            lines.append("")
+            for c in described:
+                lines.append(f"- `{c.id}`: {_cell(c.description)}")
+    else:
+        lines += ["", "*No check of its own at the quick budget* (see the coverage table)."]
+    return [*lines, ""]
+
+
+def guarantees_page(paper: str) -> str:
+    """The generated guarantees-and-checks section of one paper's page."""
+    from calcheck.bounds import registry
+    from calcheck.theory_checks.catalog import refused, studiable
+
+    checks_of: dict = {}
+    for c in _checks("quick"):
+        checks_of.setdefault(c.guarantee, []).append(c)
+    refusals, studies = refused(), set(studiable())
+    lines = []
+    for g in registry.all_guarantees():
+        if g.paper == paper:
+            lines += _guarantee_section(g, checks_of, refusals, studies)
+    return "\n".join(lines)
+
+
+def roles_table(paper: str) -> str:
+    """Checks of one paper per role at each budget."""
+    from calcheck.theory_checks.roles import role_of
+
+    lines = ["| budget | checks | " + " | ".join(f"{r}s" for r in ROLE_ORDER) + " |"]
+    lines.append("|---|---|" + "---|" * len(ROLE_ORDER))
+    for budget in ("quick", "full"):
+        mine = [c for c in _checks(budget) if c.guarantee.split(".")[0] == paper]
+        roles = Counter(role_of(c) for c in mine)
+        cells = " | ".join(str(roles.get(r, 0)) for r in ROLE_ORDER)
+        lines.append(f"| {budget} | {len(mine)} | {cells} |")
+    return "\n".join(lines)
+
+
+def counterexamples_page(paper: str) -> str:
+    """The paper's printed claims that fail, as the catalog describes them."""
+    from calcheck.theory_checks.roles import VALID_FORMS, role_of
+
+    mine = [
+        c
+        for c in _checks("quick")
+        if c.guarantee.split(".")[0] == paper and role_of(c) == "counterexample"
+    ]
+    if not mine:
+        return "No printed claim of this paper is checked as a counterexample.\n"
+    lines = []
+    for c in mine:
+        valid = VALID_FORMS.get(c.guarantee)
+        tail = f" Valid form checked beside it: `{valid}`." if valid else ""
+        lines.append(
+            f"- **`{c.id}`** (guarantee {{ref}}`{c.guarantee} <{_anchor(c.guarantee)}>`): "
+            f"{_cell(c.description)}{tail}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def figures_page(paper: str) -> str:
+    """The paper's figures: caption, the command, and each stated finding's recorded status."""
+    from calcheck.figures.registry import figure_modules, get_figure, unavailable
+
+    status = json.loads((HERE.parent / "figures" / "findings_status.json").read_text())
+    lines = []
+    for fid in figure_modules():
+        if fid.split(".")[0] != paper:
+            continue
+        mod = get_figure(fid)
+        lines += [f"### `{fid}`", "", _cell(" ".join(mod.CAPTION.split())), ""]
+        lines += [f"Regenerate: `calcheck figures {fid}`", ""]
+        record = status.get(fid)
+        if record and record["statuses"]:
+            lines += ["| stated finding | status | explanation |", "|---|---|---|"]
+            for claim, state in record["statuses"].items():
+                why = record.get("explanations", {}).get(claim, "")
+                lines.append(f"| {_cell(claim)} | {state} | {_cell(why)} |")
+            lines += ["", f"Recorded at {record['reps']} repetitions, seed {record['seed']}.", ""]
+    missing = {k: v for k, v in unavailable().items() if k.split(".")[0] == paper}
+    if missing:
+        lines += ["### Not regenerated", "", "| figure | why |", "|---|---|"]
+        lines += [f"| `{fid}` | {_cell(why)} |" for fid, why in missing.items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def not_covered_page(paper: str) -> str:
+    """The paper's rows of ``docs/coverage.md`` that are not covered, with their reasons."""
+    text = (HERE / "coverage.md").read_text()
+    section = re.search(rf"^## {paper}\b.*?(?=^## |\Z)", text, flags=re.M | re.S)
+    if section is None:
+        return "The coverage table has no section for this paper.\n"
+    rows = [
+        line
+        for line in section.group(0).splitlines()
+        if line.startswith("|") and "| not covered |" in line
+    ]
+    if not rows:
+        return "Every catalog item of this paper is checked or reproduced.\n"
+    return "\n".join(["| # | item | status | reason |", "|---|---|---|---|", *rows]) + "\n"
+
+
+def measurements_page() -> str:
+    """The measured runs of ``docs/measurements/*.json`` (``docs/tools/record_run.py``)."""
+    files = sorted((HERE / "measurements").glob("*.json"))
+    if not files:
+        return "No run has been recorded yet (`docs/tools/record_run.py`).\n"
+    lines = []
+    for path in files:
+        m = json.loads(path.read_text())
+        machine = m["machine"]
+        lines += [
+            f"### `{m['name']}`: {m['command']}",
+            "",
+            f"- **When, where**: {m['date_utc']} UTC, commit `{m['commit']}`, "
+            f"{machine['cpus']} CPUs ({machine['cpu_model']}), Python {machine['python']}, "
+            f"load average at the start {machine['load_average_at_start']}",
+            f"- **Wall time**: {m['wall_seconds'] / 60:.1f} min ({m['wall_seconds']:.0f} s); "
+            f"peak resident memory of a process {m['peak_rss_mb']} MB",
+            f"- **Checks**: {m['as_expected']} of {m['checks']} as expected ({m['roles']}); "
+            f"budget {m['budget']}, {m['reps']} replicates per cell; exit status "
+            f"{m['exit_status']}",
+        ]
+        kinds = m.get("cpu_seconds_by_experiment_kind") or {}
+        if kinds:
+            total = sum(v["cpu_seconds"] for v in kinds.values())
+            lines += ["", f"Simulation CPU time {total:.0f} s:", ""]
+            lines += ["| experiment kind | blocks | CPU s | share |", "|---|---|---|---|"]
+            for kind, v in sorted(kinds.items(), key=lambda kv: -kv[1]["cpu_seconds"]):
+                share = v["cpu_seconds"] / total if total else 0.0
+                lines.append(f"| {kind} | {v['blocks']} | {v['cpu_seconds']:.0f} | {share:.0%} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_pages(app=None) -> None:
+    """Write every generated page (idempotent; only changed files are rewritten)."""
+    OUT.mkdir(exist_ok=True)
+    pages = {}
+    for paper in PAPER_TITLES:
+        pages[f"{paper}_guarantees.md"] = guarantees_page(paper)
+        pages[f"{paper}_roles.md"] = roles_table(paper)
+        pages[f"{paper}_counterexamples.md"] = counterexamples_page(paper)
+        pages[f"{paper}_figures.md"] = figures_page(paper)
+        pages[f"{paper}_not_covered.md"] = not_covered_page(paper)
+    pages["measurements.md"] = measurements_page()
+    for name, text in pages.items():
+        path = OUT / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+
+
+def setup(app):
+    """Sphinx entry point: generate the pages before the sources are read."""
+    app.connect("builder-inited", write_pages)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,117 @@
+"""Measure a calcheck command and record what it took, for the docs site.
+
+Usage (from the repository root)::
+
+    python docs/tools/record_run.py quick -- calcheck run --jobs 2 --out /tmp/quick
+    python docs/tools/record_run.py full -- calcheck run --budget full --jobs 2 --out /tmp/full
+
+It runs the command, measures its wall time and the peak resident memory of its processes,
+reads the run's ``results.json`` (the ``--out`` folder) and writes
+``docs/measurements/<name>.json``: the date, the machine, the command, the wall time, the
+checks per role as expected and where the simulation CPU time went. The docs build renders
+every file of that folder (``docs/_ext/calcheck_docs.py``), so no run time on the site is
+typed by hand. Commit the file after a deliberate measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _out_folder(command: list[str]) -> Path:
+    if "--out" in command:
+        return Path(command[command.index("--out") + 1])
+    return Path("calcheck-results")
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def measure(name: str, command: list[str]) -> dict:
+    """Run ``command`` and return the measurement record (also written to the docs)."""
+    started = datetime.now(UTC)
+    t0 = time.monotonic()
+    completed = subprocess.run(command, check=False)
+    wall = time.monotonic() - t0
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    results = json.loads((_out_folder(command) / "results.json").read_text())
+    meta = results["meta"]
+    checks = results["checks"]
+    record = {
+        "name": name,
+        "date_utc": started.strftime("%Y-%m-%d %H:%M"),
+        "commit": _commit(),
+        "command": " ".join(command),
+        "exit_status": completed.returncode,
+        "wall_seconds": round(wall, 1),
+        "peak_rss_mb": round(peak_kb / 1024),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "cpu_model": _cpu_model(),
+            "python": platform.python_version(),
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        },
+        "budget": meta.get("budget"),
+        "reps": meta.get("reps"),
+        "checks": len(checks),
+        "as_expected": sum(bool(c["passed"]) for c in checks),
+        "roles": results.get("roles"),
+        "blocks": meta.get("blocks"),
+        "cpu_seconds_by_experiment_kind": meta.get("cpu_seconds_by_experiment_kind"),
+    }
+    out = ROOT / "docs" / "measurements" / f"{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=out.parent, delete=False, suffix=".tmp") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    os.replace(f.name, out)
+    return record
+
+
+def main(argv=None) -> int:
+    """Command line: ``record_run.py NAME -- COMMAND ...``."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("name", help="measurement name, e.g. quick or full")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command")
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("give the command to measure after --")
+    record = measure(args.name, command)
+    print(json.dumps(record, indent=1))  # noqa: T201 (a script: it reports what it measured)
+    return 0 if record["exit_status"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
