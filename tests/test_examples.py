@@ -52,3 +52,23 @@ def test_python_blocks_of_the_own_bound_docs_page_run():
         exec(compile(code, "extending.md", "exec"), namespace)
     assert namespace["result"].verdict == "consistent"
     assert namespace["iso_result"].verdict == "consistent"
+
+
+def test_readme_python_tour_runs_and_says_what_it_prints():
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in readme.split("```python\n")[1:]]
+    assert len(blocks) == 1
+    namespace: dict = {}
+    exec(compile(blocks[0], "README.md", "exec"), namespace)
+    assert namespace["result"].verdict == "consistent"
+    # the comments' numbers
+    assert "0.9885" in blocks[0]
+    exact = namespace["exact_coverage"]("gr21.thm3", n=1000, n_bins=10, alpha=0.1)
+    assert round(exact.coverage, 4) == 0.9885
+
+
+def test_readme_keeps_the_two_commands_and_fits_two_screens():
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    assert "python -m pip install . && calcheck run" in readme
+    assert 'python -m pip install -e ".[test,distributed,repro,compare]" && python -m pytest' in readme
+    assert len(readme.splitlines()) <= 150
