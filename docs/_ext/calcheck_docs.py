@@ -29,6 +29,12 @@ PAPER_TITLES = {
     "nch14": "Naeini, Cooper & Hauskrecht (2014): binary classifier calibration",
 }
 ROLE_ORDER = ("guarantee", "control", "counterexample", "hypothesis")
+ROLE_NAMES = {
+    "guarantee": "guarantees",
+    "control": "negative controls",
+    "counterexample": "printed claims that fail",
+    "hypothesis": "dropped hypotheses",
+}
 
 
 def _cell(text) -> str:
@@ -119,7 +125,7 @@ def roles_table(paper: str) -> str:
     """Checks of one paper per role at each budget."""
     from calcheck.theory_checks.roles import role_of
 
-    lines = ["| budget | checks | " + " | ".join(f"{r}s" for r in ROLE_ORDER) + " |"]
+    lines = ["| budget | checks | " + " | ".join(ROLE_NAMES[r] for r in ROLE_ORDER) + " |"]
     lines.append("|---|---|" + "---|" * len(ROLE_ORDER))
     for budget in ("quick", "full"):
         mine = [c for c in _checks(budget) if c.guarantee.split(".")[0] == paper]
@@ -138,9 +144,9 @@ def counterexamples_page(paper: str) -> str:
         for c in _checks("quick")
         if c.guarantee.split(".")[0] == paper and role_of(c) == "counterexample"
     ]
-    if not mine:
-        return "No printed claim of this paper is checked as a counterexample.\n"
     lines = []
+    if not mine:
+        lines.append("No theorem of this paper is checked as a counterexample.")
     for c in mine:
         valid = VALID_FORMS.get(c.guarantee)
         tail = f" Valid form checked beside it: `{valid}`." if valid else ""
@@ -148,6 +154,27 @@ def counterexamples_page(paper: str) -> str:
             f"- **`{c.id}`** (guarantee {{ref}}`{c.guarantee} <{_anchor(c.guarantee)}>`): "
             f"{_cell(c.description)}{tail}"
         )
+    status = json.loads((HERE.parent / "figures" / "findings_status.json").read_text())
+    failing = [
+        (fid, claim, record.get("explanations", {}).get(claim, ""))
+        for fid, record in status.items()
+        if fid.split(".")[0] == paper
+        for claim, state in record["statuses"].items()
+        if state == "does not hold"
+    ]
+    if failing:
+        lines += [
+            "",
+            "Stated findings of the paper's figures and tables that do not hold when calcheck "
+            "regenerates them (recorded in `figures/findings_status.json`, with the "
+            "explanation found):",
+            "",
+            "| figure | stated finding | why it does not hold |",
+            "|---|---|---|",
+        ]
+        lines += [f"| `{fid}` | {_cell(claim)} | {_cell(why)} |" for fid, claim, why in failing]
+    else:
+        lines += ["", "Every stated finding of its regenerated figures holds or is not judged."]
     return "\n".join(lines) + "\n"
 
 
