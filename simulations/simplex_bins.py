@@ -41,6 +41,7 @@ __all__ = [
     "grid_bin_volumes",
     "grid_contains",
     "grid_cover_index",
+    "grid_cover_index_as_printed",
     "grid_index_set",
     "grid_inner_simplex",
     "sierpinski_bin",
@@ -247,23 +248,43 @@ def grid_contains(scores, k, n_grid, *, atol=1e-9) -> np.ndarray:
     return np.all((x >= k - 1 - atol) & (x <= k + atol), axis=-1)
 
 
-def grid_cover_index(scores, n_grid, *, atol=1e-9) -> np.ndarray:
-    """The k of Proposition 2's proof for each row (``(m, L)`` ints), a bin containing s.
-
-    For ``s_l K`` not in N = {1, 2, ...}: ``k_l = max(1, ceil(s_l K))``. Condition C: every
-    such ``s_l K`` is 0. If C holds, one l with ``s_l K`` in N (the first) gets
-    ``s_l K + 1`` and the others ``s_l K``; otherwise every l with ``s_l K`` in N gets
-    ``s_l K``. The proof shows ``s in b_k`` and ``k in I``.
-    """
+def _cover_index(scores, n_grid, atol, as_printed):
     x, near, on_face, _ = _grid_coordinates(scores, n_grid, atol)
     natural = on_face & (near >= 1)
     zero = on_face & (near == 0)
     k = np.where(natural, near, np.maximum(1, np.ceil(np.where(zero, 0.0, x)))).astype(np.int64)
-    cond_c = np.all(natural | zero, axis=1)
+    bump = np.all(natural | zero, axis=1)  # condition C
+    if not as_printed:
+        bump &= ~zero.any(axis=1)  # a zero coordinate (k_l = 1 > 0) already lifts the sum
     first = np.argmax(natural, axis=1)
-    rows = np.flatnonzero(cond_c)
+    rows = np.flatnonzero(bump)
     k[rows, first[rows]] += 1
     return k
+
+
+def grid_cover_index(scores, n_grid, *, atol=1e-9) -> np.ndarray:
+    """A bin ``k in I`` containing each row (``(m, L)`` ints): Proposition 2, corrected proof.
+
+    For ``s_l K`` not in N = {1, 2, ...}: ``k_l = max(1, ceil(s_l K))``; for ``s_l K`` in N:
+    ``k_l = s_l K``, plus 1 for the first such l when *every* ``s_l K`` is in N (then
+    ``sum k = K + 1``; otherwise a zero or a non-integer coordinate already makes
+    ``sum k >= K + 1``, and ``sum k <= K + L - 1``). The proof as printed adds the 1 under
+    its condition C (every ``s_l K`` in N or 0), which at a vertex ``s = e_l`` gives
+    ``sum k = K + L``, outside I (:func:`grid_cover_index_as_printed`).
+    """
+    return _cover_index(scores, n_grid, atol, as_printed=False)
+
+
+def grid_cover_index_as_printed(scores, n_grid, *, atol=1e-9) -> np.ndarray:
+    """The k of Proposition 2's proof as printed (App. G.2): s is in b_k, k may leave I.
+
+    Condition C: every ``s_l K`` not in N is 0. If C holds, one l with ``s_l K`` in N (the
+    first) gets ``s_l K + 1``, the other such l get ``s_l K`` and zeros get 1; otherwise
+    ``k_l = s_l K`` where it is in N and ``max(1, ceil(s_l K))`` elsewhere. At the L
+    vertices of the simplex this gives ``(K + 1, 1, ..., 1)``, whose sum ``K + L`` exceeds
+    (20)'s ``K + L - 1``: a gap in the proof (the statement holds: :func:`grid_cover_index`).
+    """
+    return _cover_index(scores, n_grid, atol, as_printed=True)
 
 
 def grid_inner_simplex(k, n_grid) -> tuple[list[Fraction], Fraction, Fraction]:

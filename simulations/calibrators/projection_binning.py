@@ -172,3 +172,7 @@ class ProjectionHistogramBinning:
     def predict_proba(self, scores) -> np.ndarray:
         """The recalibrated probability vector ``h(x) = Pi_hat[B(g(x))]`` of each row."""
         return self.bin_probs_[self.predict_bin(scores)]
+
+    def predict(self, scores) -> np.ndarray:
+        """The argmax class of ``h(x)`` (lowest index on ties), 0-based."""
+        return np.argmax(self.predict_proba(scores), axis=1)
