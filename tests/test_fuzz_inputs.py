@@ -339,6 +339,7 @@ MULTICLASS = [
     calibrators.MulticlassTemperatureScaling,
     calibrators.VectorScaling,
     calibrators.DirichletScaling,
+    calibrators.ProjectionHistogramBinning,
 ]
 
 

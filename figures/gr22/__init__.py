@@ -1,4 +1,4 @@
-"""gr22 (Gupta & Ramdas 2022) tables and figures on the CIFAR logits."""
+"""gr22 (Gupta & Ramdas 2022) tables and figures: the CIFAR logits; App. G's simplex bins."""
 
 #: Figure id -> module.
 FIGURES = {
@@ -13,6 +13,8 @@ FIGURES = {
     "gr22.fig7": "calcheck.figures.gr22.fig7",
     "gr22.fig8": "calcheck.figures.gr22.fig8",
     "gr22.looseness": "calcheck.figures.gr22.looseness",
+    "gr22.fig10": "calcheck.figures.gr22.fig10",
+    "gr22.fig11": "calcheck.figures.gr22.fig11",
 }
 
 #: Figure id -> why it cannot be regenerated (``calcheck figures --list`` shows them).
@@ -20,8 +22,6 @@ UNAVAILABLE = {
     "gr22.fig3": "the App. A.2 toy's numbers are only in the image, not in the text",
     "gr22.fig4": "needs the COVTYPE data (sklearn's fetch_covtype downloads it; offline here)",
     "gr22.fig9": "needs the COVTYPE data (offline here)",
-    "gr22.fig10": "not built yet: Sierpinski binning (L = 3) is not implemented",
-    "gr22.fig11": "not built yet: grid binning (L = 3) is not implemented",
-    "gr22.fig12": "needs the 3-class COVTYPE data (offline here); its canonical binnings are "
-    "not built either",
+    "gr22.fig12": "needs the 3-class COVTYPE data (offline here); its binnings are built "
+    "(simulations.simplex_bins, calibrators.ProjectionHistogramBinning)",
 }

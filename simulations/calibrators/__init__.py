@@ -2,7 +2,8 @@
 
 Binary binning (:mod:`.binning`), scaling (:mod:`.scaling`), importance-weighted binning
 and uLSIF (:mod:`.weighted`), multiclass binning and scaling (:mod:`.multiclass_binning`,
-:mod:`.multiclass_scaling`). Bin edges and membership live in :mod:`.edges` only.
+:mod:`.multiclass_scaling`), canonical projection binning (:mod:`.projection_binning`).
+Bin edges and membership live in :mod:`.edges` only.
 """
 
 from .binning import (
@@ -26,6 +27,7 @@ from .multiclass_binning import (
     top_label,
 )
 from .multiclass_scaling import DirichletScaling, MulticlassTemperatureScaling, VectorScaling
+from .projection_binning import ProjectionHistogramBinning
 from .scaling import SCALERS, BetaCalibration, PlattScaling, TemperatureScaling
 from .weighted import ULSIF, WeightedHistogramBinning
 
@@ -43,6 +45,7 @@ __all__ = [
     "MulticlassTemperatureScaling",
     "NormalizedHistogramBinning",
     "PlattScaling",
+    "ProjectionHistogramBinning",
     "RandomizedUniformMassBinning",
     "TemperatureScaling",
     "TopLabelHistogramBinning",

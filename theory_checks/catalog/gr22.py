@@ -1,7 +1,8 @@
 """The gr22 checks (top-label and class-wise calibration) and their negative controls.
 
 Gupta, C. and Ramdas, A. (2022). Top-label calibration and multiclass-to-binary reductions.
-ICLR. Theorem 1 (eqs. 8-9), Theorem 2 (eqs. 11-12), Proposition 4, Sec. 3.2.
+ICLR. Theorem 1 (eqs. 8-9), Theorem 2 (eqs. 11-12), Proposition 4, Sec. 3.2; Algorithm 10
+(App. G.3) in :mod:`.gr22_canonical`.
 
 Laws:
 
@@ -38,6 +39,7 @@ from ..events import (
     substitute,
 )
 from ..methods import EventSpec, MethodSpec
+from . import gr22_canonical
 
 __all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]
 
@@ -260,6 +262,7 @@ def checks(budget="quick") -> list[Check]:
         )
     )
     out += _as_users_get(tl_sizes, cw_sizes, al)
+    out += gr22_canonical.checks(bud.full, al)  # Algorithm 10 (App. G.3)
     # sharper controls: detectable factors 0.75 and 0.77 at the quick budget, lower at 1000
     # replicates (the CI size): checked flagged on all 20 seeds of the stated range
     sharper = {"gr22.thm1.conditional": 0.65, "gr22.thm2.conditional": 0.6}
@@ -303,6 +306,7 @@ STUDIES = {
 REFUSED = {
     "gr22.prop4": "an identity over all discrete predictors: the check draws random "
     "predictors itself (there is no law to choose)",
+    **gr22_canonical.REFUSED,
 }
 
 
