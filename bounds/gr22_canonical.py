@@ -3,7 +3,8 @@
 The paper's numbers for its canonical binning schemes -- Sierpinski binning (App. G.1),
 grid-style binning (App. G.2) and projection histogram binning (Algorithm 10, App. G.3) --
 as functions of the paper's symbols. The schemes themselves live in
-:mod:`simulations.simplex_bins` and :mod:`simulations.calibrators.projection_binning`;
+:mod:`calcheck.simulations.simplex_bins` and
+:mod:`calcheck.simulations.calibrators.projection_binning`;
 unit tests compare the two (``tests/papers/test_gr22_simplex_bins.py``).
 
 Only Algorithm 10's occupancy is a guarantee about data (``gr22.alg10.occupancy``,
@@ -203,7 +204,7 @@ def alg10_interior_count_floor_n(n, n_bins):
 guard_public(globals())
 
 
-#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+#: The guarantees of this module, indexed by :mod:`calcheck.bounds.registry`.
 GUARANTEES = (
     Guarantee(
         "gr22.alg10.occupancy",

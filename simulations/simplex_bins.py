@@ -13,7 +13,7 @@ Exact geometry for the unit tests and the figures: bin vertices, exact volumes a
 :class:`fractions.Fraction` of vol(Delta^(L-1)), the constructive proof of Proposition 2
 (:func:`grid_cover_index`) and the inner simplex of Proposition 3
 (:func:`grid_inner_simplex`). The stated counts and volumes are in
-:mod:`bounds.gr22_canonical`; ``tests/papers/test_gr22_simplex_bins.py`` compares the two.
+:mod:`calcheck.bounds.gr22_canonical`; ``tests/papers/test_gr22_simplex_bins.py`` compares the two.
 
 Membership in float64: Sierpinski's comparisons ``t_l > 1/2`` are exact (``2t`` and
 ``2t - 1`` are exact for ``t`` in (1/2, 1]); a grid coordinate ``s_l K`` within ``atol``

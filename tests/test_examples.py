@@ -70,5 +70,7 @@ def test_readme_python_tour_runs_and_says_what_it_prints():
 def test_readme_keeps_the_two_commands_and_fits_two_screens():
     readme = (EXAMPLES.parent / "README.md").read_text()
     assert "python -m pip install . && calcheck run" in readme
-    assert 'python -m pip install -e ".[test,distributed,repro,compare]" && python -m pytest' in readme
+    assert (
+        'python -m pip install -e ".[test,distributed,repro,compare]" && python -m pytest' in readme
+    )
     assert len(readme.splitlines()) <= 150

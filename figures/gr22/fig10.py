@@ -1,9 +1,9 @@
 """gr22 Figure 10 (App. G.1): Sierpinski binning of Delta^2 at depths q = 1, 2, 3.
 
-Drawn from :func:`simulations.simplex_bins.sierpinski_bin_vertices`; the findings compare
+Drawn from :func:`calcheck.simulations.simplex_bins.sierpinski_bin_vertices`; the findings compare
 the bin counts with the paper's (printed 4, 14, 40: 14 is a typo for 13) and the exact
 areas with the frequencies of Dirichlet(1) draws (uniform on the triangle) binned by
-:func:`~simulations.simplex_bins.sierpinski_bin`.
+:func:`~calcheck.simulations.simplex_bins.sierpinski_bin`.
 """
 
 from __future__ import annotations

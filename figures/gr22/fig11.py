@@ -1,8 +1,8 @@
 """gr22 Figure 11 (App. G.2): grid-style binning of Delta^2, (K = 4, tau = 0.25), (K = 5, 0.2).
 
-Drawn from the index set (20) and the bins (21) of :mod:`simulations.simplex_bins`; the
+Drawn from the index set (20) and the bins (21) of :mod:`calcheck.simulations.simplex_bins`; the
 findings check the K^2 equal-area bins against exact areas and Dirichlet(1) frequencies
-(points binned by :func:`~simulations.simplex_bins.grid_bin`), and that the areas are not
+(points binned by :func:`~calcheck.simulations.simplex_bins.grid_bin`), and that the areas are not
 equal for L = 4.
 """
 

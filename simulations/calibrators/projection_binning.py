@@ -8,7 +8,7 @@ bin predicts the label frequencies of its *interior* calibration points (line 13
 with ``g(X_i)^T q_s != T_s`` for every s, the boundary points left out as in gr21).
 
 Without ties among the projections, bins 1..B-1 hold exactly ``c - 1`` interior points and
-the last ``n - (B-1)c >= c - 1`` (:func:`bounds.gr22_canonical.alg10_interior_count`).
+the last ``n - (B-1)c >= c - 1`` (:func:`calcheck.bounds.gr22_canonical.alg10_interior_count`).
 With ties (atoms) a cut can remove more than c points and a later bin can be left short,
 even empty (then ``T_b = -inf``, and an empty bin predicts the uniform 1/L, logged).
 

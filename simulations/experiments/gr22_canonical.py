@@ -1,7 +1,7 @@
 """Experiment for gr22 App. G.3: Algorithm 10's bin occupancy (projection histogram binning).
 
 Each replicate draws n base-model probability vectors, fits Algorithm 10's thresholds
-(:mod:`simulations.calibrators.projection_binning`, vectorised over replicates) and counts
+(:mod:`calcheck.simulations.calibrators.projection_binning`, vectorised over replicates) and counts
 each bin's interior calibration points (line 13). Labels play no part in the occupancy, so
 none are drawn.
 
