@@ -11,7 +11,9 @@ rate (1e-3) when the guarantee holds, and ``assert_guarantee_violated`` states i
 The constant under test: gr21 Theorem 3's radius for uniform-mass binning,
 :math:`\sqrt{\log(2B/\alpha) / (2(\lfloor n/B \rfloor - 1))}`, whose :math:`2B` comes from
 a union bound over the B bins. A version without it, :math:`\log(2/\alpha)`, bounds each
-bin at level alpha but not all B bins at once.
+bin at level alpha but not all B bins at once: it is Theorem 4's marginal radius
+:math:`\varepsilon_1` (right for the bin of a fresh test point), used for the conditional
+event (every bin at once), where it is wrong.
 """
 
 # %%
