@@ -71,7 +71,7 @@ assert all(result.passed for result in run.results)
 # n* grows like :math:`B^{1.18}` over this range, and the slope on
 # :math:`\log(B \log(B/\delta))` is 1.04, within the slack of 0.1 that the catalog allows
 # because n*/(B log(B/delta)) still rises from about 3 at B = 10 towards its large-deviation
-# limit 5.2. Claimed at the rate B, the slope is 1.18 and its lower confidence bound is far
+# limit 5.2. Claimed at the rate B, the slope is 1.18 and its lower confidence bound (1.17) is
 # above 1.1: the control is flagged, and so is :math:`B^{0.9} \log(B/\delta)` (slope 1.14).
 #
 # The pictures: the thresholds against the claimed rate h on log-log axes (a claim that
