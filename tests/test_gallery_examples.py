@@ -1,0 +1,90 @@
+"""The docs gallery (docs/examples, sphinx-gallery) is well formed and every script runs.
+
+Each ``plot_*.py`` runs in a subprocess as sphinx-gallery runs it (its own folder as the
+working directory, a non-interactive matplotlib backend) and must exit 0 (the scripts
+assert their own conclusions) and print what its prose says it finds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GALLERY = ROOT / "docs" / "examples"
+SCRIPTS = sorted(p.name for p in GALLERY.glob("plot_*.py"))
+
+#: Lines each script must print (its stated conclusions).
+EXPECTED = {
+    "plot_verify_own_law.py": [
+        "<CheckResult study:gr21.thm3 (check of gr21.thm3): consistent, as expected",
+        "(negative control of gr21.thm3): violated, as expected",
+    ],
+    "plot_pytest_regression.py": [
+        "both tests pass",
+        "mine.thm3_no_union was expected consistent but is violated",
+    ],
+    "plot_search_worst_law.py": [
+        "gr21.thm3 (stated bound) on beta_piecewise5",
+        "fresh seed: consistent",
+        "fresh seed: violated",
+    ],
+    "plot_exact_coverage.py": [
+        "gr21.thm3: eps = 0.1636, exact coverage at eta = 1/2 0.9885",
+        "(check of gr21.thm3): consistent, as expected",
+    ],
+    "plot_rate_check.py": [
+        "klm19.lem43 (rate check of klm19.lem43): consistent, as expected",
+        "klm19.lem43.control.no_log (negative control of klm19.lem43): violated, as expected",
+        "mine.lem43.control.b_to_0.9 (negative control of klm19.lem43): violated, as expected",
+    ],
+    "plot_paper_figure.py": ["[holds]"],
+    "plot_own_bound.py": [
+        "(check of mine.binomial_umd): consistent, as expected",
+        "(negative control of mine.binomial_umd): violated, as expected",
+        "holds=True",
+    ],
+}
+
+
+def _title(text: str) -> tuple[str, str]:
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    return lines[0], lines[1]
+
+
+def test_gallery_readme_and_scripts_are_well_formed():
+    title, rule = _title((GALLERY / "README.txt").read_text())
+    assert title
+    assert set(rule) == {"="}
+    assert len(rule) >= len(title)
+    assert len(SCRIPTS) >= 6
+    assert set(EXPECTED) == set(SCRIPTS)
+    for name in SCRIPTS:
+        source = (GALLERY / name).read_text()
+        docstring = re.match(r'r?"""\n(.*?)"""', source, re.S)
+        assert docstring, f"{name}: no module docstring at the top"
+        title, rule = _title(docstring.group(1))
+        assert set(rule) == {"="}, f"{name}: no RST title"
+        assert len(rule) == len(title), f"{name}: title underline of the wrong length"
+        assert "\n# %%\n" in source, f"{name}: no code cells"
+        assert "plt.show()" in source, f"{name}: draws no figure"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_gallery_script_runs(name):
+    env = dict(os.environ, MPLBACKEND="Agg", CALCHECK_PLUGINS="0")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    run = subprocess.run(
+        [sys.executable, name], cwd=GALLERY, env=env, capture_output=True, text=True,
+        timeout=600, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    for line in EXPECTED[name]:
+        assert line in run.stdout, f"{name} did not print {line!r}:\n{run.stdout[-3000:]}"
+    assert "does NOT hold" not in run.stdout
