@@ -339,6 +339,9 @@ MULTICLASS = [
     calibrators.MulticlassTemperatureScaling,
     calibrators.VectorScaling,
     calibrators.DirichletScaling,
+    calibrators.M2BCalibrator,
+    calibrators.TopKLabelCalibrator,
+    calibrators.TopKConfidenceCalibrator,
 ]
 
 
