@@ -74,3 +74,20 @@ def test_class_wise_joint_statistics():
     r14 = stated().radius("gr22.eq14", cw.symbols(out), 0.1)
     v = Within("class_max_error").evaluate(cw, out, r14, 0.1)
     np.testing.assert_array_equal(v.success, out.class_max_error.max(axis=1) <= r14)
+
+
+def test_top_k_labels_experiment():
+    """Algorithms 6-7 keep the top-K labels; re-ranking them by h (the control) does not."""
+    from calcheck.simulations.experiments.gr22_m2b import TopKLabelsExperiment
+
+    atoms = MULTICLASS_LAWS["cw_prototype_atoms"]
+    for cal, k in (("top_k_label", 2), ("top_k_confidence", 3), ("confidence", 1)):
+        out = TopKLabelsExperiment(atoms, 100, 30, cal, k).simulate(np.random.default_rng(14), 5)
+        assert (out.changed == 0).all()
+    law = MULTICLASS_LAWS["cw_dirichlet_balanced"]
+    ctl = TopKLabelsExperiment(law, 60, 30, "top_k_confidence_resorted", 2)
+    assert ctl.simulate(np.random.default_rng(15), 5).changed.max() > 0
+    with pytest.raises(ValueError, match="top_k"):
+        TopKLabelsExperiment(atoms, 100, 30, "confidence", 2)
+    with pytest.raises(ValueError, match="calibrator"):
+        TopKLabelsExperiment(atoms, 100, 30, "canonical", 2)

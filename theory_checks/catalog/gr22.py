@@ -38,7 +38,7 @@ from ..events import (
     substitute,
 )
 from ..methods import EventSpec, MethodSpec
-from .gr22_m2b import UNION_SHARPER, union_controls
+from .gr22_m2b import UNION_SHARPER, top_k_checks, union_controls
 
 __all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]
 
@@ -271,6 +271,7 @@ def checks(budget="quick") -> list[Check]:
             "negative control: CW-HB and N-HB (Algorithms 9, 4) can change the argmax",
         )
     )
+    out += top_k_checks(al)
     out += _as_users_get(tl_sizes, cw_sizes, al)
     out += union_controls(tuple(e for name in cw for e in cw[name]), al)
     # sharper controls: detectable factors 0.75 and 0.77 at the quick budget, lower at 1000
