@@ -82,7 +82,7 @@ def test_top_k_labels_experiment():
 
     atoms = MULTICLASS_LAWS["cw_prototype_atoms"]
     for cal, k in (("top_k_label", 2), ("top_k_confidence", 3), ("confidence", 1)):
-        out = TopKLabelsExperiment(atoms, 100, 30, cal, k).simulate(np.random.default_rng(14), 5)
+        out = TopKLabelsExperiment(atoms, 150, 30, cal, k, 5).simulate(np.random.default_rng(14), 5)
         assert (out.changed == 0).all()
     law = MULTICLASS_LAWS["cw_dirichlet_balanced"]
     ctl = TopKLabelsExperiment(law, 60, 30, "top_k_confidence_resorted", 2)

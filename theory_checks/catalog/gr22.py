@@ -359,6 +359,15 @@ _CW_EVENTS = {
     "cw_ece_mean": EventSpec(
         MeanAtMost("cw_ece"), "1-bound", "expectation", "E[CW-ECE] <= bound (no alpha)"
     ),
+    "joint_conditional": EventSpec(
+        Within("class_max_error"), "1-alpha", "conditional",
+        "w.p. >= 1 - alpha, every output of every class's map h_l within eps (eq. 14)",
+    ),
+    "joint_marginal": EventSpec(
+        Within("class_test_error"), "1-alpha", "marginal",
+        "w.p. >= 1 - alpha over the data and one fresh test point, every class's error "
+        "<= eps (eq. 13)",
+    ),
 }  # fmt: skip
 
 #: Calibrators a user's guarantee can name (``calcheck.define_guarantee(method=...)``).
