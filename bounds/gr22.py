@@ -406,7 +406,7 @@ GUARANTEES = (
         "gr22.accuracy",
         alg2_calibrated_accuracy,
         "gr22",
-        "Sec. 3.2 (Algorithm 2)",
+        "Sec. 3.2 (Algorithm 2), App. A.1 (Algorithms 5-7)",
         "top-label calibrators (Algorithms 1, 2, 8) keep c, hence the base model's accuracy; "
         "the top-K calibrators (Algorithms 6, 7) keep c^(1..K)",
         ("any binary calibrator",),

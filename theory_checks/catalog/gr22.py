@@ -13,6 +13,8 @@ Laws:
 
 All statements of a theorem (marginal, conditional, ECE with high probability, ECE in
 expectation) and their controls read the same simulations: one experiment per (law, n, k).
+The joint class-wise statements (13)/(14) (``gr22.eq13``, ``gr22.eq14``) read Theorem 2's;
+their extra controls and the top-K label checks of Algorithms 6-7 are in :mod:`.gr22_m2b`.
 """
 
 from __future__ import annotations
