@@ -263,9 +263,11 @@ def thm2_ece_mean_bound(points_per_bin, *, delta=0.0):
 def alg2_calibrated_accuracy(base_accuracy):
     """Sec. 3.2: top-label calibration keeps c, so its accuracy is ``g``'s.
 
-    Holds for Algorithms 1, 2, 6 and 8 whatever the binary calibrator; not for the
-    class-wise (Algorithm 3/9) or normalised (Algorithm 4) calibrators, whose argmax may
-    change. Quantifier: identity (deterministic).
+    Holds for Algorithms 1, 2 and 8 whatever the binary calibrator, and for the top-K
+    labels c^(1..K) of Algorithms 6 and 7 (App. A.1: the M2B wrapper, Algorithm 5, never
+    changes its label predictors), so top-K accuracy is kept too; not for the class-wise
+    (Algorithm 3/9) or normalised (Algorithm 4) calibrators read through the argmax of
+    their vector, which may change. Quantifier: identity (deterministic).
 
     Parameters
     ----------
@@ -404,8 +406,9 @@ GUARANTEES = (
         "gr22.accuracy",
         alg2_calibrated_accuracy,
         "gr22",
-        "Sec. 3.2 (Algorithm 2)",
-        "top-label calibrators (Algorithms 1, 2, 8) keep c, hence the base model's accuracy",
+        "Sec. 3.2 (Algorithm 2), App. A.1 (Algorithms 5-7)",
+        "top-label calibrators (Algorithms 1, 2, 8) keep c, hence the base model's accuracy; "
+        "the top-K calibrators (Algorithms 6, 7) keep c^(1..K)",
         ("any binary calibrator",),
         "identity",
     ),

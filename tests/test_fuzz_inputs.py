@@ -340,6 +340,9 @@ MULTICLASS = [
     calibrators.VectorScaling,
     calibrators.DirichletScaling,
     calibrators.ProjectionHistogramBinning,
+    calibrators.M2BCalibrator,
+    calibrators.TopKLabelCalibrator,
+    calibrators.TopKConfidenceCalibrator,
 ]
 
 

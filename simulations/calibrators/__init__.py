@@ -2,8 +2,8 @@
 
 Binary binning (:mod:`.binning`), scaling (:mod:`.scaling`), importance-weighted binning
 and uLSIF (:mod:`.weighted`), multiclass binning and scaling (:mod:`.multiclass_binning`,
-:mod:`.multiclass_scaling`), canonical projection binning (:mod:`.projection_binning`).
-Bin edges and membership live in :mod:`.edges` only.
+:mod:`.multiclass_scaling`), canonical projection binning (:mod:`.projection_binning`) and
+the M2B wrappers (:mod:`.m2b`). Bin edges and membership live in :mod:`.edges` only.
 """
 
 from .binning import (
@@ -18,6 +18,7 @@ from .binning import (
     calibrator_from_spec,
 )
 from .isotonic import IsotonicBinning
+from .m2b import M2BCalibrator, TopKConfidenceCalibrator, TopKLabelCalibrator
 from .multiclass_binning import (
     ClassWiseHistogramBinning,
     NormalizedHistogramBinning,
@@ -42,12 +43,15 @@ __all__ = [
     "DoubleDippedScalingBinning",
     "FixedWidthBinning",
     "IsotonicBinning",
+    "M2BCalibrator",
     "MulticlassTemperatureScaling",
     "NormalizedHistogramBinning",
     "PlattScaling",
     "ProjectionHistogramBinning",
     "RandomizedUniformMassBinning",
     "TemperatureScaling",
+    "TopKConfidenceCalibrator",
+    "TopKLabelCalibrator",
     "TopLabelHistogramBinning",
     "UniformMassBinning",
     "UniformMassSampleSplitting",

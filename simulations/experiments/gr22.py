@@ -27,7 +27,7 @@ from calcheck.bounds import gr22
 
 from .._validation import check_positive_int
 from ..calibrators.binning import RandomizedUniformMassBinning
-from ..calibrators.edges import _sort_binary_labels
+from ..calibrators.edges import _sort_binary_labels, assign_lexicographic_bins
 from ..calibrators.multiclass_binning import (
     ClassWiseHistogramBinning,
     NormalizedHistogramBinning,
@@ -47,14 +47,24 @@ __all__ = [
 
 
 def _fit_exact(
-    law, scores, labels, n_bins, rng, delta=0.0, outputs="distinct", *, binary_labels=False
+    law,
+    scores,
+    labels,
+    n_bins,
+    rng,
+    delta=0.0,
+    outputs="distinct",
+    *,
+    binary_labels=False,
+    with_batch=False,
 ):
     """Fit randomized UMD on (R, m) rows and return (mass, error) arrays of shape (R, B).
 
     ``delta = 0, outputs = "distinct"`` is the delta -> 0 limit the theorems are about;
     ``outputs = "as_returned"`` the map a user receives (equal values of a class merged);
     ``delta > 0`` jitters the values (gr21 Algorithm 2, lines 14-15). ``binary_labels``:
-    the labels are known to be in {0, 1} (a faster, identical sort).
+    the labels are known to be in {0, 1} (a faster, identical sort). ``with_batch``: the
+    fitted :class:`BinningBatch` too (its edges place test points).
     """
     cal = RandomizedUniformMassBinning(n_bins, delta=delta, outputs=outputs)
     sorted_rows = _sort_binary_labels(scores, labels, rng) if binary_labels else None
@@ -63,7 +73,7 @@ def _fit_exact(
     else:
         batch = cal.fit_sorted_batch(*sorted_rows, n_bins, rng)
     be = exact_bin_errors(batch, law)
-    return be.mass, be.error
+    return (be.mass, be.error, batch) if with_batch else (be.mass, be.error)
 
 
 def _variant(exp) -> str:
@@ -171,9 +181,23 @@ class TopLabelBinningExperiment(Experiment):
 
 @dataclass(frozen=True)
 class ClassWiseOutcome(BinOutcome):
-    """:class:`BinOutcome` of one class's binning plus the CW-ECE over all classes ``(R,)``."""
+    """:class:`BinOutcome` of one class's binning plus statistics over all L classes.
+
+    Attributes
+    ----------
+    cw_ece : ndarray (R,)
+        Exact CW-ECE.
+    class_max_error : ndarray (R, L)
+        ``max_{r in Range(h_l)} |P(Y = l | h_l(X) = r) - r|`` of every class (eq. 14's event
+        is that all L are within eps).
+    class_test_error : ndarray (R, L)
+        ``|P(Y = l | h_l(X)) - h_l(X)|`` of every class at *one* fresh test point X per
+        replicate (eq. 13's event is that all L are within eps; a Bernoulli outcome).
+    """
 
     cw_ece: np.ndarray
+    class_max_error: np.ndarray
+    class_test_error: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -223,9 +247,9 @@ class ClassWiseBinningExperiment(Experiment):
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
         columns, y = self.law._sample_columns((reps, self.n), rng)  # sample's draws
-        masses, errs = [], []
+        masses, errs, batches = [], [], []
         for lab in range(self.law.n_classes):
-            m, e = _fit_exact(
+            m, e, batch = _fit_exact(
                 self.law.class_law(lab),
                 columns[lab],
                 y == lab,
@@ -234,20 +258,45 @@ class ClassWiseBinningExperiment(Experiment):
                 self.delta,
                 self.outputs,
                 binary_labels=True,
+                with_batch=True,
             )
             masses.append(m)
             errs.append(e)
+            batches.append(batch)
         cw_ece = np.mean(
             [np.nansum(m * np.nan_to_num(e), axis=1) for m, e in zip(masses, errs, strict=True)],
             axis=0,
         )
+        test_u = rng.random((reps, 2))
         return ClassWiseOutcome(
             errs[self.class_index],
             masses[self.class_index],
-            rng.random((reps, 2)),
+            test_u,
             np.zeros(reps, dtype=np.int64),
             cw_ece,
+            np.column_stack(
+                [
+                    np.nanmax(np.where(m > 0, e, np.nan), axis=1)
+                    for m, e in zip(masses, errs, strict=True)
+                ]
+            ),
+            self._joint_test_errors(errs, batches, reps, rng),
         )
+
+    def _joint_test_errors(self, errs, batches, reps, rng):
+        """Each class's exact error at one fresh test point X per replicate, ``(R, L)``.
+
+        X's score vector is drawn from the law; class l's bin of ``g_l(X)`` follows the
+        fitted lexicographic edges with a fresh tie-breaking uniform per class (each
+        binary binning has its own randomness, as each call of Algorithm 2 does).
+        """
+        test_cols, _ = self.law._sample_columns((reps, 1), rng)
+        out = np.empty((reps, self.law.n_classes))
+        for lab, (e, batch) in enumerate(zip(errs, batches, strict=True)):
+            u = rng.random((reps, 1))
+            b = assign_lexicographic_bins(batch.lower_s, batch.lower_u, test_cols[lab], u)
+            out[:, lab] = np.nan_to_num(np.take_along_axis(e, b, axis=1)[:, 0])
+        return out
 
 
 @dataclass(frozen=True)

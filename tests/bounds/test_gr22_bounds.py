@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from calcheck.bounds import gr22, registry
+from calcheck.bounds import gr22, gr22_union, registry
 
 
 def test_delta_adds_and_thm2_aliases():
@@ -59,7 +59,26 @@ def test_registry_has_gr22_guarantees():
         "gr22.thm2.ece_mean",
         "gr22.prop4",
         "gr22.accuracy",
+        "gr22.eq13",
+        "gr22.eq14",
     } <= ids
+
+
+def test_joint_class_wise_radii_by_hand():
+    """Catalog G15, eqs. (13)/(14) with alpha_l = alpha / L: by hand, natural logs."""
+    # (13): sqrt(log(2 * 10 / 0.1) / (2 * 9)) = sqrt(log(200) / 18) = 0.542541...
+    assert gr22_union.eq13_joint_marginal_eps(10, 0.1, 10) == pytest.approx(0.5425412102)
+    # (14): sqrt(log(2 * 1000 * 10 / (10 * 0.1)) / 18) = sqrt(log(20000) / 18) = 0.741750...
+    assert gr22_union.eq14_joint_conditional_eps(1000, 10, 0.1, 10) == pytest.approx(0.7417504654)
+    # (14) is Theorem 2(a)'s radius; both are the per-class radii at alpha / L
+    assert gr22_union.eq14_joint_conditional_eps(5000, 50, 0.1, 7) == pytest.approx(
+        gr22.thm2_ece_hp_eps(5000, 50, 0.1, 7)
+    )
+    assert gr22_union.eq13_joint_marginal_eps(20, 0.05, 4, delta=1e-3) == pytest.approx(
+        gr22.thm2_marginal_eps(20, 0.05 / 4) + 1e-3
+    )
+    with pytest.raises(ValueError, match="n_classes"):
+        gr22_union.eq13_joint_marginal_eps(10, 0.1, 1)
 
 
 def test_prop4_on_random_instances_and_equality_when_c_is_a_function_of_h():

@@ -56,3 +56,38 @@ def test_experiments_refuse_laws_of_another_family():
         TopLabelBinningExperiment(MULTICLASS_LAWS["cw_dirichlet_balanced"], 1000, 10)
     with pytest.raises(ValueError, match="dirichlet_affine"):
         ClassWiseBinningExperiment(MULTICLASS_LAWS["tl_atoms"], 1000, 10)
+
+
+def test_class_wise_joint_statistics():
+    """G15: the outcome's per-class statistics agree with the one-class BinOutcome, and the
+    joint test point is placed like the exact (Rao-Blackwellised) marginal says."""
+    cw = ClassWiseBinningExperiment(MULTICLASS_LAWS["cw_prototype_atoms"], 300, 10)
+    out = cw.simulate(np.random.default_rng(13), 400)
+    assert out.class_max_error.shape == out.class_test_error.shape == (400, 3)
+    np.testing.assert_array_equal(out.class_max_error[:, -1], out.max_error)
+    assert np.all(out.class_test_error <= out.class_max_error + 1e-15)
+    eps = 0.5 * gr22.thm2_marginal_eps(10, 0.1)
+    drawn = np.mean(out.class_test_error[:, -1] <= eps)
+    exact = np.mean(out.marginal_probability(eps))
+    assert abs(drawn - exact) < 4 * np.sqrt(exact * (1 - exact) / 400) + 1e-3
+    # the joint events are the max over classes
+    r14 = stated().radius("gr22.eq14", cw.symbols(out), 0.1)
+    v = Within("class_max_error").evaluate(cw, out, r14, 0.1)
+    np.testing.assert_array_equal(v.success, out.class_max_error.max(axis=1) <= r14)
+
+
+def test_top_k_labels_experiment():
+    """Algorithms 6-7 keep the top-K labels; re-ranking them by h (the control) does not."""
+    from calcheck.simulations.experiments.gr22_m2b import TopKLabelsExperiment
+
+    atoms = MULTICLASS_LAWS["cw_prototype_atoms"]
+    for cal, k in (("top_k_label", 2), ("top_k_confidence", 3), ("confidence", 1)):
+        out = TopKLabelsExperiment(atoms, 150, 30, cal, k, 5).simulate(np.random.default_rng(14), 5)
+        assert (out.changed == 0).all()
+    law = MULTICLASS_LAWS["cw_dirichlet_balanced"]
+    ctl = TopKLabelsExperiment(law, 60, 30, "top_k_confidence_resorted", 2)
+    assert ctl.simulate(np.random.default_rng(15), 5).changed.max() > 0
+    with pytest.raises(ValueError, match="top_k"):
+        TopKLabelsExperiment(atoms, 100, 30, "confidence", 2)
+    with pytest.raises(ValueError, match="calibrator"):
+        TopKLabelsExperiment(atoms, 100, 30, "canonical", 2)

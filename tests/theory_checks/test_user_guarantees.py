@@ -229,6 +229,21 @@ def test_top_label_guarantee_of_your_own():
     assert res.cells[0].bound == pytest.approx(eps2(600, 20, 3, 0.1))
 
 
+def test_joint_class_wise_guarantee_of_your_own():
+    def eps14(n, points_per_bin, n_classes, alpha):
+        # gr22 eq. (14) with alpha_l = alpha / L, by hand
+        return np.sqrt(
+            np.log(2 * n * n_classes / (points_per_bin * alpha)) / (2 * (points_per_bin - 1))
+        )
+
+    g = calcheck.define_guarantee("mine.cw", eps14, method="cw_hb", event="joint_conditional")
+    res = calcheck.verify(
+        g, "cw_prototype_atoms", n=300, points_per_bin=10, alphas=(0.1,), reps=200, rng=0
+    )
+    assert res.verdict == "consistent"
+    assert res.cells[0].bound == pytest.approx(eps14(300, 10, 3, 0.1))
+
+
 def test_list_methods(capsys):
     assert main(["list", "--methods"]) == 0
     out = capsys.readouterr().out

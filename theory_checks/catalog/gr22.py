@@ -14,6 +14,8 @@ Laws:
 
 All statements of a theorem (marginal, conditional, ECE with high probability, ECE in
 expectation) and their controls read the same simulations: one experiment per (law, n, k).
+The joint class-wise statements (13)/(14) (``gr22.eq13``, ``gr22.eq14``) read Theorem 2's;
+their extra controls and the top-K label checks of Algorithms 6-7 are in :mod:`.gr22_m2b`.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from ..events import (
 )
 from ..methods import EventSpec, MethodSpec
 from . import gr22_canonical
+from .gr22_m2b import UNION_SHARPER, top_k_checks, union_controls
 
 __all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]
 
@@ -87,6 +90,17 @@ _CW = {
         "CW-HB: exact CW-ECE <= max_l eps_l^(2), alpha_l = alpha/L",
     ),
     "gr22.thm2.ece_mean": (MeanAtMost("cw_ece"), "1-bound", "CW-HB: E[CW-ECE] <= sqrt(1/(2k))"),
+    # G15: the joint statements over all L classes (union bound, alpha_l = alpha / L)
+    "gr22.eq13": (
+        Within("class_test_error"),
+        "1-alpha",
+        "CW-HB, eq. (13): at one fresh test point every class within max_l eps_l^(1)(alpha/L)",
+    ),
+    "gr22.eq14": (
+        Within("class_max_error"),
+        "1-alpha",
+        "CW-HB, eq. (14): every output of every class within max_l eps_l^(2)(alpha/L)",
+    ),
 }
 
 _N_FOR_K = substitute(
@@ -261,11 +275,13 @@ def checks(budget="quick") -> list[Check]:
             "negative control: CW-HB and N-HB (Algorithms 9, 4) can change the argmax",
         )
     )
+    out += top_k_checks(al)
     out += _as_users_get(tl_sizes, cw_sizes, al)
     out += gr22_canonical.checks(bud.full, al)  # Algorithm 10 (App. G.3)
+    out += union_controls(tuple(e for name in cw for e in cw[name]), al)
     # sharper controls: detectable factors 0.75 and 0.77 at the quick budget, lower at 1000
     # replicates (the CI size): checked flagged on all 20 seeds of the stated range
-    sharper = {"gr22.thm1.conditional": 0.65, "gr22.thm2.conditional": 0.6}
+    sharper = {"gr22.thm1.conditional": 0.65, "gr22.thm2.conditional": 0.6, **UNION_SHARPER}
     return with_sharper_controls(out, sharper)
 
 
@@ -348,6 +364,15 @@ _CW_EVENTS = {
     ),
     "cw_ece_mean": EventSpec(
         MeanAtMost("cw_ece"), "1-bound", "expectation", "E[CW-ECE] <= bound (no alpha)"
+    ),
+    "joint_conditional": EventSpec(
+        Within("class_max_error"), "1-alpha", "conditional",
+        "w.p. >= 1 - alpha, every output of every class's map h_l within eps (eq. 14)",
+    ),
+    "joint_marginal": EventSpec(
+        Within("class_test_error"), "1-alpha", "marginal",
+        "w.p. >= 1 - alpha over the data and one fresh test point, every class's error "
+        "<= eps (eq. 13)",
     ),
 }  # fmt: skip
 
