@@ -34,7 +34,11 @@ __all__ = [
 PAPERS = {
     "gr21": ("calcheck.bounds.gr21",),
     "gpr20": ("calcheck.bounds.gpr20", "calcheck.bounds.gpr20_shift"),
-    "gr22": ("calcheck.bounds.gr22", "calcheck.bounds.gr22_canonical", "calcheck.bounds.gr22_union"),
+    "gr22": (
+        "calcheck.bounds.gr22",
+        "calcheck.bounds.gr22_canonical",
+        "calcheck.bounds.gr22_union",
+    ),
     "klm19": (
         "calcheck.bounds.klm19",
         "calcheck.bounds.klm19_scaling",
