@@ -120,7 +120,7 @@ _HYP = (
     "alpha_l = alpha / L (even split of the union bound)",
 )
 
-#: The guarantees of this module, indexed by :mod:`bounds.registry`.
+#: The guarantees of this module, indexed by :mod:`calcheck.bounds.registry`.
 GUARANTEES = (
     Guarantee(
         "gr22.eq13",

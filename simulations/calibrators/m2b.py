@@ -31,7 +31,7 @@ The binary calibrator: by default histogram binning with ``floor(m / points_per_
 each sub-problem of m points (gr21 Algorithm 2, delta -> 0, as TL-HB and CW-HB use); a
 sub-problem too small for one bin (m < 2 k) is left uncalibrated (``h = g~``, logged), as
 TL-HB does. Any other binary calibrator (an unfitted object with ``fit(scores, labels)`` and
-``predict(scores)``, e.g. :class:`~simulations.calibrators.PlattScaling`) may be passed as
+``predict(scores)``, e.g. :class:`~calcheck.simulations.calibrators.PlattScaling`) may be passed as
 ``binary``; a fresh deep copy is fitted on each sub-problem.
 
 References

@@ -3,7 +3,7 @@
 :class:`TopKLabelsExperiment`: the top-K labels c^(1..K) a top-K calibrator returns are the
 base model's (Sec. 3.2 and App. A.1: "the c~ values are not changed"), so top-K accuracy is
 kept whatever the binary calibrator. Run through the user-facing calibrators of
-:mod:`simulations.calibrators.m2b`.
+:mod:`calcheck.simulations.calibrators.m2b`.
 
 References
 ----------
@@ -54,7 +54,7 @@ class TopKLabelsExperiment(Experiment):
 
     Each replicate fits the calibrator on n points and predicts ``n_test`` fresh points; the
     outcome is the fraction of test points whose K returned labels differ anywhere from the
-    base model's c^(1..K) (:func:`~simulations.calibrators.m2b.top_k_labels`). The control
+    base model's c^(1..K) (:func:`~calcheck.simulations.calibrators.m2b.top_k_labels`). The control
     ``top_k_confidence_resorted`` re-ranks the labels by the calibrated probabilities.
 
     Parameters

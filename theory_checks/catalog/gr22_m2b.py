@@ -4,7 +4,7 @@ Gupta, C. and Ramdas, A. (2022). Top-label calibration and multiclass-to-binary 
 ICLR. Definition 2, eqs. (13)-(14) (catalog G15); Algorithms 5-7 (catalog G4).
 
 * ``gr22.eq13`` / ``gr22.eq14`` are built in :mod:`.gr22` beside Theorem 2 (same CW-HB
-  simulations, :class:`~simulations.experiments.gr22.ClassWiseBinningExperiment`, whose
+  simulations, :class:`~calcheck.simulations.experiments.gr22.ClassWiseBinningExperiment`, whose
   outcome holds every class's exact errors). Here: their extra negative controls.
   The natural control, the per-class radius without the union correction (alpha in place of
   alpha/L), is *not* flagged on any law calcheck has: its joint coverage is 0.98-1.0 at a
