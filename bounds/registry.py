@@ -30,7 +30,7 @@ __all__ = [
 
 #: Paper key -> the bounds modules of that paper.
 PAPERS = {
-    "gr21": ("calcheck.bounds.gr21",),
+    "gr21": ("calcheck.bounds.gr21", "calcheck.bounds.gr21_lemmas"),
     "gpr20": ("calcheck.bounds.gpr20", "calcheck.bounds.gpr20_shift"),
     "gr22": ("calcheck.bounds.gr22",),
     "klm19": (
