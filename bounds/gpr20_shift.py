@@ -28,6 +28,9 @@ from ._validation import (
 from .guarantee import Guarantee
 
 __all__ = [
+    "g3_weight_mean_radius",
+    "g4_oracle_hoeffding_radius",
+    "g4_oracle_hoeffding_radius_corrected",
     "prop3_target_bin_mean",
     "thm7_explicit_halfwidth",
     "thm7_halfwidth",
@@ -127,6 +130,92 @@ def thm7_explicit_halfwidth(n_bin, n_bins, alpha, upper, lower, m_b=None):
     radius = (2.0 * u**2 * m**2 + u * m) * np.sqrt(per_count(log_term / 2.0, counts))
     applies = counts > 2.0 * u**2 * m**2 * log_term
     return scalar_or_array(np.where(applies, radius, np.inf))
+
+
+def g3_weight_mean_radius(n_bin, n_bins, alpha, upper):
+    r"""Radius of the bin's mean weight, step 2 of the proof of Theorem 7 (G3, eq. 44).
+
+    .. math:: |r_b - \hat r_b| \le \sqrt{\frac{U^2 \ln(6B/\alpha)}{2 N_b}}, \quad
+              r_b = E_P[w(X) | X \in X_b] = 1/m_b, \quad
+              \hat r_b = \frac{1}{N_b} \sum_{i: X_i \in X_b} w(X_i)
+
+    Parameters
+    ----------
+    n_bin : int or array_like
+        Source calibration points N_b in the bin (``inf`` is returned for N_b = 0).
+    n_bins, alpha
+        Number of bins B and miscoverage in (0, 1).
+    upper : float
+        ``U = sup_x w(x)``.
+
+    Notes
+    -----
+    Paper: gpr20, App. D.1, proof of Theorem 7, step 2, eq. (44) (the text says "the Y_i's
+    ... Bernoulli"; it means the w(X_i), iid in [0, U] given the bin memberships).
+    Hypotheses: covariate shift, ``w <= U``; fixed partition; memberships given.
+    Quantifier: two-sided Hoeffding at level alpha/(3B) per bin; with probability
+    >= 1 - alpha/3, simultaneously for all b.
+    """
+    return _hoeffding_shift(n_bin, n_bins, alpha, as_positive(upper, "upper"))
+
+
+def _hoeffding_shift(n_bin, n_bins, alpha, scale):
+    counts = as_counts(n_bin)
+    b = as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
+    a = as_open_unit(alpha, "alpha")
+    return scalar_or_array(scale * np.sqrt(per_count(np.log(6.0 * b / a) / 2.0, counts)))
+
+
+def g4_oracle_hoeffding_radius(n_bin, n_bins, alpha, upper):
+    r"""Hoeffding radius of the oracle-m_b estimator as printed, step 4 of Theorem 7 (G4).
+
+    .. math:: |\hat\pi^{(w)}_b - E_{\tilde P}[Y | X \in X_b]|
+              \le \sqrt{\frac{U^2 \ln(6B/\alpha)}{2 N_b}}
+
+    Parameters
+    ----------
+    n_bin, n_bins, alpha, upper
+        As in :func:`g3_weight_mean_radius` (``inf`` is returned for N_b = 0).
+
+    Notes
+    -----
+    Paper: gpr20, App. D.1, proof of Theorem 7, step 4 ("replace the empirical Bernstein
+    inequality by Hoeffding's" in Theorem 10's proof), estimator (40)
+    ``pi^_b^(w) = (1/N_b) sum m_b w(X_i) Y_i``. **As printed the scale is U**, but the
+    summands ``m_b w(X_i) Y_i`` lie in ``[0, m_b U]`` (Theorem 10's own proof says so) and
+    ``m_b`` can exceed 1: this form fails for bins the target under-weights (calcheck
+    shows it exactly, ``tests/papers/test_gpr20_shift_steps.py``). The corrected form is
+    :func:`g4_oracle_hoeffding_radius_corrected`; the paper's next inequality,
+    ``<= (U/L)^2 sqrt(ln(6B/alpha)/(2N_b))``, holds because ``m_b U <= U/L <= (U/L)^2``.
+    Hypotheses: covariate shift, ``L <= w <= U``; m_b known; fixed partition.
+    Quantifier: with probability >= 1 - alpha/3, for all b (per bin alpha/(3B)).
+    """
+    return _hoeffding_shift(n_bin, n_bins, alpha, as_positive(upper, "upper"))
+
+
+def g4_oracle_hoeffding_radius_corrected(n_bin, n_bins, alpha, upper, m_b):
+    r"""G4 with the range of the summands, ``m_b U``: the corrected step 4 of Theorem 7.
+
+    .. math:: |\hat\pi^{(w)}_b - E_{\tilde P}[Y | X \in X_b]|
+              \le m_b U \sqrt{\frac{\ln(6B/\alpha)}{2 N_b}}
+
+    Parameters
+    ----------
+    n_bin, n_bins, alpha, upper
+        As in :func:`g3_weight_mean_radius` (``inf`` is returned for N_b = 0).
+    m_b : float or array_like
+        ``P(X in X_b) / P_target(X in X_b) > 0``.
+
+    Notes
+    -----
+    Corrects :func:`g4_oracle_hoeffding_radius` (gpr20, App. D.1, step 4): Hoeffding for
+    N_b iid summands ``m_b w(X_i) Y_i`` in ``[0, m_b U]`` with mean
+    ``E_target[Y | X in X_b]`` (Proposition 3), at level alpha/(3B) per bin. Hypotheses:
+    covariate shift, ``w <= U``; fixed partition; memberships given. Quantifier: with
+    probability >= 1 - alpha/3, for all b.
+    """
+    scale = as_positive(m_b, "m_b") * as_positive(upper, "upper")
+    return _hoeffding_shift(n_bin, n_bins, alpha, scale)
 
 
 def thm10_halfwidth(n_bin, variance, m_b, upper, n_bins, alpha):
