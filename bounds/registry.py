@@ -31,7 +31,11 @@ __all__ = [
 #: Paper key -> the bounds modules of that paper.
 PAPERS = {
     "gr21": ("calcheck.bounds.gr21", "calcheck.bounds.gr21_lemmas"),
-    "gpr20": ("calcheck.bounds.gpr20", "calcheck.bounds.gpr20_shift"),
+    "gpr20": (
+        "calcheck.bounds.gpr20",
+        "calcheck.bounds.gpr20_shift",
+        "calcheck.bounds.gpr20_tripod",
+    ),
     "gr22": ("calcheck.bounds.gr22",),
     "klm19": (
         "calcheck.bounds.klm19",
