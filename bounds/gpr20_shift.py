@@ -31,6 +31,9 @@ __all__ = [
     "g3_weight_mean_radius",
     "g4_oracle_hoeffding_radius",
     "g4_oracle_hoeffding_radius_corrected",
+    "prop2_gap_rate",
+    "prop2_plugin_gap_bound",
+    "prop2_plugin_gap_bound_stated",
     "prop3_target_bin_mean",
     "thm7_explicit_halfwidth",
     "thm7_halfwidth",
@@ -250,6 +253,112 @@ def thm10_halfwidth(n_bin, variance, m_b, upper, n_bins, alpha):
     return empirical_bernstein_halfwidth(n_bin, variance, a / b, scale)
 
 
+def _sup_error(sup_error, lower):
+    d = as_nonnegative(sup_error, "sup_error")
+    lo = as_positive(lower, "lower")
+    if np.any(lo > 1.0):
+        raise ValueError(f"lower must lie in (0, 1], got {lower!r}")
+    return d, lo
+
+
+def prop2_plugin_gap_bound_stated(sup_error, lower, upper, n):
+    r"""Bound (3) of the proof of Proposition 2 on the plug-in's distance to the oracle.
+
+    .. math:: |\check\pi^{(w)}_b - \check\pi^{(\hat w_k)}_b| \le \frac{n}{L}\Delta_k
+              + \frac{n \Delta_k}{(L - \Delta_k) L} (U + \Delta_k) n,
+              \qquad \Delta_k = \sup_x |w(x) - \hat w_k(x)|
+
+    Parameters
+    ----------
+    sup_error : float or array_like
+        ``Delta_k >= 0``.
+    lower, upper : float
+        ``L <= w <= U`` (eq. 23), ``0 < L <= 1 <= U``.
+    n : int or array_like
+        Calibration points (the proof bounds every N_b by n).
+
+    Returns
+    -------
+    float or ndarray
+        The bound; ``inf`` where ``Delta_k >= L`` (the proof needs ``Delta_k < L``).
+
+    Notes
+    -----
+    Paper: gpr20, App. D.3, proof of Proposition 2, step (3). Deterministic: it holds for
+    every data set and every bin. Very crude (the factor n^2); :func:`prop2_plugin_gap_bound`
+    is a sharp form.
+    """
+    d, lo = _sup_error(sup_error, lower)
+    u, _ = _ratio_bounds(upper, lo)
+    n_arr = as_integer_array(n, "n", minimum=1).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = n_arr / lo * d + n_arr * d / ((lo - d) * lo) * (u + d) * n_arr
+    return scalar_or_array(np.where(d < lo, value, np.inf))
+
+
+def prop2_plugin_gap_bound(sup_error, lower):
+    r"""Sharp deterministic bound on the plug-in's distance to the oracle (Proposition 2).
+
+    .. math:: |\check\pi^{(\hat w)}_b - \check\pi^{(w)}_b|
+              = \frac{|\sum_{i \in b} (\hat w - w)(X_i) (Y_i - \check\pi^{(w)}_b)|}
+                     {\sum_{i \in b} \hat w(X_i)}
+              \le \frac{\Delta}{L - \Delta}
+
+    Parameters
+    ----------
+    sup_error : float or array_like
+        ``Delta = sup_x |w(x) - w_hat(x)| >= 0``.
+    lower : float
+        ``L = inf_x w(x)`` in (0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        ``Delta / (L - Delta)``; ``inf`` where ``Delta >= L``.
+
+    Notes
+    -----
+    Not a claim of the paper: the identity above (exact algebra on estimator (22)) with
+    ``|Y - pi| <= 1`` and ``w_hat >= L - Delta`` replaces the proof's step (3)
+    (:func:`prop2_plugin_gap_bound_stated`, which has a factor n^2). Hypotheses: labels in
+    [0, 1]; ``w >= L``. Deterministic, for every data set and bin. It makes Proposition 2's
+    second term Lipschitz in Delta, uniformly in n: the plug-in's error tends to the
+    oracle's as ``Delta -> 0`` at rate O(Delta) (:func:`prop2_gap_rate`).
+    """
+    d, lo = _sup_error(sup_error, lower)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return scalar_or_array(np.where(d < lo, d / (lo - d), np.inf))
+
+
+def prop2_gap_rate(sup_error, *, c):
+    r"""Rate of Proposition 2's plug-in term: ``c * Delta`` as ``Delta -> 0``.
+
+    Parameters
+    ----------
+    sup_error : float or array_like
+        ``Delta = sup_x |w(x) - w_hat(x)| >= 0``.
+    c : float
+        The constant (keyword, required): the paper states only a limit.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Paper: gpr20, Proposition 2 (Sec. 4.4, proof App. D.3): if ``sup|w_hat_k - w| -> 0`` in
+    probability, weighted binning with ``w_hat_k`` is distribution-free asymptotically
+    calibrated. Its proof splits the plug-in's error into Theorem 7's term and
+    ``|pi_check^(w)_b - pi_check^(w_hat_k)_b|``, which its step (3) bounds by O(Delta_k) at
+    fixed n. Hypotheses: covariate shift, ``L <= w <= U``; Delta_k < L.
+    Quantifier: informal_rate -- the mean of ``max_b |pi_check^(w_hat) - pi_check^(w)|``
+    is proportional to Delta (exponent 1 in Delta), checked by a fitted exponent.
+    """
+    if c is None:
+        raise ValueError("c must be given: the paper leaves its constant unspecified")
+    return scalar_or_array(as_positive(c, "c") * as_nonnegative(sup_error, "sup_error"))
+
+
 def prop3_target_bin_mean(source_mass, target_mass, source_weighted_mean):
     r"""Target bin mean from source quantities, Proposition 3 (identity).
 
@@ -318,6 +427,16 @@ GUARANTEES = (
         "oracle m_b: w.p. >= 1-alpha, |pi^_b^(w) - E~[Y|X_b]| <= EB half-width with scale m_b U",
         (_SHIFT, "w <= U", "m_b known", _FIXED, _NB1),
         "conditional",
+    ),
+    Guarantee(
+        "gpr20.prop2",
+        prop2_gap_rate,
+        "gpr20",
+        "Proposition 2 (App. D.3, step (3)): rate of the plug-in term",
+        "weighted binning with w_hat: max_b |pi_check^(w_hat)_b - pi_check^(w)_b| = O(Delta), "
+        "Delta = sup|w_hat - w|, so the plug-in's error tends to the oracle's as Delta -> 0",
+        (_SHIFT, "0 < L <= w <= U", "Delta = sup|w_hat - w| < L"),
+        "informal_rate",
     ),
     Guarantee(
         "gpr20.prop3",

@@ -115,6 +115,7 @@ def test_registry_lists_gpr20():
         "gpr20.thm7",
         "gpr20.thm7.explicit",
         "gpr20.thm10",
+        "gpr20.prop2",
         "gpr20.prop3",
         "gpr20.thm3",
         "gpr20.cor1",

@@ -37,7 +37,7 @@ from ..events import (
     substitute,
 )
 from ..tradeoff import TradeoffCheck
-from .gpr20_shift import SHIFT_STUDIES, add_shift_checks
+from .gpr20_shift import SHIFT_REFUSED, SHIFT_STUDIES, add_shift_checks, prop2_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
 
@@ -274,6 +274,7 @@ def checks(budget="quick") -> list[Check]:
             "every n is not time-uniform",
         )
     add_shift_checks(add, full)
+    out += prop2_checks(full)
 
     # Theorem 3 and Corollary 1: the adversary Q.
     n_q = (1000,) if not full else (200, 1000, 5000)
@@ -402,4 +403,5 @@ REFUSED = {
     "gpr20.thm3": "an impossibility on the adversary Q of Theorem 2, which the theorem fixes",
     "gpr20.cor1": "an impossibility stated for eta = 1/2 with a nonatomic f(X), which the "
     "corollary fixes",
+    **SHIFT_REFUSED,
 }

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from calcheck.simulations.experiments.gpr20_shift import Prop3Experiment, ShiftExperiment
+from calcheck.simulations.experiments.gpr20_shift import (
+    PlugInRatioExperiment,
+    Prop3Experiment,
+    ShiftExperiment,
+)
 from calcheck.simulations.laws import LAWS
 
 from ..check import StudyAdapter
 from ..events import BoundRule, Identity, Within
+from ..exponents import ExponentCheck, ExponentSeries
 
-__all__ = ["SHIFT_STUDIES", "add_shift_checks"]
+__all__ = ["SHIFT_REFUSED", "SHIFT_STUDIES", "add_shift_checks", "prop2_checks"]
 
 _POOLED = BoundRule(
     "hoeffding_pooled",
@@ -111,6 +116,52 @@ def add_shift_checks(add, full):
         _WITHOUT_MB,
         text="negative control: E[w Y | X_b] without the factor m_b",
     )
+
+
+def prop2_checks(full) -> list:
+    """Proposition 2 by the fitted exponent of the plug-in's distance to the oracle in Delta.
+
+    Weighted binning with ``w_hat = w + Delta s(x)`` against the same data weighted by w:
+    E[max_b |pi_check^(w_hat)_b - pi_check^(w)_b|] must fall like Delta (the proof's step
+    (3) at fixed n), so the plug-in's error tends to the oracle's as Delta -> 0. Two error
+    shapes: a misestimated slope (tilt) and a high-frequency error (wiggle).
+    """
+    n, deltas = (2000, (0.002, 0.008, 0.032, 0.128)) if full else (500, (0.004, 0.02, 0.1))
+    series = tuple(
+        ExponentSeries(
+            f"Delta sweep, {shape} error, n = {n}, B = 10",
+            "sup_error",
+            tuple(PlugInRatioExperiment(LAWS["shift_sine"], n, 10, d, shape) for d in deltas),
+        )
+        for shape in ("tilt", "wiggle")
+    )
+    return [
+        ExponentCheck(
+            "gpr20.prop2",
+            "gpr20.prop2",
+            series,
+            "gap",
+            description="E[max_b |pi_check^(w_hat) - pi_check^(w)|] ~ c sup|w_hat - w|: the "
+            "plug-in's error tends to the oracle's linearly in Delta (proof, step (3))",
+        ),
+        ExponentCheck(
+            "gpr20.prop2.control.sqrt_rate",
+            "gpr20.prop2",
+            series,
+            "gap",
+            "violated",
+            BoundRule(
+                "sqrt_rate",
+                function=lambda s, a: np.sqrt(s["sup_error"]),
+                description="c sqrt(Delta): a rate half as fast",
+            ),
+            description="negative control: the gap claimed to fall as sqrt(Delta)",
+        ),
+    ]
+
+
+#: Shift guarantees whose law or design the check fixes, with the reason.
+SHIFT_REFUSED = {"gpr20.prop2": "a rate claim over a sweep of sup|w_hat - w|"}
 
 
 def _shift_adapter(gid, estimator, claim="1-alpha"):
