@@ -35,6 +35,7 @@ PAPERS = {
         "calcheck.bounds.gpr20",
         "calcheck.bounds.gpr20_shift",
         "calcheck.bounds.gpr20_tripod",
+        "calcheck.bounds.gpr20_steps",
     ),
     "gr22": ("calcheck.bounds.gr22",),
     "klm19": (

@@ -20,12 +20,12 @@ import numpy as np
 from .._validation import check_positive_int
 from ..calibrators.edges import fixed_width_edges, uniform_mass_edges
 from ..calibrators.weighted import bin_totals
-from ..laws.shift import LinearShiftLaw
+from ..laws.shift import LinearShiftLaw, StepShiftLaw
 from .base import Experiment, Outcome
 
 __all__ = ["PlugInRatioExperiment", "Prop3Experiment", "ShiftExperiment"]
 
-_SHIFT_ESTIMATORS = ("weighted", "oracle", "unweighted")
+_SHIFT_ESTIMATORS = ("weighted", "oracle", "unweighted", "weight_mean")
 
 
 @dataclass(frozen=True)
@@ -65,19 +65,21 @@ class ShiftExperiment(Experiment):
 
     Estimators: ``"weighted"`` pi_check^(w) (eq. 22), ``"oracle"`` pi^^(w) with the exact
     m_b (eq. 40), ``"unweighted"`` plain binning (eq. 17, biased under shift; its symbols
-    have scale 1: ``m_b = 1``, ``upper = 1``, the range of its own labels). Partition:
+    have scale 1: ``m_b = 1``, ``upper = 1``, the range of its own labels), and
+    ``"weight_mean"``: the bin's mean weight r^_b (eq. 43) against ``r_b = 1/m_b`` (the
+    ``error`` of step 2 of Theorem 7's proof, G3). Laws: linear or step ratios. Partition:
     fixed-width, or uniform-mass edges from ``n_edge`` extra source points. Truth
     ``E_target[Y | X in X_b]`` is exact (quadrature).
     """
 
-    law: LinearShiftLaw
+    law: LinearShiftLaw | StepShiftLaw
     n: int
     n_bins: int
     estimator: str = "weighted"
     partition: str = "fixed_width"
     n_edge: int = 0
 
-    accepts: ClassVar[tuple[str, ...]] = ("linear_shift",)
+    accepts: ClassVar[tuple[str, ...]] = ("linear_shift", "step_shift")
     outcome_type: ClassVar[type] = ShiftOutcome
 
     def __post_init__(self):
@@ -139,6 +141,8 @@ class ShiftExperiment(Experiment):
             safe = np.maximum(counts, 1)
             if self.estimator == "weighted":
                 est = wysum / np.where(wsum > 0, wsum, 1.0)
+            elif self.estimator == "weight_mean":
+                est, truth = wsum / safe, 1.0 / m_b
             else:
                 est = m_b * wysum / safe
             mean_z = m_b * wysum / safe

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calcheck.bounds import gpr20_shift
+from calcheck.bounds import gpr20_steps
 
 
 def _weighted(w, y):
@@ -30,9 +30,9 @@ def test_gap_identity_and_both_bounds_on_random_bins(low, up):
         gap = np.abs(_weighted(w + d, y) - _weighted(w, y))
         identity = np.abs(np.sum(d * (y - _weighted(w, y)[:, None]), axis=1)) / np.sum(w + d, 1)
         assert np.allclose(gap, identity, rtol=1e-9, atol=1e-15)
-        sharp = gpr20_shift.prop2_plugin_gap_bound(delta, low)
+        sharp = gpr20_steps.prop2_plugin_gap_bound(delta, low)
         assert np.all(gap <= sharp * (1 + 1e-12))
-        assert sharp <= gpr20_shift.prop2_plugin_gap_bound_stated(delta, low, up, n)
+        assert sharp <= gpr20_steps.prop2_plugin_gap_bound_stated(delta, low, up, n)
 
 
 def test_a_quarter_of_the_sharp_bound_fails():
@@ -44,14 +44,14 @@ def test_a_quarter_of_the_sharp_bound_fails():
     gap = abs(_weighted(w + delta * np.sign(y - 0.5), y) - _weighted(w, y))
     assert gap == pytest.approx(delta / (2 * low))
     assert gap > delta / (4 * low)
-    assert gap >= gpr20_shift.prop2_plugin_gap_bound(delta, low) / 2 * (1 - delta / low)
+    assert gap >= gpr20_steps.prop2_plugin_gap_bound(delta, low) / 2 * (1 - delta / low)
 
 
 def test_prop2_bounds_by_hand():
-    assert gpr20_shift.prop2_plugin_gap_bound(0.1, 0.5) == pytest.approx(0.25)
+    assert gpr20_steps.prop2_plugin_gap_bound(0.1, 0.5) == pytest.approx(0.25)
     # (n/L) D + n D (U + D) n / ((L - D) L) = 20 + 100 * 0.1 * 1.6 * 100 / 0.2 = 8020
-    assert gpr20_shift.prop2_plugin_gap_bound_stated(0.1, 0.5, 1.5, 100) == pytest.approx(8020)
-    assert gpr20_shift.prop2_plugin_gap_bound(0.5, 0.5) == np.inf  # the proof needs D < L
-    assert gpr20_shift.prop2_gap_rate(0.02, c=3.0) == pytest.approx(0.06)
+    assert gpr20_steps.prop2_plugin_gap_bound_stated(0.1, 0.5, 1.5, 100) == pytest.approx(8020)
+    assert gpr20_steps.prop2_plugin_gap_bound(0.5, 0.5) == np.inf  # the proof needs D < L
+    assert gpr20_steps.prop2_gap_rate(0.02, c=3.0) == pytest.approx(0.06)
     with pytest.raises(ValueError, match="c must be given"):
-        gpr20_shift.prop2_gap_rate(0.02, c=None)
+        gpr20_steps.prop2_gap_rate(0.02, c=None)

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from calcheck.bounds import gpr20_shift
+from calcheck.bounds import gpr20_steps
 
 P_GRID = np.linspace(0.005, 0.995, 199)
 
@@ -70,7 +70,7 @@ def _g4_fails(n, low, up, p, eta_low, eta_up, radius, slack=1.0):
 @pytest.mark.parametrize("alpha", [0.01, 0.1])
 @pytest.mark.parametrize(("low", "up"), [(0.0, 1.5), (0.2, 1.8), (0.5, 4.0)])
 def test_g3_per_bin_failure_is_at_most_alpha_over_3b(n, n_bins, alpha, low, up):
-    radius = gpr20_shift.g3_weight_mean_radius(n, n_bins, alpha, up)
+    radius = gpr20_steps.g3_weight_mean_radius(n, n_bins, alpha, up)
     worst = float(np.max(_g3_fails(n, max(low, 1e-300), up, P_GRID, radius)))
     assert worst <= alpha / (3 * n_bins)
     # every bin at its worst mass at once: P(some bin fails) <= alpha / 3 (eq. 44)
@@ -80,7 +80,7 @@ def test_g3_per_bin_failure_is_at_most_alpha_over_3b(n, n_bins, alpha, low, up):
 def test_g3_half_the_radius_fails():
     # negative control: w on {0, U} with p = 1/2 (the Hoeffding-extremal law), n = 1000
     n, n_bins, alpha, up = 1000, 1, 0.1, 2.0
-    half = gpr20_shift.g3_weight_mean_radius(n, n_bins, alpha, up) / 2
+    half = gpr20_steps.g3_weight_mean_radius(n, n_bins, alpha, up) / 2
     assert _g3_fails(n, 1e-300, up, 0.5, half, slack=-1.0) > 4 * alpha / (3 * n_bins)
 
 
@@ -90,14 +90,14 @@ def test_g4_as_printed_fails_where_the_target_underweights_the_bin():
     # m_b U = 10 > U = 1.9, so the printed scale U is far too small
     low, up, p = 0.1, 1.9, 0.05
     for n, n_bins, alpha, fails in ((200, 1, 0.1, 0.25), (1000, 10, 0.1, 0.12)):
-        radius = gpr20_shift.g4_oracle_hoeffding_radius(n, n_bins, alpha, up)
+        radius = gpr20_steps.g4_oracle_hoeffding_radius(n, n_bins, alpha, up)
         failure = _g4_fails(n, low, up, p, 0.0, 1.0, radius, slack=-1.0)
         assert failure == pytest.approx(fails, abs=0.01)
         assert failure > 30 * alpha / (3 * n_bins) or n_bins == 1
         assert failure > 7 * alpha / (3 * n_bins)
     # the corrected scale m_b U holds at the same bin
     m_b = 1.0 / (low * (1 - p) + up * p)
-    radius = gpr20_shift.g4_oracle_hoeffding_radius_corrected(200, 1, 0.1, up, m_b)
+    radius = gpr20_steps.g4_oracle_hoeffding_radius_corrected(200, 1, 0.1, up, m_b)
     assert _g4_fails(200, low, up, p, 0.0, 1.0, radius) <= 0.1 / 3
 
 
@@ -108,7 +108,7 @@ def test_g4_corrected_and_final_forms_hold(n, n_bins, low, up):
     alpha = 0.1
     final = (up / low) ** 2 * np.sqrt(np.log(6 * n_bins / alpha) / (2 * n))  # (U/L)^2 form
     m_b = 1.0 / (low * (1 - P_GRID) + up * P_GRID)
-    radius = gpr20_shift.g4_oracle_hoeffding_radius_corrected(n, n_bins, alpha, up, m_b)
+    radius = gpr20_steps.g4_oracle_hoeffding_radius_corrected(n, n_bins, alpha, up, m_b)
     assert np.all(radius <= final * (1 + 1e-12))  # m_b U <= U/L <= (U/L)^2
     worst = max(
         float(np.max(_g4_fails(n, low, up, P_GRID, eta_low, eta_up, radius)))
@@ -121,19 +121,40 @@ def test_g4_corrected_and_final_forms_hold(n, n_bins, low, up):
 def test_g4_corrected_half_radius_fails():
     # negative control: L + U = 2, p = 1/2 (m_b = 1), eta = 1{w = U}: m_b w Y is U x Bern(1/2)
     n, n_bins, alpha, low, up = 1000, 1, 0.1, 0.5, 1.5
-    half = gpr20_shift.g4_oracle_hoeffding_radius_corrected(n, n_bins, alpha, up, 1.0) / 2
+    half = gpr20_steps.g4_oracle_hoeffding_radius_corrected(n, n_bins, alpha, up, 1.0) / 2
     assert _g4_fails(n, low, up, 0.5, 0.0, 1.0, half, slack=-1.0) > 3 * alpha / (3 * n_bins)
 
 
 def test_step_radii_by_hand():
     # sqrt(U^2 ln(6B/alpha)/(2N)) at U = 2, B = 10, alpha = 0.1, N = 500: 2 sqrt(ln 600/1000)
-    assert gpr20_shift.g3_weight_mean_radius(500, 10, 0.1, 2.0) == pytest.approx(
+    assert gpr20_steps.g3_weight_mean_radius(500, 10, 0.1, 2.0) == pytest.approx(
         2 * np.sqrt(np.log(600) / 1000)
     )
-    assert gpr20_shift.g4_oracle_hoeffding_radius(500, 10, 0.1, 2.0) == pytest.approx(
+    assert gpr20_steps.g4_oracle_hoeffding_radius(500, 10, 0.1, 2.0) == pytest.approx(
         0.159962, 1e-5
     )
-    assert gpr20_shift.g4_oracle_hoeffding_radius_corrected(500, 10, 0.1, 2.0, 1.5) == (
-        pytest.approx(1.5 * gpr20_shift.g3_weight_mean_radius(500, 10, 0.1, 2.0))
+    assert gpr20_steps.g4_oracle_hoeffding_radius_corrected(500, 10, 0.1, 2.0, 1.5) == (
+        pytest.approx(1.5 * gpr20_steps.g3_weight_mean_radius(500, 10, 0.1, 2.0))
     )
-    assert gpr20_shift.g3_weight_mean_radius(0, 10, 0.1, 2.0) == np.inf
+    assert gpr20_steps.g3_weight_mean_radius(0, 10, 0.1, 2.0) == np.inf
+
+
+def test_step_ratio_law_closed_forms_and_the_g3_estimator():
+    from calcheck.simulations.experiments.gpr20_shift import ShiftExperiment
+    from calcheck.simulations.laws.shift import StepShiftLaw
+
+    law = StepShiftLaw(0.1, 0.595, 0.0, 1.0)
+    up = (1 - 0.1 * 0.595) / 0.405
+    assert law.upper == pytest.approx(up)
+    assert law.target_mass(0.0, 1.0) == pytest.approx(1.0)
+    # the bin [0.5, 0.6): 0.095 below the step, 0.005 above
+    assert law.target_mass(0.5, 0.6) == pytest.approx(0.1 * 0.095 + up * 0.005)
+    assert law.target_bin_mean(0.5, 0.6) == pytest.approx(up * 0.005 / (0.0095 + up * 0.005))
+    m_b = 0.1 / law.target_mass(0.5, 0.6)
+    assert m_b == pytest.approx(4.7368, abs=1e-4)
+    exp = ShiftExperiment(law, 300, 10, "weight_mean", "fixed_width")
+    out = exp.simulate(np.random.default_rng(0), 50)
+    assert np.allclose(out.m_b[:, 5], m_b)
+    # bins without the step have constant weights: r^_b = r_b exactly
+    assert np.all(out.error[:, [0, 1, 2, 3, 4, 6, 7, 8, 9]] < 1e-12)
+    assert np.all(out.error[:, 5] <= up - 0.1)

@@ -16,6 +16,7 @@ from calcheck.simulations.experiments.gpr20_shift import (
     ShiftExperiment,
 )
 from calcheck.simulations.laws import LAWS
+from calcheck.simulations.laws.shift import StepShiftLaw
 
 from ..check import StudyAdapter
 from ..events import BoundRule, Identity, Within
@@ -97,6 +98,7 @@ def add_shift_checks(add, full):
         expect="violated",
         text="negative control: unweighted binning (17) is biased for the target mean",
     )
+    add_step_checks(add, shift)
     prop3 = [Prop3Experiment(sine), Prop3Experiment(ident)]
     add(
         "gpr20.prop3",
@@ -115,6 +117,62 @@ def add_shift_checks(add, full):
         "violated",
         _WITHOUT_MB,
         text="negative control: E[w Y | X_b] without the factor m_b",
+    )
+
+
+# Step likelihood ratios (w = L below t, U above): in the bin that straddles t the weights
+# take two values. HALF: the bin [0.5, 0.6) is half below t (the Hoeffding-extremal law of
+# G3's weights); EDGE: 5% of it lies above t, where the target puts its mass, so
+# m_b = 4.74 and the summands m_b w Y of G4 reach m_b U = 11 > U = 2.3.
+_STEP_HALF = StepShiftLaw(0.1, 0.55, 0.2, 0.7, name="step_ratio_half")
+_STEP_EDGE = StepShiftLaw(0.1, 0.595, 0.0, 1.0, name="step_ratio_edge")
+
+
+def add_step_checks(add, shift):
+    """G3 (eq. 44) and G4 (step 4) of Theorem 7's proof on their own, given the bins."""
+    per_bin = Within("error")
+
+    def step(law, estimator):
+        return ShiftExperiment(law, 2000, 10, estimator, "fixed_width")
+
+    linear = [LAWS["shift_sine"], LAWS["shift_identity"]]
+    add(
+        "gpr20.g3",
+        "gpr20.g3",
+        [shift(law, "weight_mean", n=4000) for law in linear] + [step(_STEP_HALF, "weight_mean")],
+        per_bin,
+        "1-alpha/3",
+        text="every bin's mean weight within sqrt(U^2 ln(6B/alpha)/(2N_b)) of E[w | X_b] = "
+        "1/m_b (two linear ratios, uniform-mass bins; a step ratio)",
+    )
+    oracle = [shift(law, "oracle", n=4000) for law in linear]
+    add(
+        "gpr20.g4",
+        "gpr20.g4",
+        oracle,
+        per_bin,
+        "1-alpha/3",
+        text="as printed (scale U), where it holds: linear ratios, on which m_b w <= U",
+    )
+    add(
+        "gpr20.g4.control.counterexample",
+        "gpr20.g4",
+        [step(_STEP_EDGE, "oracle")],
+        per_bin,
+        "1-alpha/3",
+        "violated",
+        role="counterexample",
+        text="the printed scale U fails in a bin the target under-weights (m_b = 4.7): the "
+        "summands m_b w Y reach m_b U = 11",
+    )
+    add(
+        "gpr20.g4.corrected",
+        "gpr20.g4.corrected",
+        [*oracle, step(_STEP_EDGE, "oracle"), step(_STEP_HALF, "oracle")],
+        per_bin,
+        "1-alpha/3",
+        text="oracle m_b estimator (40) within m_b U sqrt(ln(6B/alpha)/(2N_b)), the range of "
+        "its summands (the step laws included)",
     )
 
 
@@ -161,7 +219,12 @@ def prop2_checks(full) -> list:
 
 
 #: Shift guarantees whose law or design the check fixes, with the reason.
-SHIFT_REFUSED = {"gpr20.prop2": "a rate claim over a sweep of sup|w_hat - w|"}
+SHIFT_REFUSED = {
+    "gpr20.prop2": "a rate claim over a sweep of sup|w_hat - w|",
+    "gpr20.g3": "a proof step checked given the bin memberships, on linear and step ratios",
+    "gpr20.g4": "as gpr20.g3",
+    "gpr20.g4.corrected": "as gpr20.g3",
+}
 
 
 def _shift_adapter(gid, estimator, claim="1-alpha"):
