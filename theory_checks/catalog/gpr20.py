@@ -2,7 +2,7 @@
 
 Gupta, C., Podkopaev, A. and Ramdas, A. (2020). Distribution-free binary classification:
 prediction sets, confidence intervals and calibration. NeurIPS. Theorems 3-7 and 10,
-Corollaries 1 and 3, Proposition 3.
+Corollaries 1 and 3, Propositions 2 and 3, the proof steps G3 and G4 of Theorem 7.
 
 Every registered gpr20 guarantee has a check and at least one negative control that the
 suite must flag. Controls that only change the bound reuse the check's simulations.

@@ -1,4 +1,4 @@
-"""The gpr20 covariate-shift checks: Theorems 7 and 10, Proposition 3.
+"""The gpr20 covariate-shift checks: Theorems 7 and 10, Propositions 2 and 3, steps G3, G4.
 
 Gupta, C., Podkopaev, A. and Ramdas, A. (2020). Distribution-free binary classification:
 prediction sets, confidence intervals and calibration. NeurIPS, Sec. 5 (covariate shift with

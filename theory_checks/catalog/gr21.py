@@ -2,7 +2,7 @@
 
 Gupta, C. and Ramdas, A. (2021). Distribution-free calibration guarantees for histogram
 binning without sample splitting. ICML. Theorem 3 (eq. 8), Corollary 1 (eq. 10), Theorem 4
-(eq. 11, parts (a) and (b)).
+(eq. 11, parts (a) and (b)), A9; Lemma 1 and the two-bin case A4 in :mod:`.gr21_lemmas`.
 
 Theorem 4 is checked three ways: in the delta -> 0 limit (every bin its own output), on
 the map a user receives (delta = 0, equal values merged into one output) and with a real
