@@ -139,13 +139,13 @@ def add_step_checks(add, shift):
     add(
         "gpr20.g3",
         "gpr20.g3",
-        [shift(law, "weight_mean", n=4000) for law in linear] + [step(_STEP_HALF, "weight_mean")],
+        [shift(law, "weight_mean", n=2000) for law in linear] + [step(_STEP_HALF, "weight_mean")],
         per_bin,
         "1-alpha/3",
         text="every bin's mean weight within sqrt(U^2 ln(6B/alpha)/(2N_b)) of E[w | X_b] = "
         "1/m_b (two linear ratios, uniform-mass bins; a step ratio)",
     )
-    oracle = [shift(law, "oracle", n=4000) for law in linear]
+    oracle = [shift(law, "oracle", n=2000) for law in linear]
     add(
         "gpr20.g4",
         "gpr20.g4",
