@@ -32,8 +32,13 @@ __all__ = [
 
 #: Paper key -> the bounds modules of that paper.
 PAPERS = {
-    "gr21": ("calcheck.bounds.gr21",),
-    "gpr20": ("calcheck.bounds.gpr20", "calcheck.bounds.gpr20_shift"),
+    "gr21": ("calcheck.bounds.gr21", "calcheck.bounds.gr21_lemmas"),
+    "gpr20": (
+        "calcheck.bounds.gpr20",
+        "calcheck.bounds.gpr20_shift",
+        "calcheck.bounds.gpr20_tripod",
+        "calcheck.bounds.gpr20_steps",
+    ),
     "gr22": (
         "calcheck.bounds.gr22",
         "calcheck.bounds.gr22_canonical",

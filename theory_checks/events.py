@@ -61,6 +61,7 @@ __all__ = [
 CLAIMS: dict[str, Callable[[float, float], float]] = {
     "1-alpha": lambda a, b: 1.0 - a,
     "1-alpha/2": lambda a, b: 1.0 - a / 2.0,
+    "1-alpha/3": lambda a, b: 1.0 - a / 3.0,
     "1-2alpha/3": lambda a, b: 1.0 - 2.0 * a / 3.0,
     "1-2alpha": lambda a, b: 1.0 - 2.0 * a,
     "alpha": lambda a, b: a,

@@ -40,6 +40,7 @@ ROLES = {
 #: A printed claim that fails (guarantee id) -> the valid form the suite checks beside it.
 VALID_FORMS = {
     "gpr20.cor3": "gpr20.cor3.max_halfwidth",
+    "gpr20.g4": "gpr20.g4.corrected",
 }
 
 #: How each role is counted in a run's summary: (noun, what "as expected" means).

@@ -20,12 +20,12 @@ import numpy as np
 from .._validation import check_positive_int
 from ..calibrators.edges import fixed_width_edges, uniform_mass_edges
 from ..calibrators.weighted import bin_totals
-from ..laws.shift import LinearShiftLaw
+from ..laws.shift import LinearShiftLaw, StepShiftLaw
 from .base import Experiment, Outcome
 
-__all__ = ["Prop3Experiment", "ShiftExperiment"]
+__all__ = ["PlugInRatioExperiment", "Prop3Experiment", "ShiftExperiment"]
 
-_SHIFT_ESTIMATORS = ("weighted", "oracle", "unweighted")
+_SHIFT_ESTIMATORS = ("weighted", "oracle", "unweighted", "weight_mean")
 
 
 @dataclass(frozen=True)
@@ -65,19 +65,21 @@ class ShiftExperiment(Experiment):
 
     Estimators: ``"weighted"`` pi_check^(w) (eq. 22), ``"oracle"`` pi^^(w) with the exact
     m_b (eq. 40), ``"unweighted"`` plain binning (eq. 17, biased under shift; its symbols
-    have scale 1: ``m_b = 1``, ``upper = 1``, the range of its own labels). Partition:
+    have scale 1: ``m_b = 1``, ``upper = 1``, the range of its own labels), and
+    ``"weight_mean"``: the bin's mean weight r^_b (eq. 43) against ``r_b = 1/m_b`` (the
+    ``error`` of step 2 of Theorem 7's proof, G3). Laws: linear or step ratios. Partition:
     fixed-width, or uniform-mass edges from ``n_edge`` extra source points. Truth
     ``E_target[Y | X in X_b]`` is exact (quadrature).
     """
 
-    law: LinearShiftLaw
+    law: LinearShiftLaw | StepShiftLaw
     n: int
     n_bins: int
     estimator: str = "weighted"
     partition: str = "fixed_width"
     n_edge: int = 0
 
-    accepts: ClassVar[tuple[str, ...]] = ("linear_shift",)
+    accepts: ClassVar[tuple[str, ...]] = ("linear_shift", "step_shift")
     outcome_type: ClassVar[type] = ShiftOutcome
 
     def __post_init__(self):
@@ -139,6 +141,8 @@ class ShiftExperiment(Experiment):
             safe = np.maximum(counts, 1)
             if self.estimator == "weighted":
                 est = wysum / np.where(wsum > 0, wsum, 1.0)
+            elif self.estimator == "weight_mean":
+                est, truth = wsum / safe, 1.0 / m_b
             else:
                 est = m_b * wysum / safe
             mean_z = m_b * wysum / safe
@@ -196,4 +200,94 @@ class Prop3Experiment(Experiment):
         p, q = law.source_mass(lo, hi), law.target_mass(lo, hi)
         return Prop3Outcome(
             p, q, law.source_weighted_moment(lo, hi) / p, law.target_bin_mean(lo, hi)
+        )
+
+
+@dataclass(frozen=True)
+class PlugInRatioOutcome(Outcome):
+    """Weighted binning with w and with an estimate w_hat, on the same data ``(R,)``.
+
+    ``gap`` is ``max_b |pi_check^(w_hat)_b - pi_check^(w)_b|`` (bins with points), the
+    errors ``max_b |pi_check_b - E_target[Y | X_b]|`` of the plug-in and of the oracle.
+    """
+
+    gap: np.ndarray
+    error_plugin: np.ndarray
+    error_oracle: np.ndarray
+
+
+_SHAPES = {
+    # a misestimated slope of the linear ratio (w_hat is the ratio of c0 + Delta)
+    "tilt": lambda x: 2.0 * x - 1.0,
+    # a high-frequency estimation error of sup-norm 1
+    "wiggle": lambda x: np.sin(40.0 * np.pi * x),
+}
+
+
+@dataclass(frozen=True)
+class PlugInRatioExperiment(Experiment):
+    """Proposition 2: weighted binning (22) with ``w_hat = w + Delta s(x)``, ``|s| <= 1``.
+
+    ``sup_error`` is ``Delta = sup |w_hat - w|`` (``0 < Delta < L``), ``shape`` the error
+    s (``"tilt"``: ``2x - 1``; ``"wiggle"``: ``sin(40 pi x)``); fixed-width bins. The
+    oracle (w) and the plug-in (w_hat) see the same source data; truth by quadrature.
+    """
+
+    law: LinearShiftLaw
+    n: int
+    n_bins: int
+    sup_error: float
+    shape: str = "tilt"
+
+    accepts: ClassVar[tuple[str, ...]] = ("linear_shift",)
+    outcome_type: ClassVar[type] = PlugInRatioOutcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        check_positive_int(self.n, "n")
+        check_positive_int(self.n_bins, "n_bins")
+        d = self.sup_error
+        if isinstance(d, bool) or not isinstance(d, int | float) or not 0 < d < self.law.lower:
+            raise ValueError(f"sup_error must lie in (0, L = {self.law.lower:g}), got {d!r}")
+        if self.shape not in _SHAPES:
+            raise ValueError(f"shape must be one of {sorted(_SHAPES)}, got {self.shape!r}")
+
+    def label(self) -> str:
+        """Readable one-line identification."""
+        return (
+            f"plugin_{self.shape}/{self.law.name}/n={self.n}/B={self.n_bins}/D={self.sup_error:g}"
+        )
+
+    def symbols(self, outcome=None) -> dict:
+        """Quantities the bounds take, named as in the bound functions."""
+        return {
+            "n": int(self.n),
+            "n_bins": int(self.n_bins),
+            "sup_error": float(self.sup_error),
+            "lower": self.law.lower,
+            "upper": self.law.upper,
+        }
+
+    def simulate(self, rng, reps):
+        """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
+        law, b = self.law, self.n_bins
+        edges = fixed_width_edges(b)
+        x = law.sample_source((reps, self.n), rng)
+        y = law.sample_labels(x, rng)
+        flat = _flat_bin_index(x, np.broadcast_to(edges, (reps, b + 1)))
+        w = law.weight(x)
+        d = self.sup_error * _SHAPES[self.shape](x)
+        counts, wsum, wysum, dsum, dysum = bin_totals(flat, b, w, w * y, d, d * y, offset=False)
+        truth = law.target_bin_mean(edges[:-1], edges[1:])
+        oracle = wysum / np.where(counts > 0, wsum, 1.0)
+        plugin = (wysum + dysum) / np.where(counts > 0, wsum + dsum, 1.0)
+        seen = counts > 0
+
+        def worst(v):
+            return np.max(np.where(seen, v, 0.0), axis=1)
+
+        return PlugInRatioOutcome(
+            worst(np.abs(plugin - oracle)),
+            worst(np.abs(plugin - truth)),
+            worst(np.abs(oracle - truth)),
         )

@@ -19,7 +19,7 @@ from .base import Law
 from .binary import ConditionalMean
 from .quadrature import gauss_legendre
 
-__all__ = ["SHIFT_LAWS", "LinearShiftLaw"]
+__all__ = ["SHIFT_LAWS", "LinearShiftLaw", "StepShiftLaw"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,94 @@ class LinearShiftLaw(Law):
     def spec(self) -> dict:
         """JSON-able description of the content (used in keys and results files)."""
         return {"kind": "linear_shift", "c0": self.c0, "eta": self.eta.spec()}
+
+
+@dataclass(frozen=True)
+class StepShiftLaw(Law):
+    """Source U[0, 1], target density L on [0, t) and U on [t, 1]: a step likelihood ratio.
+
+    ``U = (1 - L t) / (1 - t)``, so ``w(x) = L`` below t and U above (hypothesis (23) of
+    gpr20 Theorem 7 with these bounds); ``E[Y | X = x]`` is ``eta_low`` below t and
+    ``eta_high`` above, the same in both domains. Given a bin, w(X) takes two values
+    (the extremal case of Hoeffding's inequality) in a bin that straddles t, and every
+    bin quantity is a closed form (no quadrature). Not a named law of the suite: the
+    gpr20 proof-step checks (G3, G4) build theirs.
+
+    Parameters
+    ----------
+    low : float
+        L in (0, 1).
+    step : float
+        t in (0, 1).
+    eta_low, eta_high : float
+        Conditional means in [0, 1] below and above t.
+    name : str
+    """
+
+    family: ClassVar[str] = "step_shift"
+    low: float = 0.1
+    step: float = 0.5
+    eta_low: float = 0.0
+    eta_high: float = 1.0
+    name: str = "step_shift"
+
+    def __post_init__(self):
+        if not (0 < self.low < 1):
+            raise ValueError(f"low must lie in (0, 1), got {self.low!r}")
+        if not (0 < self.step < 1):
+            raise ValueError(f"step must lie in (0, 1), got {self.step!r}")
+        for k in ("eta_low", "eta_high"):
+            if not (0 <= getattr(self, k) <= 1):
+                raise ValueError(f"{k} must lie in [0, 1], got {getattr(self, k)!r}")
+
+    lower = property(lambda self: float(self.low))
+    upper = property(lambda self: (1.0 - self.low * self.step) / (1.0 - self.step))
+
+    def weight(self, x):
+        """Likelihood ratio ``w(x)``: L below the step, U above."""
+        return np.where(np.asarray(x) < self.step, self.lower, self.upper)
+
+    def sample_source(self, size, rng: np.random.Generator):
+        """Draw source points of the given shape."""
+        return rng.random(size)
+
+    def sample_labels(self, x, rng: np.random.Generator):
+        """Labels given points (conditionally independent)."""
+        eta = np.where(np.asarray(x) < self.step, self.eta_low, self.eta_high)
+        return (rng.random(np.shape(x)) < eta).astype(np.float64)
+
+    def _parts(self, lo, hi):
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        below = np.clip(np.minimum(hi, self.step) - lo, 0.0, None)
+        above = np.clip(hi - np.maximum(lo, self.step), 0.0, None)
+        return below, above
+
+    def source_mass(self, lo, hi):
+        """Source probability of the intervals ``[lo, hi)``."""
+        return np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)
+
+    def target_mass(self, lo, hi):
+        """Target probability of the intervals ``[lo, hi)``."""
+        below, above = self._parts(lo, hi)
+        return self.lower * below + self.upper * above
+
+    def target_bin_mean(self, lo, hi):
+        """``E_target[Y | X in [lo, hi)]`` (NaN for a bin of zero target mass)."""
+        below, above = self._parts(lo, hi)
+        mass = self.lower * below + self.upper * above
+        moment = self.lower * self.eta_low * below + self.upper * self.eta_high * above
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(mass > 0, moment / mass, np.nan)
+
+    def spec(self) -> dict:
+        """JSON-able description of the content (used in keys and results files)."""
+        return {
+            "kind": "step_shift",
+            "low": self.low,
+            "step": self.step,
+            "eta_low": self.eta_low,
+            "eta_high": self.eta_high,
+        }
 
 
 #: Covariate-shift laws of the gpr20 checks (Theorems 7 and 10, Proposition 3).

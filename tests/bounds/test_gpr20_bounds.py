@@ -115,7 +115,11 @@ def test_registry_lists_gpr20():
         "gpr20.thm7",
         "gpr20.thm7.explicit",
         "gpr20.thm10",
+        "gpr20.prop2",
         "gpr20.prop3",
+        "gpr20.g3",
+        "gpr20.g4",
+        "gpr20.g4.corrected",
         "gpr20.thm3",
         "gpr20.cor1",
     }

@@ -12,10 +12,15 @@ from calcheck.theory_checks.cli import main
 from calcheck.theory_checks.roles import ROLES, role_count_text, role_of
 
 #: The printed claims the quick budget checks as printed (and finds false).
-COUNTEREXAMPLES = {"gpr20.cor3.control.counterexample", "klm19.gi5.hist.control.merged"}
+COUNTEREXAMPLES = {
+    "gpr20.cor3.control.counterexample",
+    "gpr20.g4.control.counterexample",
+    "klm19.gi5.hist.control.merged",
+}
 HYPOTHESES = {
     "gr21.thm3.control.no_tie_breaking",
     "gr22.alg10.occupancy.control.atoms",
+    "gr21.lem1.control.no_tie_breaking",
     "gpr20.thm5.control.atoms_without_tie_breaking",
     "nch14.thm31.hoeffding.equal_width",
     "nch14.thm34.unequal.control.equal_mass_bound",

@@ -2,7 +2,7 @@
 
 Gupta, C., Podkopaev, A. and Ramdas, A. (2020). Distribution-free binary classification:
 prediction sets, confidence intervals and calibration. NeurIPS. Theorems 3-7 and 10,
-Corollaries 1 and 3, Proposition 3.
+Corollaries 1 and 3, Propositions 2 and 3, the proof steps G3 and G4 of Theorem 7.
 
 Every registered gpr20 guarantee has a check and at least one negative control that the
 suite must flag. Controls that only change the bound reuse the check's simulations.
@@ -37,7 +37,7 @@ from ..events import (
     substitute,
 )
 from ..tradeoff import TradeoffCheck
-from .gpr20_shift import SHIFT_STUDIES, add_shift_checks
+from .gpr20_shift import SHIFT_REFUSED, SHIFT_STUDIES, add_shift_checks, prop2_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
 
@@ -274,6 +274,7 @@ def checks(budget="quick") -> list[Check]:
             "every n is not time-uniform",
         )
     add_shift_checks(add, full)
+    out += prop2_checks(full)
 
     # Theorem 3 and Corollary 1: the adversary Q.
     n_q = (1000,) if not full else (200, 1000, 5000)
@@ -364,7 +365,11 @@ def checks(budget="quick") -> list[Check]:
         text="... and, as Corollary 1 predicts, not valid w.r.t. f: it misses E_Q[Y|f(X)] = Y",
     )
     # sharper control: detectable factor 0.81 at the quick budget
-    return with_sharper_controls(out, {"gpr20.thm4.hoeffding": 0.75})
+    # G3, G4 (corrected): half the radius fails on the step ratios (detectable factors of
+    # about 0.6 at the quick budget)
+    return with_sharper_controls(
+        out, {"gpr20.thm4.hoeffding": 0.75, "gpr20.g3": 0.5, "gpr20.g4.corrected": 0.5}
+    )
 
 
 def _cor3_adapter(gid):
@@ -402,4 +407,5 @@ REFUSED = {
     "gpr20.thm3": "an impossibility on the adversary Q of Theorem 2, which the theorem fixes",
     "gpr20.cor1": "an impossibility stated for eta = 1/2 with a nonatomic f(X), which the "
     "corollary fixes",
+    **SHIFT_REFUSED,
 }

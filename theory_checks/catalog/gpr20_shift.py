@@ -1,4 +1,4 @@
-"""The gpr20 covariate-shift checks: Theorems 7 and 10, Proposition 3.
+"""The gpr20 covariate-shift checks: Theorems 7 and 10, Propositions 2 and 3, steps G3, G4.
 
 Gupta, C., Podkopaev, A. and Ramdas, A. (2020). Distribution-free binary classification:
 prediction sets, confidence intervals and calibration. NeurIPS, Sec. 5 (covariate shift with
@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from calcheck.simulations.experiments.gpr20_shift import Prop3Experiment, ShiftExperiment
+from calcheck.simulations.experiments.gpr20_shift import (
+    PlugInRatioExperiment,
+    Prop3Experiment,
+    ShiftExperiment,
+)
 from calcheck.simulations.laws import LAWS
+from calcheck.simulations.laws.shift import StepShiftLaw
 
 from ..check import StudyAdapter
 from ..events import BoundRule, Identity, Within
+from ..exponents import ExponentCheck, ExponentSeries
 
-__all__ = ["SHIFT_STUDIES", "add_shift_checks"]
+__all__ = ["SHIFT_REFUSED", "SHIFT_STUDIES", "add_shift_checks", "prop2_checks"]
 
 _POOLED = BoundRule(
     "hoeffding_pooled",
@@ -92,6 +98,7 @@ def add_shift_checks(add, full):
         expect="violated",
         text="negative control: unweighted binning (17) is biased for the target mean",
     )
+    add_step_checks(add, shift)
     prop3 = [Prop3Experiment(sine), Prop3Experiment(ident)]
     add(
         "gpr20.prop3",
@@ -111,6 +118,113 @@ def add_shift_checks(add, full):
         _WITHOUT_MB,
         text="negative control: E[w Y | X_b] without the factor m_b",
     )
+
+
+# Step likelihood ratios (w = L below t, U above): in the bin that straddles t the weights
+# take two values. HALF: the bin [0.5, 0.6) is half below t (the Hoeffding-extremal law of
+# G3's weights); EDGE: 5% of it lies above t, where the target puts its mass, so
+# m_b = 4.74 and the summands m_b w Y of G4 reach m_b U = 11 > U = 2.3.
+_STEP_HALF = StepShiftLaw(0.1, 0.55, 0.2, 0.7, name="step_ratio_half")
+_STEP_EDGE = StepShiftLaw(0.1, 0.595, 0.0, 1.0, name="step_ratio_edge")
+
+
+def add_step_checks(add, shift):
+    """G3 (eq. 44) and G4 (step 4) of Theorem 7's proof on their own, given the bins."""
+    per_bin = Within("error")
+
+    def step(law, estimator):
+        return ShiftExperiment(law, 2000, 10, estimator, "fixed_width")
+
+    linear = [LAWS["shift_sine"], LAWS["shift_identity"]]
+    add(
+        "gpr20.g3",
+        "gpr20.g3",
+        [shift(law, "weight_mean", n=2000) for law in linear] + [step(_STEP_HALF, "weight_mean")],
+        per_bin,
+        "1-alpha/3",
+        text="every bin's mean weight within sqrt(U^2 ln(6B/alpha)/(2N_b)) of E[w | X_b] = "
+        "1/m_b (two linear ratios, uniform-mass bins; a step ratio)",
+    )
+    oracle = [shift(law, "oracle", n=2000) for law in linear]
+    add(
+        "gpr20.g4",
+        "gpr20.g4",
+        oracle,
+        per_bin,
+        "1-alpha/3",
+        text="as printed (scale U), where it holds: linear ratios, on which m_b w <= U",
+    )
+    add(
+        "gpr20.g4.control.counterexample",
+        "gpr20.g4",
+        [step(_STEP_EDGE, "oracle")],
+        per_bin,
+        "1-alpha/3",
+        "violated",
+        role="counterexample",
+        text="the printed scale U fails in a bin the target under-weights (m_b = 4.7): the "
+        "summands m_b w Y reach m_b U = 11",
+    )
+    add(
+        "gpr20.g4.corrected",
+        "gpr20.g4.corrected",
+        [*oracle, step(_STEP_EDGE, "oracle"), step(_STEP_HALF, "oracle")],
+        per_bin,
+        "1-alpha/3",
+        text="oracle m_b estimator (40) within m_b U sqrt(ln(6B/alpha)/(2N_b)), the range of "
+        "its summands (the step laws included)",
+    )
+
+
+def prop2_checks(full) -> list:
+    """Proposition 2 by the fitted exponent of the plug-in's distance to the oracle in Delta.
+
+    Weighted binning with ``w_hat = w + Delta s(x)`` against the same data weighted by w:
+    E[max_b |pi_check^(w_hat)_b - pi_check^(w)_b|] must fall like Delta (the proof's step
+    (3) at fixed n), so the plug-in's error tends to the oracle's as Delta -> 0. Two error
+    shapes: a misestimated slope (tilt) and a high-frequency error (wiggle).
+    """
+    n, deltas = (2000, (0.002, 0.008, 0.032, 0.128)) if full else (500, (0.004, 0.02, 0.1))
+    series = tuple(
+        ExponentSeries(
+            f"Delta sweep, {shape} error, n = {n}, B = 10",
+            "sup_error",
+            tuple(PlugInRatioExperiment(LAWS["shift_sine"], n, 10, d, shape) for d in deltas),
+        )
+        for shape in ("tilt", "wiggle")
+    )
+    return [
+        ExponentCheck(
+            "gpr20.prop2",
+            "gpr20.prop2",
+            series,
+            "gap",
+            description="E[max_b |pi_check^(w_hat) - pi_check^(w)|] ~ c sup|w_hat - w|: the "
+            "plug-in's error tends to the oracle's linearly in Delta (proof, step (3))",
+        ),
+        ExponentCheck(
+            "gpr20.prop2.control.sqrt_rate",
+            "gpr20.prop2",
+            series,
+            "gap",
+            "violated",
+            BoundRule(
+                "sqrt_rate",
+                function=lambda s, a: np.sqrt(s["sup_error"]),
+                description="c sqrt(Delta): a rate half as fast",
+            ),
+            description="negative control: the gap claimed to fall as sqrt(Delta)",
+        ),
+    ]
+
+
+#: Shift guarantees whose law or design the check fixes, with the reason.
+SHIFT_REFUSED = {
+    "gpr20.prop2": "a rate claim over a sweep of sup|w_hat - w|",
+    "gpr20.g3": "a proof step checked given the bin memberships, on linear and step ratios",
+    "gpr20.g4": "as gpr20.g3",
+    "gpr20.g4.corrected": "as gpr20.g3",
+}
 
 
 def _shift_adapter(gid, estimator, claim="1-alpha"):

@@ -2,7 +2,7 @@
 
 Gupta, C. and Ramdas, A. (2021). Distribution-free calibration guarantees for histogram
 binning without sample splitting. ICML. Theorem 3 (eq. 8), Corollary 1 (eq. 10), Theorem 4
-(eq. 11, parts (a) and (b)).
+(eq. 11, parts (a) and (b)), A9; Lemma 1 and the two-bin case A4 in :mod:`.gr21_lemmas`.
 
 Theorem 4 is checked three ways: in the delta -> 0 limit (every bin its own output), on
 the map a user receives (delta = 0, equal values merged into one output) and with a real
@@ -24,6 +24,7 @@ from ..budgets import get_budget
 from ..check import Check, StudyAdapter, with_sharper_controls
 from ..events import Marginal, MeanAtMost, Within, substitute
 from ..methods import BINARY_EVENTS, MethodSpec
+from .gr21_lemmas import LEMMA_REFUSED, lemma_checks
 
 __all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]
 
@@ -216,12 +217,20 @@ def checks(budget="quick") -> list[Check]:
                 "negative control: bound computed with n in place of n/B, eta = 1/2",
             )
         )
+    out += lemma_checks(bud)
     # sharper controls: detectable factors 0.785 / 0.785 at the quick budget (0.78 / 0.79 at
     # 1000 replicates), so a constant 30% too small is caught, not only n for n/B; A9's bound
     # is attained at eta = 1/2, n = 2B (coverage 3/4 exactly): x0.6 claims 0.85, 7 standard
     # errors above at 1000 replicates
     return with_sharper_controls(
-        out, {"gr21.thm3": 0.7, "gr21.thm4.conditional": 0.7, "gr21.a9": 0.6}
+        out,
+        {
+            "gr21.thm3": 0.7,
+            "gr21.thm4.conditional": 0.7,
+            "gr21.a9": 0.6,
+            "gr21.lem1": 0.8,
+            "gr21.a4": 0.6,
+        },
     )
 
 
@@ -241,7 +250,7 @@ def _adapter(gid):
 #: Guarantees that can be checked on a user's binary law (grid: n, n_bins).
 STUDIES = {gid: _adapter(gid) for gid in _SPECS}
 #: Guarantees whose law is fixed by the theorem itself, with the reason.
-REFUSED: dict[str, str] = {}
+REFUSED: dict[str, str] = dict(LEMMA_REFUSED)
 
 
 def _binning_method(name, spec, text, exact=None) -> MethodSpec:
