@@ -74,6 +74,11 @@ def cell_findings(cells, title, row_names, col_names, reasons):
                 else {}
             ),
         },
+        {
+            "claim": f"{title}: cells within tolerance with ties evaluated class by class",
+            "value": f"{sum(c['within_byclass'] for c in cells)} of {len(cells)}",
+            "holds": None,
+        },
     ]
     for c in differ:
         key = (row_names[c["row"]], col_names[c["col"]])

@@ -19,7 +19,8 @@ def test_table3_is_listed_as_unavailable_and_fig2_is_drawn():
     assert "KDD-98" in UNAVAILABLE["nch14.table3"]
     with pytest.raises(ValueError, match="KDD-98"):
         select_figures(["nch14.table3"])
-    assert "nch14.fig2" in FIGURES and "nch14.fig2" not in UNAVAILABLE
+    assert "nch14.fig2" in FIGURES
+    assert "nch14.fig2" not in UNAVAILABLE
 
 
 def test_stand_in_law_and_exact_quadratic_form():
@@ -30,7 +31,8 @@ def test_stand_in_law_and_exact_quadratic_form():
 
     x, z = circles(4000, np.random.default_rng(0), factor=0.35, noise=0.0)
     r = np.hypot(x[:, 0], x[:, 1])
-    assert np.allclose(r[z == 1], 0.35) and np.allclose(r[z == 0], 1.0)
+    assert np.allclose(r[z == 1], 0.35)
+    assert np.allclose(r[z == 0], 1.0)
     assert abs(z.mean() - 0.5) < 0.03  # Bernoulli(1/2) labels
     x, z = circles(300, np.random.default_rng(1))
     model = SVC(kernel="poly", degree=2, gamma=0.5, coef0=0.0).fit(x, z)
@@ -48,7 +50,9 @@ def test_tie_order_of_the_evaluation_by_hand():
     m = run_metrics(lambda p: p, s, z)
     ece = METRICS.index("ece")
     assert m.shape == (2, 5)
-    assert m[0, ece] == 0.0 and m[1, ece] == 0.5 and m[1, METRICS.index("mce")] == 0.5
+    assert m[0, ece] == 0.0
+    assert m[1, ece] == 0.5
+    assert m[1, METRICS.index("mce")] == 0.5
     assert m[0, METRICS.index("auc")] == m[1, METRICS.index("auc")] == 0.5
 
 
@@ -58,9 +62,11 @@ def test_judge_tolerance_by_hand():
     runs = np.array([[[0.10]], [[0.30]]])  # mean 0.2, sd 0.1414
     cells = judge(runs, runs, np.array([[0.6]]), paper_runs=1)
     tol = 2 * 0.1414214 * np.sqrt(1 + 1 / 2) + 0.005
-    assert cells[0]["tol"] == pytest.approx(tol, rel=1e-6) and not cells[0]["within"]
+    assert cells[0]["tol"] == pytest.approx(tol, rel=1e-6)
+    assert not cells[0]["within"]
     found = cell_findings(cells, "T", ("m",), ("c",), {("m", "c"): "because"})
-    assert found[1]["holds"] is False and found[2]["explanation"].startswith("because")
+    assert found[1]["holds"] is False
+    assert found[3]["explanation"].startswith("because")
     assert judge(runs, runs, np.array([[0.45]]), paper_runs=1)[0]["within"]
 
 
@@ -77,11 +83,13 @@ def test_tables_and_fig2_at_small_size():
     assert next(f for f in found if "no degenerate" in f["claim"])["holds"]
     assert len(table1.draw(d1).axes) == 2
     d2 = table2.compute(None, reps=1, seed=1)
-    assert d2["quadratic"].shape == (1, 3, 6) and d2["linear_b10"].shape == (1, 3)
+    assert d2["quadratic"].shape == (1, 3, 6)
+    assert d2["linear_b10"].shape == (1, 3)
     assert all(f.get("explanation") for f in table2.findings(d2) if f["holds"] is False)
     assert len(table2.draw(d2).axes) == 4
     d3 = fig2.compute(None, seed=1)
     assert all(f["holds"] for f in fig2.findings(d3))
     assert fig2.draw(d3).axes
     value, means = _standin.criterion(0.35, 0.125, reps=1)
-    assert 0 < value < 0.05 and means["linear"].shape == (5, 2)
+    assert 0 < value < 0.05
+    assert means["linear"].shape == (5, 2)
