@@ -182,5 +182,6 @@ def draw(data):
         ax.set_yscale("log")
         ax.set_xlabel("calibration points N")
         ax.set_ylabel(f"test-set {name} (10 bins)")
+        ax.set_ylim(bottom=ax.get_ylim()[0] / 8)  # room for the legend below the curves
         ax.legend(fontsize=6, loc="lower left")
     return fig
