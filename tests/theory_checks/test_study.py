@@ -47,6 +47,14 @@ concentration = [3.0, 1.0, 0.5, 0.5]
 shrink = 0.8
 """,
 }
+# Theorem 3.4's hypothesis H3 (continuous scores) refuses the law above with atoms
+CONTINUOUS = {"nch14.thm34", "nch14.thm34.unequal", "nch14.loss2"}
+LAWS["binary_continuous"] = """
+[law]
+name = "user_continuous"
+scores = { kind = "beta", a = 2.0, b = 3.0 }
+eta = { kind = "piecewise_linear", knots = [0.0, 0.5, 1.0], values = [0.1, 0.7, 0.4] }
+"""
 GRIDS = {
     ("n", "n_bins"): "[grid]\nn = [400]\nn_bins = [5]\n",
     ("n1", "n2", "n_bins"): "[grid]\nn1 = [300]\nn2 = [1000]\nn_bins = [5]\n",
@@ -58,7 +66,7 @@ GRIDS = {
 @pytest.mark.parametrize("gid", sorted(studiable()))
 def test_every_studiable_guarantee_runs_on_a_user_law(gid, tmp_path, capsys):
     adapter = studiable()[gid]
-    family = adapter.families[0]
+    family = "binary_continuous" if gid in CONTINUOUS else adapter.families[0]
     path = tmp_path / "study.toml"
     path.write_text(
         f'guarantee = "{gid}"\nid = "mine"\nreps = 100\nalphas = [0.1]\n'
