@@ -27,6 +27,13 @@ probability that the predicted class is right).
 
 ``family = "dirichlet_affine"``: ``shrink`` in (0, 1] and either ``concentration = [...]``
 (Dirichlet, L >= 3) or ``prototypes = [[...], ...]`` with optional ``prototype_probs``.
+
+``family = "binned_model"`` (a model with B outputs, klm19 Sec. 5;
+:class:`~simulations.laws.binned.BinnedModelLaw`)::
+
+    values = [0.2, 0.5, 0.9]        # the model's distinct outputs s in [0, 1]
+    masses = [0.3, 0.4, 0.3]        # P(f(X) = s) > 0, summing to 1
+    label_means = [0.1, 0.5, 0.8]   # E[Y | f(X) = s] in [0, 1]
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import math
 
 from .base import Law
 from .binary import BinaryLaw, ConditionalMean, ScoreLaw
+from .binned import BinnedModelLaw
 from .multiclass import DirichletAffineLaw, TopLabelLaw
 from .named import LAWS
 from .shift import LinearShiftLaw
@@ -46,6 +54,7 @@ _FAMILY_KEYS = {
     "linear_shift": ("family", "c0", "eta"),
     "top_label": ("family", "class_probs", "classes"),
     "dirichlet_affine": ("family", "concentration", "shrink", "prototypes", "prototype_probs"),
+    "binned_model": ("family", "values", "masses", "label_means"),
 }
 _SCORE_KEYS = {
     "uniform": ("kind",),
@@ -182,6 +191,13 @@ def law_from_spec(table, name: str = "custom") -> Law:
             _strict(sub, _FAMILY_KEYS["binary"], f"{where} classes[{i}]")
             laws.append(_binary(sub, f"{name}[{i}]", f"{where} classes[{i}]"))
         return TopLabelLaw(_numbers(table.get("class_probs"), "class_probs"), tuple(laws), name)
+    if family == "binned_model":
+        missing = [k for k in _FAMILY_KEYS[family][1:] if k not in table]
+        if missing:
+            raise ValueError(f"{where}: family 'binned_model' needs {missing}")
+        return BinnedModelLaw(
+            *(_numbers(table[k], k) for k in ("values", "masses", "label_means")), name
+        )
     prototypes = table.get("prototypes", [])
     if not isinstance(prototypes, list):
         raise ValueError(f"prototypes must be a list of rows, got {prototypes!r}")
