@@ -116,3 +116,55 @@ def test_definition_52_on_a_users_model_and_the_plugin_control():
     assert (res.verdict, ctl.verdict) == ("consistent", "violated")
     bias = np.sum(np.asarray(MODEL.label_means) * (1 - np.asarray(MODEL.label_means))) / 20
     assert bias > 0.01
+
+
+def test_proposition_33_on_a_users_law_with_atoms_and_its_control():
+    user = law_from_spec(
+        {
+            "scores": {"kind": "mixture", "a": 2.0, "b": 3.0, "atoms": [0.3, 0.9],
+                       "atom_probs": [0.1, 0.1]},
+            "eta": {"kind": "piecewise_linear", "knots": [0, 0.5, 1], "values": [0.1, 0.7, 0.4]},
+            "atom_eta": [0.95, 0.05],
+        },
+        "user_atoms",
+    )  # fmt: skip
+    check = for_law("klm19.prop33", user, grid={"n_bins": [2, 20]}, alphas=(0.1,))
+    (control,) = studiable()["klm19.prop33"].controls(check)
+    res, ctl = _run([check, control], reps=100)
+    assert res.verdict == "consistent"
+    assert all(c.verdict.coverage == 1.0 for c in res.cells)
+    assert ctl.verdict == "violated"  # a non-nested finer scheme can lower the binned CE
+    calibrated = law_from_spec({"eta": {"kind": "linear", "intercept": 0.0, "slope": 1.0}})
+    check = for_law("klm19.prop33", calibrated, grid={"n_bins": [5]}, alphas=(0.1,))
+    (control,) = studiable()["klm19.prop33"].controls(check)
+    assert _run([control], reps=100)[0].verdict == "consistent"  # CE = 0: no power
+
+
+RECALIBRATION = {
+    "family": "recalibration",
+    "a": 1.5,
+    "b": -0.5,
+    "kind": "sine",
+    "amplitude": 0.03,
+    "cycles": 3,
+    "lo": 0.2,
+    "hi": 0.8,
+}
+
+
+def test_theorem_41_on_a_users_misspecified_score_law_and_its_control():
+    law = law_from_spec(RECALIBRATION, "user_sine")
+    grid = {"n_bins": [5], "inv_eps_sq": [25, 100, 400]}
+    check = for_law("klm19.thm41", law, grid=grid, alphas=(0.1,))
+    (control,) = studiable()["klm19.thm41"].controls(check)
+    assert [s.varying for s in check.series] == ["eps_sq"]
+    res, ctl = _run([check, control], reps=100)
+    assert res.verdict == "consistent"
+    assert res.series[0].unbracketed == 0
+    assert ctl.verdict == "violated"  # eps in place of eps^2: slope ~2.6
+    with pytest.raises(ValueError, match="three or more inv_eps_sq"):
+        for_law("klm19.thm41", law, grid={"n_bins": [5], "inv_eps_sq": [25]}, alphas=(0.1,))
+    with pytest.raises(ValueError, match="family recalibration"):
+        for_law("klm19.thm41", MODEL, grid=grid, alphas=(0.1,))
+    with pytest.raises(ValueError, match="cycles must be a positive integer"):
+        law_from_spec(RECALIBRATION | {"cycles": 0})

@@ -63,6 +63,13 @@ values = [0.05, 0.45, 0.35, 0.95]
 masses = [0.2, 0.3, 0.3, 0.2]
 label_means = [0.2, 0.3, 0.5, 0.8]
 """
+LAWS["recalibration"] = """
+[law]
+name = "user_recalibration"
+family = "recalibration"
+a = 1.5
+b = -0.5
+"""
 GRIDS = {
     ("n", "n_bins"): "[grid]\nn = [400]\nn_bins = [5]\n",
     ("n1", "n2", "n_bins"): "[grid]\nn1 = [300]\nn2 = [1000]\nn_bins = [5]\n",
@@ -70,6 +77,7 @@ GRIDS = {
     ("n", "points_per_bin"): "[grid]\nn = [600]\npoints_per_bin = [20]\n",
     ("ce_sq_divisor",): "[grid]\nce_sq_divisor = [1, 10, 100]\n",
     ("n",): "[grid]\nn = [50, 500]\n",
+    ("n_bins", "inv_eps_sq"): "[grid]\nn_bins = [5]\ninv_eps_sq = [25, 100, 400]\n",
 }
 
 

@@ -74,9 +74,9 @@ METHODS = {
 REFUSED = {
     "klm19.lem43": _BALANCE_REFUSAL,
     "klm19.lem43.vc": _BALANCE_REFUSAL,
-    "klm19.prop33": "an inequality over all laws and binnings: the check draws random laws "
-    "and schemes itself",
-    "klm19.ex32": "an existence statement: the law is constructed from the binning scheme",
+    "klm19.ex32": "an existence statement: for each binning scheme the check constructs the "
+    "law that hides its miscalibration, so there is no law of yours to put in; on your law, "
+    "study klm19.prop33 (binning never raises the CE)",
     **_RECALIBRATION_REFUSED,
 }
 

@@ -1,7 +1,7 @@
-"""klm19 study forms: Theorems 5.3 and 5.4 and Definition 5.2 on a user's binned model.
+"""klm19 study forms: Theorems 5.3, 5.4, Definition 5.2 and Proposition 3.3 on your laws.
 
 Kumar, A., Liang, P. and Ma, T. (2019). Verified uncertainty calibration. NeurIPS.
-Theorems 5.3 and 5.4, Definition 5.2.
+Proposition 3.3, Theorems 5.3 and 5.4, Definition 5.2.
 
 A binned model is a law of ``family = "binned_model"`` (``values``, ``masses``,
 ``label_means``; :class:`~simulations.laws.binned.BinnedModelLaw`): its E^2 is exact and
@@ -24,8 +24,8 @@ of the grid is one parameter point: the law with its miscalibration scaled,
   Theorem 5.4 without B; where only E^2 varies, E in place of E^2.
 
 A series' h must span a factor 3 at least (the suite's series span two decades; a short
-range widens the slope's interval, and a control may then go unflagged). Each point's grid of n is
-geometric, three points per octave, from n = 2 (the smallest n the estimators take, so a
+range widens the slope's interval, and a control may then go unflagged). Each point's grid
+of n is geometric, three points per octave, from n = 2 (the smallest n the estimators take, so a
 threshold below the grid is exact, not censored) to 4 (3B + 40)/E^2 (the suite's upper end
 doubled twice). Hypotheses, each refusal naming it: every mass >= 1/(2B) (the theorems'
 2-well-balanced lower half) and E^2 > 0. A control without power on your series (e.g. E in
@@ -35,6 +35,25 @@ place of E^2 where n* does not grow with 1/E^2, as for label means at 0 or 1) is
 ``klm19.def52`` (grid ``n``): conditional unbiasedness of the debiased estimator on your
 model at every n of the grid, the suite's mean-zero z-test; control (same data): the
 plug-in claimed conditionally unbiased (bias sum_s y_s (1 - y_s) / n at the drawn counts).
+
+``klm19.prop33`` (grid ``n_bins``, B >= 2; any binary law, atoms allowed): every replicate
+draws a scheme of B bins (edges at the law's Beta-part quantiles of uniform levels), its
+nested refinement and a non-nested scheme of 2B bins, and must satisfy
+CE_p(f_B) <= CE_p(f) (p = 1, 2, 3) and CE_2(f_B) <= CE_2(f_nested) <= CE_2(f), exactly
+(one quadrature measure for every scheme). Control (same data): the non-nested 2B-bin
+scheme claimed never to lower the binned CE_2; it is flagged on a law whose CE is not
+spread evenly (a calibrated law, CE = 0 everywhere, gives the control no power).
+
+``klm19.thm41`` (grid ``n_bins`` and ``inv_eps_sq``, eps^2 = 1 / inv_eps_sq; a law of
+``family = "recalibration"``): the suite's Theorem 4.1 rate check of scaling-binning
+(thirds, squared-loss Platt) on your score law: an eps^2 sweep at each B when the grid has
+three or more eps^2, a B sweep at each eps^2 when it has three or more B. The event is
+CE^2 <= 2 min_G CE^2 + eps^2 (exact CE^2 by quadrature, min over Platt's family computed
+for your law); each point's n grid spans [1/4, 4] times 2.4 / (eps^2 + 2 min_G CE^2) (the
+0.9-quantile of n CE^2 measured on platt(2, 1)), two points per octave, from the smallest n
+the thirds split takes; a threshold outside it is reported ("no verdict possible"). Control
+on eps^2 sweeps (same data): eps in place of eps^2. Costly: every replicate fits five
+calibrators at every n (the suite's check takes about 250 s at the quick budget).
 
 A study's controls are built in: the ``controls`` key of a study file (bound factors) does
 not apply to these checks and is refused.
@@ -49,11 +68,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from calcheck.simulations.experiments.klm19 import EstimatorRateExperiment
+from calcheck.simulations.experiments.klm19_population import Prop33LawExperiment
+from calcheck.simulations.experiments.klm19_recalibration import RecalibrationExperiment
 from calcheck.simulations.laws.binned import BinnedModelLaw
+from calcheck.simulations.metrics.recalibration import min_platt_ce_sq
 
-from ..events import BoundRule, other_guarantee
+from ..check import StudyAdapter
+from ..events import BoundRule, Ordered, other_guarantee
 from ..means import MeanZeroCheck
-from ..rates import FactorWithin, RateCheck, RateSeries
+from ..rates import FactorWithin, RateCheck, RateSeries, SquaredCEWithin
+from .klm19_recalibration import _Q90, EPS_NOT_SQUARED, _grid
 
 __all__ = ["STUDIES", "MeanStudyAdapter", "RateStudyAdapter", "scaled_model"]
 
@@ -251,8 +275,110 @@ def _e_not_squared(root_b: bool):
     return _rate("e_not_squared", f"{name} / E log(B/delta): E in place of E^2", f)
 
 
-#: Guarantees checked on a user's binned models (see the module docstring).
+@dataclass(frozen=True)
+class Thm41StudyAdapter:
+    """Theorem 4.1 on a user's recalibration laws (see the module docstring)."""
+
+    guarantee: str = "klm19.thm41"
+    description: str = (
+        "scaling-binning (thirds, squared-loss Platt): CE^2 <= 2 min_G CE^2 + eps^2 once "
+        "n >= c (B log B + log B / eps^2), your laws; exact CE^2 by quadrature"
+    )
+    families = ("recalibration",)
+    grid_keys = ("n_bins", "inv_eps_sq")
+
+    def check(self, laws, grid: dict, alphas, *, check_id: str | None = None) -> RateCheck:
+        """The rate check over the eps^2 and B sweeps of each law."""
+        if set(grid) != set(self.grid_keys):
+            raise ValueError(f"{self.guarantee} takes grid parameters {list(self.grid_keys)}")
+        if min(grid["inv_eps_sq"]) < 2:
+            raise ValueError(f"inv_eps_sq must be >= 2 (eps^2 < 1), got {grid['inv_eps_sq']}")
+        eps = sorted({1.0 / v for v in grid["inv_eps_sq"]}, reverse=True)
+        b_values = sorted(set(grid["n_bins"]))
+        if len(eps) < 3 and len(b_values) < 3:
+            raise ValueError(
+                f"{self.guarantee}: a rate needs three or more inv_eps_sq (an eps^2 sweep) "
+                f"or n_bins (a B sweep), got {len(eps)} and {len(b_values)}"
+            )
+        series = []
+        for law in laws:
+            if getattr(law, "family", None) != "recalibration":
+                raise ValueError(f"{self.guarantee} is checked on laws of family recalibration")
+            floor = min_platt_ce_sq(law)[0]
+
+            def at(b, e, law=law, floor=floor):
+                center = _Q90 / (e + 2.0 * floor)
+                return RecalibrationExperiment(law, b, _grid(center / 4, 4 * center, b), e)
+
+            if len(eps) >= 3:
+                for b in b_values:
+                    points = tuple(at(b, e) for e in eps)
+                    series.append(RateSeries(f"eps^2 sweep, {law.name}, B = {b}", "eps_sq", points))
+            if len(b_values) >= 3:
+                for e in eps:
+                    points = tuple(at(b, e) for b in b_values)
+                    series.append(
+                        RateSeries(f"B sweep, {law.name}, eps^2 = {e:g}", "n_bins", points)
+                    )
+        return RateCheck(
+            check_id or f"study:{self.guarantee}",
+            self.guarantee,
+            tuple(series),
+            SquaredCEWithin("sb"),
+            DELTA,
+            description=self.description,
+        )
+
+    def controls(self, check: RateCheck) -> list:
+        """Eps in place of eps^2 on the eps^2 sweeps (same data)."""
+        series = tuple(s for s in check.series if s.varying == "eps_sq")
+        if not series:
+            return []
+        return [
+            dataclasses.replace(
+                check,
+                id=f"{check.id}.control.eps_not_squared",
+                series=series,
+                expect="violated",
+                bound=EPS_NOT_SQUARED,
+                description="Theorem 4.1 claimed at log B / eps (eps not squared)",
+            )
+        ]
+
+
+_JENSEN = tuple((f"binned_l{p}", f"ce_l{p}") for p in (1, 2, 3))
+
+
+@dataclass(frozen=True)
+class _Prop33Adapter(StudyAdapter):
+    """Proposition 3.3 on a user's binary law, with its non-nested control built in."""
+
+    def controls(self, check) -> list:
+        """A finer non-nested scheme claimed never to lower the binned CE_2 (same data)."""
+        return [
+            dataclasses.replace(
+                check,
+                id=f"{check.id}.control.non_nested",
+                event=Ordered(pairs=(("binned_l2", "finer_l2"),)),
+                expect="violated",
+                description="a finer but non-nested scheme (2B random bins) claimed to "
+                "give a larger binned CE",
+            )
+        ]
+
+
+#: Guarantees checked on a user's laws (see the module docstring).
 STUDIES = {
+    "klm19.prop33": _Prop33Adapter(
+        "klm19.prop33",
+        ("binary",),
+        ("n_bins",),
+        Prop33LawExperiment,
+        Ordered(pairs=(*_JENSEN, ("binned_l2", "nested_l2"), ("nested_l2", "ce_l2"))),
+        "one",
+        description="random schemes of B bins on your law: CE_p(f_B) <= CE_p(f), p = 1, 2, "
+        "3, and a nested refinement in between (exact quadrature)",
+    ),
     "klm19.thm53": RateStudyAdapter(
         "klm19.thm53",
         "plugin",
@@ -273,4 +399,5 @@ STUDIES = {
         "c (sqrt(B)/E^2) log(B/delta), your models",
     ),
     "klm19.def52": MeanStudyAdapter(),
+    "klm19.thm41": Thm41StudyAdapter(),
 }
