@@ -79,7 +79,14 @@ from ..means import MeanZeroCheck
 from ..rates import FactorWithin, RateCheck, RateSeries, SquaredCEWithin
 from .klm19_recalibration import _Q90, EPS_NOT_SQUARED, _grid
 
-__all__ = ["STUDIES", "MeanStudyAdapter", "RateStudyAdapter", "scaled_model"]
+__all__ = [
+    "STUDIES",
+    "EstimatorStudyExperiment",
+    "MeanStudyAdapter",
+    "RateStudyAdapter",
+    "Thm41StudyAdapter",
+    "scaled_model",
+]
 
 #: As :data:`klm19.DELTA`: n* is where the coverage reaches 0.9.
 DELTA = 0.1
@@ -123,7 +130,7 @@ def _n_grid(law: BinnedModelLaw) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class _Estimators(EstimatorRateExperiment):
+class EstimatorStudyExperiment(EstimatorRateExperiment):
     """:class:`EstimatorRateExperiment` whose grid starts at n_min = 2 (not censored)."""
 
     def symbols(self, outcome) -> dict:
@@ -194,7 +201,9 @@ class RateStudyAdapter:
             raise ValueError(f"{self.guarantee}: the laws of a series need distinct names")
         same_e = len({round(m.ce_sq, 15) for m in models}) == 1
         varying = "n_bins" if same_e else "ce_sq"
-        return RateSeries(name, varying, tuple(_Estimators(m, _n_grid(m)) for m in models))
+        return RateSeries(
+            name, varying, tuple(EstimatorStudyExperiment(m, _n_grid(m)) for m in models)
+        )
 
     def controls(self, check: RateCheck) -> list:
         """The wrong-rate controls with power on the check's series (same data)."""
