@@ -39,25 +39,23 @@ __all__ = ["EPS_NOT_SQUARED", "REFUSED", "recalibration_checks"]
 
 DELTA = 0.1
 
-_SCORE_LAW = (
-    "; on your score law (family recalibration), study klm19.thm41, whose data (exact CE^2 "
-    "of scaling-binning, histogram binning and Platt maps) hold these quantities too"
-)
+_THM41 = "; on your score law (family recalibration) the study is klm19.thm41"
 REFUSED = {
-    "klm19.gi1": "an informal proportionality of Platt's CE^2 in 1/n over the App. E n sweep "
-    "on a well-specified law: the claim names no event or rate constant a study could decide "
-    "on a law of yours" + _SCORE_LAW,
-    "klm19.gi2": "an informal rate of histogram binning (B/eps^2): a comparison the paper "
-    "attributes to ref. [14], checked over the suite's eps^2 and B sweeps of platt(2, 1)"
-    + _SCORE_LAW,
+    "klm19.gi1": "an informal proportionality (Platt's E[CE^2] ~ c/n 'if the family can "
+    "reach the calibration error'), fitted over the App. E n sweep of the well-specified "
+    "platt(2, 1); not built as a study (it would take a well-specified law of yours and "
+    "refuse misspecified ones, where Platt's CE^2 levels off at min_G CE^2)" + _THM41,
+    "klm19.gi2": "an informal rate the paper attributes to its ref. [14] (histogram binning "
+    "needs O(B/eps^2)), checked on the Theorem 4.1 sweeps of platt(2, 1); not built as a "
+    "study" + _THM41,
     "klm19.gi3": "the plug-in bias sum_s y_s (1 - y_s) / n, proportional to B only where the "
     "label means stay put as B grows (the suite's y_s = 1/2 models): a law of yours does not "
     "define a B sweep; on your binned model the klm19.def52 study's plug-in control measures "
     "this bias at every n",
-    "klm19.gi5.sb": "an informal description of the App. E synthetic experiment (its n and B "
-    "grids on platt(2, 1))" + _SCORE_LAW,
-    "klm19.gi5.hist": "an informal description of the App. E synthetic experiment (its n and "
-    "B grids on platt(2, 1))" + _SCORE_LAW,
+    "klm19.gi5.sb": "a description of the paper's own synthetic experiment (App. E: its n "
+    "and B grids on platt(2, 1)), not a claim about other laws" + _THM41,
+    "klm19.gi5.hist": "a description of the paper's own synthetic experiment (App. E: its n "
+    "and B grids on platt(2, 1)), not a claim about other laws" + _THM41,
 }
 
 # Measured 0.9-quantiles of n CE^2 on platt(2, 1): scaling-binning (thirds) ~2.4, flat in
