@@ -1,7 +1,7 @@
-"""klm19 study forms: Theorems 5.3, 5.4, Definition 5.2 and Proposition 3.3 on your laws.
+"""klm19 study forms on your laws: Theorems 4.1, 5.3, 5.4, Proposition 3.3, Definition 5.2.
 
 Kumar, A., Liang, P. and Ma, T. (2019). Verified uncertainty calibration. NeurIPS.
-Proposition 3.3, Theorems 5.3 and 5.4, Definition 5.2.
+Proposition 3.3, Theorem 4.1, Theorems 5.3 and 5.4, Definition 5.2.
 
 A binned model is a law of ``family = "binned_model"`` (``values``, ``masses``,
 ``label_means``; :class:`~simulations.laws.binned.BinnedModelLaw`): its E^2 is exact and
@@ -25,9 +25,10 @@ of the grid is one parameter point: the law with its miscalibration scaled,
 
 A series' h must span a factor 3 at least (the suite's series span two decades; a short
 range widens the slope's interval, and a control may then go unflagged). Each point's grid
-of n is geometric, three points per octave, from n = 2 (the smallest n the estimators take, so a
-threshold below the grid is exact, not censored) to 4 (3B + 40)/E^2 (the suite's upper end
-doubled twice). Hypotheses, each refusal naming it: every mass >= 1/(2B) (the theorems'
+of n is geometric, three points per octave, from n = 2 (the smallest n the estimators
+take, so a threshold below the grid is exact, not censored) to 4 (3B + 40)/E^2 (the
+suite's upper end doubled twice). A study's ``alphas`` do not apply: delta = 0.1, as in
+the suite. Hypotheses, each refusal naming it: every mass >= 1/(2B) (the theorems'
 2-well-balanced lower half) and E^2 > 0. A control without power on your series (e.g. E in
 place of E^2 where n* does not grow with 1/E^2, as for label means at 0 or 1) is reported
 "NOT as expected": the control, not the claim, says so.
