@@ -73,7 +73,7 @@ def test_rate_study_on_an_e2_sweep_of_a_users_model_and_its_control(gid):
     assert control.bound.name == "e_not_squared"
     ce = sorted(e.law.ce_sq for e in check.simulations())
     assert ce == pytest.approx([MODEL.ce_sq / 100, MODEL.ce_sq / 10, MODEL.ce_sq])
-    res, ctl = _run([check, control], reps=300)
+    res, ctl = _run([check, control], reps=200)
     assert res.verdict == "consistent"
     assert ctl.verdict == "violated"
     (s,) = res.series
