@@ -17,10 +17,11 @@ A study is a TOML file::
     n = [500, 2000]
     n_bins = [10]
 
-Law tables follow :func:`calcheck.simulations.laws.law_from_spec` (binary, linear_shift, top_label
-and dirichlet_affine families). The method and the event are those of the suite's own
-check of that guarantee; guarantees whose law the theorem fixes are refused with the reason.
-Every table rejects unknown keys.
+Law tables follow :func:`calcheck.simulations.laws.law_from_spec` (binary, linear_shift, top_label,
+dirichlet_affine and binned_model families). Rate claims (klm19 Theorems 5.3, 5.4) and
+Definition 5.2 run their own controls (:mod:`.catalog.klm19_studies`). The method and the
+event are those of the suite's own check of that guarantee; guarantees whose law the
+theorem fixes are refused with the reason. Every table rejects unknown keys.
 
 A guarantee of your own needs no Python session: name its bound as ``"module:function"``
 (importable: an installed package, or a module beside the study file) with the method and
@@ -219,7 +220,15 @@ def _study_check(data: dict, laws_needed: bool = True):
     check = for_law(
         gid, laws, grid=clean, alphas=options.get("alphas", (0.1, 0.05)), check_id=f"study:{sid}"
     )
-    options["controls"] = _controls(data, check)
+    if hasattr(adapter, "controls"):  # a study with its own controls (klm19 rate claims)
+        if "controls" in data:
+            raise ValueError(
+                f"{gid}'s study runs its own negative controls; controls (bound factors) "
+                "apply to a stated bound only"
+            )
+        options["controls"] = adapter.controls(check)
+    else:
+        options["controls"] = _controls(data, check)
     return check, options
 
 

@@ -30,7 +30,14 @@ from scipy import special
 from .._validation import check_positive_int
 from .base import Experiment, Outcome
 
-__all__ = ["Ex32Experiment", "Ex32Outcome", "Prop33Experiment", "Prop33Outcome", "binned_ce"]
+__all__ = [
+    "Ex32Experiment",
+    "Ex32Outcome",
+    "Prop33Experiment",
+    "Prop33LawExperiment",
+    "Prop33Outcome",
+    "binned_ce",
+]
 
 _P = (1, 2, 3)
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(24)
@@ -118,6 +125,68 @@ class Prop33Experiment(Experiment):
             with np.errstate(divide="ignore"):
                 logit = np.log(z) - np.log1p(-z)
             q = np.clip(special.expit(k * logit + m) + amp * np.sin(2 * np.pi * freq * z), 0, 1)
+            for p in _P:
+                out[f"ce_l{p}"][r] = _ce(z, q, w, p)
+                out[f"binned_l{p}"][r] = binned_ce(z, q, w, edges, p)
+            out["nested_l2"][r] = binned_ce(z, q, w, nested, 2)
+            out["finer_l2"][r] = binned_ce(z, q, w, finer, 2)
+        return Prop33Outcome(**out)
+
+
+@dataclass(frozen=True)
+class Prop33LawExperiment(Experiment):
+    """Proposition 3.3 on a given binary law: random schemes of ``n_bins`` bins, exact errors.
+
+    The score Z is the law's (a Beta part plus atoms), q its ``E[Y | Z]``. Each replicate
+    draws a scheme of B bins with edges at the Beta part's quantiles of B - 1 uniform
+    levels, its nested refinement (every bin split at a uniform point) and a non-nested
+    scheme of 2B bins drawn the same way; every error is evaluated on one measure: 24-node
+    Gauss-Legendre on the Beta part between all the edges (weight: its mass) plus the atoms
+    (their masses and means), as :class:`Prop33Experiment`.
+    """
+
+    law: object
+    n_bins: int
+
+    accepts: ClassVar[tuple[str, ...]] = ("binary",)
+    outcome_type: ClassVar[type] = Prop33Outcome
+
+    def __post_init__(self):
+        self._check_law(self.law)
+        check_positive_int(self.n_bins, "n_bins", 2)
+
+    n = property(lambda self: 0)
+    bins = property(lambda self: self.n_bins)
+    cost = property(lambda self: 20 * self.n_bins)
+
+    def label(self) -> str:
+        """Readable one-line identification."""
+        return f"Prop33/{self.law.name}/B={self.n_bins}"
+
+    def symbols(self, outcome=None) -> dict:
+        """``n_bins``."""
+        return {"n_bins": self.n_bins}
+
+    def _edges(self, rng, k):
+        return np.sort(self.law.scores.ppf(rng.random(k)))
+
+    def simulate(self, rng, reps):
+        """``reps`` random schemes (and refinements) with exact errors on the law."""
+        scores = self.law.scores
+        atoms = np.asarray(scores.atoms, dtype=float)
+        atom_w = np.asarray(scores.atom_probs, dtype=float)
+        atom_q = np.asarray(self.law.atom_means(), dtype=float)
+        out = {f: np.empty(reps) for f in Prop33Outcome.__dataclass_fields__}
+        for r in range(reps):
+            edges = self._edges(rng, self.n_bins - 1)
+            full = np.concatenate([[0.0], edges, [1.0]])
+            nested = np.sort(np.concatenate([edges, rng.uniform(full[:-1], full[1:])]))
+            finer = self._edges(rng, 2 * self.n_bins - 1)
+            cuts = np.unique(np.concatenate([[0.0, 1.0], nested, finer]))
+            u, w = _nodes(scores.cdf(cuts))
+            z = np.concatenate([scores.ppf(u), atoms])
+            w = np.concatenate([w * scores.continuous_weight, atom_w])
+            q = np.concatenate([np.asarray(self.law.eta(z[: u.size]), dtype=float), atom_q])
             for p in _P:
                 out[f"ce_l{p}"][r] = _ce(z, q, w, p)
                 out[f"binned_l{p}"][r] = binned_ce(z, q, w, edges, p)

@@ -235,8 +235,9 @@ class BinPartsExperiment(Experiment):
         )
         excess = np.full(reps, -np.inf)
         excess_min = np.full(reps, -np.inf)
+        # labels: up to 10 evaluation bins by mass, up to B distinct outputs by value
+        groups = max(self.n_bins, 10)
         for labels in (by_mass, by_value):
-            groups = self.n_bins
             flat = (labels + groups * np.arange(reps)[:, None]).ravel()
             size = reps * groups
             mass = np.bincount(flat, w.ravel(), size)

@@ -27,6 +27,27 @@ probability that the predicted class is right).
 
 ``family = "dirichlet_affine"``: ``shrink`` in (0, 1] and either ``concentration = [...]``
 (Dirichlet, L >= 3) or ``prototypes = [[...], ...]`` with optional ``prototype_probs``.
+
+``family = "binned_model"`` (a model with B outputs, klm19 Sec. 5;
+:class:`~calcheck.simulations.laws.binned.BinnedModelLaw`)::
+
+    values = [0.2, 0.5, 0.9]        # the model's distinct outputs s in [0, 1]
+    masses = [0.3, 0.4, 0.3]        # P(f(X) = s) > 0, summing to 1
+    label_means = [0.1, 0.5, 0.8]   # E[Y | f(X) = s] in [0, 1]
+
+``family = "recalibration"`` (a score to recalibrate with Platt's family, klm19 Sec. 4;
+:class:`~calcheck.simulations.laws.recalibration.RecalibrationLaw`): Z ~ U[lo, hi] and
+``q(z) = sigma(a logit z + b) + xi(z)``::
+
+    a = 2.0                         # > 0 (default 2.0)
+    b = 1.0                         # (default 1.0)
+    kind = "sine"                   # sigmoid (xi = 0, default) | noisy | sine
+    amplitude = 0.05                # size of xi, in [0, 0.5); 0 for "sigmoid"
+    lo = 0.0                        # support of Z (defaults 0 and 1)
+    hi = 1.0
+    cycles = 2                      # "sine": periods on [lo, hi]
+    cells = 100000                  # "noisy": cells of +-amplitude
+    seed = 0                        # "noisy": seed of the signs (part of the law)
 """
 
 from __future__ import annotations
@@ -35,8 +56,10 @@ import math
 
 from .base import Law
 from .binary import BinaryLaw, ConditionalMean, ScoreLaw
+from .binned import BinnedModelLaw
 from .multiclass import DirichletAffineLaw, TopLabelLaw
 from .named import LAWS
+from .recalibration import RecalibrationLaw
 from .shift import LinearShiftLaw
 
 __all__ = ["law_from_spec"]
@@ -46,7 +69,11 @@ _FAMILY_KEYS = {
     "linear_shift": ("family", "c0", "eta"),
     "top_label": ("family", "class_probs", "classes"),
     "dirichlet_affine": ("family", "concentration", "shrink", "prototypes", "prototype_probs"),
-}
+    "binned_model": ("family", "values", "masses", "label_means"),
+    "recalibration": (
+        "family", "a", "b", "kind", "amplitude", "lo", "hi", "cells", "cycles", "seed",
+    ),
+}  # fmt: skip
 _SCORE_KEYS = {
     "uniform": ("kind",),
     "beta": ("kind", "a", "b"),
@@ -198,6 +225,26 @@ def law_from_spec(table, name: str = "custom") -> Law:
             _strict(sub, _FAMILY_KEYS["binary"], f"{where} classes[{i}]")
             laws.append(_binary(sub, f"{name}[{i}]", f"{where} classes[{i}]"))
         return TopLabelLaw(_numbers(table.get("class_probs"), "class_probs"), tuple(laws), name)
+    if family == "binned_model":
+        missing = [k for k in _FAMILY_KEYS[family][1:] if k not in table]
+        if missing:
+            raise ValueError(f"{where}: family 'binned_model' needs {missing}")
+        return BinnedModelLaw(
+            *(_numbers(table[k], k) for k in ("values", "masses", "label_means")), name
+        )
+    if family == "recalibration":
+        numbers = {
+            k: _number(table[k], k) for k in ("a", "b", "amplitude", "lo", "hi") if k in table
+        }
+        ints = {k: table[k] for k in ("cells", "cycles", "seed") if k in table}
+        for k, v in ints.items():
+            if isinstance(v, bool) or not isinstance(v, int) or v < (k != "seed"):
+                raise ValueError(
+                    f"{k} must be a {'non-negative' if k == 'seed' else 'positive'} "
+                    f"integer, got {v!r}"
+                )
+        kind = table.get("kind", "sigmoid")
+        return RecalibrationLaw(kind=kind, name=name, **numbers, **ints)
     prototypes = table.get("prototypes", [])
     if not isinstance(prototypes, list):
         raise ValueError(f"prototypes must be a list of rows, got {prototypes!r}")

@@ -76,3 +76,66 @@ def test_study_matches_the_suites_own_check_bit_for_bit(gid):
     a, b = _run([own, study])
     assert a.cells == b.cells
     assert a.verdict == b.verdict == "consistent"
+
+
+# Issue 26: Theorem 3.4, eq. (22) and Loss_2 in the limit, eqs. (2) and (10) on a user's law.
+# Uniform scores, labels deterministic within each half (0 then 1): theta = 0.4, 0.6 on the
+# two quantile bins at B = 2, within-bin AUC 1, so the loss is 0.24 = 0.96 / (2B).
+STEPS = BinaryLaw(
+    ScoreLaw(),
+    ConditionalMean("piecewise_constant", {"knots": (0.3, 0.5, 0.7), "values": (0, 1, 0, 1)}),
+    name="user_steps",
+)
+SMOOTH = dataclasses.replace(USER, scores=ScoreLaw(2.0, 3.0), atom_eta=(), name="user_smooth")
+LIMIT = ("nch14.thm34", "nch14.loss2", "nch14.thm34.unequal")
+
+
+@pytest.mark.parametrize("gid", LIMIT)
+def test_limit_study_holds_and_its_control_is_flagged_on_the_same_law(gid):
+    from calcheck.theory_checks.check import with_sharper_controls
+
+    check = for_law(gid, (STEPS, SMOOTH), grid={"n_bins": [2, 5]}, alphas=(0.1,))
+    (near,) = [c for c in check.experiments if (c.law, c.n_bins) == (STEPS, 2)]
+    near_only = dataclasses.replace(check, experiments=(near,))
+    control = with_sharper_controls([near_only], {check.id: 0.9})[1]
+    res, ctl = _run([check, control], reps=10)
+    assert res.verdict == "consistent"
+    assert ctl.verdict == "violated"
+    (cell,) = ctl.cells
+    assert cell.bound == pytest.approx(0.9 * (0.25 if gid != "nch14.thm34.unequal" else 0.24))
+
+
+@pytest.mark.parametrize("gid", LIMIT)
+def test_limit_study_refuses_a_law_that_breaks_a_hypothesis(gid):
+    for law, match in (
+        (USER, "hypothesis H3"),
+        (LAWS["beta_labels"], "binary labels"),
+        (dataclasses.replace(SMOOTH, eta=ConditionalMean("constant", {"value": 0.0})), "both"),
+    ):
+        with pytest.raises(ValueError, match=f"{gid} on law .*{match}"):
+            for_law(gid, law, grid={"n_bins": [2]}, alphas=(0.1,))
+
+
+def test_limit_study_is_the_suites_check_on_its_law():
+    (own,) = [c for c in catalog.checks("quick") if c.id == "nch14.thm34"]
+    law = LAWS["uniform_logistic"]
+    cell = tuple(e for e in own.experiments if e.law == law and e.n_bins == 5)
+    study = for_law("nch14.thm34", law, grid={"n_bins": [5]}, alphas=(0.1,))
+    assert study.experiments == cell
+    assert (study.event, study.claim) == (own.event, "one")
+
+
+def test_eq2_and_eq10_studies_on_a_law_with_atoms_and_their_controls():
+    from calcheck.theory_checks.check import with_sharper_controls
+    from calcheck.theory_checks.events import Within
+
+    grid = {"n": [100, 1000], "n_bins": [5]}
+    eq2 = for_law("nch14.eq2", USER, grid=grid, alphas=(0.1,), check_id="study:eq2")
+    eq10 = for_law("nch14.eq10", USER, grid=grid, alphas=(0.1,), check_id="study:eq10")
+    assert eq2.experiments == eq10.experiments  # one simulation for both
+    minimum = dataclasses.replace(eq2, id="eq2.min", event=Within("excess_min"), expect="violated")
+    quarter = with_sharper_controls([eq10], {eq10.id: 0.25})[1]
+    results = _run([eq2, minimum, eq10, quarter], reps=400)
+    assert [r.verdict for r in results] == ["consistent", "violated", "consistent", "violated"]
+    assert all(r.passed for r in results)
+    assert {c.law for r in results for c in r.cells} == {"user_binary"}

@@ -47,18 +47,44 @@ concentration = [3.0, 1.0, 0.5, 0.5]
 shrink = 0.8
 """,
 }
+# Theorem 3.4's hypothesis H3 (continuous scores) refuses the law above with atoms
+CONTINUOUS = {"nch14.thm34", "nch14.thm34.unequal", "nch14.loss2"}
+LAWS["binary_continuous"] = """
+[law]
+name = "user_continuous"
+scores = { kind = "beta", a = 2.0, b = 3.0 }
+eta = { kind = "piecewise_linear", knots = [0.0, 0.5, 1.0], values = [0.1, 0.7, 0.4] }
+"""
+LAWS["binned_model"] = """
+[law]
+name = "user_binned"
+family = "binned_model"
+values = [0.05, 0.45, 0.35, 0.95]
+masses = [0.2, 0.3, 0.3, 0.2]
+label_means = [0.2, 0.3, 0.5, 0.8]
+"""
+LAWS["recalibration"] = """
+[law]
+name = "user_recalibration"
+family = "recalibration"
+a = 1.5
+b = -0.5
+"""
 GRIDS = {
     ("n", "n_bins"): "[grid]\nn = [400]\nn_bins = [5]\n",
     ("n1", "n2", "n_bins"): "[grid]\nn1 = [300]\nn2 = [1000]\nn_bins = [5]\n",
     ("n_bins",): "[grid]\nn_bins = [6]\n",
     ("n", "points_per_bin"): "[grid]\nn = [600]\npoints_per_bin = [20]\n",
+    ("ce_sq_divisor",): "[grid]\nce_sq_divisor = [1, 10, 100]\n",
+    ("n",): "[grid]\nn = [50, 500]\n",
+    ("n_bins", "inv_eps_sq"): "[grid]\nn_bins = [5]\ninv_eps_sq = [25, 100, 400]\n",
 }
 
 
 @pytest.mark.parametrize("gid", sorted(studiable()))
 def test_every_studiable_guarantee_runs_on_a_user_law(gid, tmp_path, capsys):
     adapter = studiable()[gid]
-    family = adapter.families[0]
+    family = "binary_continuous" if gid in CONTINUOUS else adapter.families[0]
     path = tmp_path / "study.toml"
     path.write_text(
         f'guarantee = "{gid}"\nid = "mine"\nreps = 100\nalphas = [0.1]\n'
@@ -66,11 +92,17 @@ def test_every_studiable_guarantee_runs_on_a_user_law(gid, tmp_path, capsys):
         + GRIDS[adapter.grid_keys]
     )
     assert main(["run", "--study", str(path), "--out", str(tmp_path / "o"), "--json"]) == 0
-    (check,) = json.loads(capsys.readouterr().out)["checks"]
+    check, *controls = json.loads(capsys.readouterr().out)["checks"]
     assert check["id"] == "study:mine"
     assert check["guarantee"] == gid
     assert check["verdict"] == "consistent"
-    assert check["cells"][0]["law"].startswith(("user_", "adversary_q"))
+    # klm19's rate and mean studies run their own controls (series, not cells)
+    assert all(c["id"].startswith("study:mine.control.") for c in controls)
+    assert all(c["verdict"] == "violated" for c in controls)
+    if check["cells"]:
+        assert check["cells"][0]["law"].startswith(("user_", "adversary_q"))
+    else:
+        assert check["series"]
 
 
 def test_adversary_and_binary_laws_both_work_for_corollary_3(tmp_path):

@@ -16,8 +16,10 @@ Negative controls: every bound evaluated as if each bin held all n points (n B i
 of n), on c = 1/2; Theorem 3.3 with C = 1/4 (below the asymptotic 0.399 at c = 1/2);
 Corollary 3.2 at the rate sqrt(B/n) without the log and at 1/n.
 
-Study forms (``STUDIES``, grid ``n``, ``n_bins``): Theorem 3.1 (both forms), eq. (9) and
-Theorem 3.3 (three constants) on any binary law, with Hist and the events of these checks.
+Study forms (``STUDIES``, grid ``n``, ``n_bins``): Theorem 3.1 (both forms), eqs. (3), (9)
+and Theorem 3.3 (three constants) on any binary law, with Hist and the events of these
+checks; Theorem 3.4, eq. (22) and Loss_2 in the limit (grid ``n_bins``), eqs. (2) and (10):
+see :mod:`.nch14_auc`. Refused: Corollary 3.2 (a rate over n and B sweeps) and Loss_1.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from ..check import Check, StudyAdapter, with_sharper_controls
 from ..events import BoundRule, Marginal, MeanAtMost, Within, substitute
 from ..exponents import ExponentCheck, ExponentSeries
 from .nch14_auc import REFUSED as _AUC_REFUSED
+from .nch14_auc import STUDIES as _AUC_STUDIES
 from .nch14_auc import auc_checks, part_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
@@ -259,6 +262,6 @@ def _adapter(gid):
 
 
 #: Guarantees that can be checked on a user's binary law (grid: n, n_bins; Hist binning).
-STUDIES = {gid: _adapter(gid) for gid in _HP_SPECS | _ECE_SPECS}
+STUDIES = {gid: _adapter(gid) for gid in _HP_SPECS | _ECE_SPECS} | _AUC_STUDIES
 #: Guarantees whose law is fixed by the theorem itself (or a rate claim), with the reason.
 REFUSED = {"nch14.cor32": "a rate claim over n and B sweeps", **_AUC_REFUSED}

@@ -24,6 +24,23 @@ at n/B = 1000, on laws whose adjacent bin rates are well separated; where rates 
 Negative controls: 1/(4B) claimed on the staircase (total and Loss_2); 1/(2B) claimed for
 equal-width bins on Beta(0.1, 5) scores (loss 0.23 at B = 10); Loss_1 <= 0 claimed at
 n/B = 5, where it fails in every fit.
+
+Study forms (``STUDIES``; a user's binary law, ``calcheck run --study``):
+
+- ``nch14.thm34``, ``nch14.loss2`` (grid ``n_bins``): the limit, exactly, as the suite's
+  check: population B-quantile bins, each outputting its true rate; the loss (or Loss_2)
+  must be <= 1/(2B). ``nch14.thm34.unequal`` (grid ``n_bins``): the same with equal-width
+  population bins against eq. (22)'s bound. Hypotheses checked on the law, each refusal
+  naming it: H3 (continuous scores: no atoms), binary labels (the AUC of z in {0, 1}) and
+  both classes present (0 < P(Z = 1) < 1). H2 (equal masses) holds by construction of the
+  quantile bins; H4 (distinct rates) is not needed in the limit, where bins of equal rates
+  tie and the tie adds 0 to Loss_1. Control: ``controls = [0.9]`` (the bound times 0.9) is
+  flagged on a law that comes within 10% of the bound (deterministic labels within bins).
+- ``nch14.eq2``, ``nch14.eq10`` (grid ``n``, ``n_bins``, n >= 2B): Hist fitted on n points
+  of the law (atoms allowed: lexicographic ties), eq. (2) on the two output partitions in
+  every replicate and eq. (10) for one random bin at 1 - alpha. Control for eq. (10):
+  ``controls = [0.25]``; eq. (2)'s min-for-max control is the event ``excess_min`` on the
+  same experiments (a Python check, see the tests).
 """
 
 from __future__ import annotations
@@ -38,23 +55,21 @@ from calcheck.simulations.experiments.nch14 import (
 from calcheck.simulations.laws import LAWS
 from calcheck.simulations.laws.binary import staircase_law
 
-from ..check import Check
+from ..check import Check, StudyAdapter
 from ..events import BoundRule, Within, constant, other_guarantee
 
-__all__ = ["REFUSED", "auc_checks", "part_checks"]
+__all__ = ["REFUSED", "STUDIES", "auc_checks", "part_checks"]
 
 _SMOOTH = ("uniform_identity", "uniform_logistic", "skewed_beta", "uniform_sine", "uniform_step")
 _B = (2, 5, 10, 20)
 
 REFUSED = {
-    "nch14.loss1": "a high-probability statement at large n on laws with separated bin rates",
-    "nch14.loss2": "an asymptotic statement, checked exactly in the limit",
-    "nch14.eq2": "an identity over output partitions, checked on the suite's laws (study "
-    "form not built)",
-    "nch14.eq10": "a per-bin mass statement, checked on the suite's laws (study form not built)",
-    "nch14.thm34": "an asymptotic statement, checked exactly in the limit on laws the check "
-    "builds (the staircase depends on B)",
-    "nch14.thm34.unequal": "an asymptotic statement, checked exactly in the limit",
+    "nch14.loss1": "in the limit n/B -> infinity Loss_1 <= 0 holds on every law by the "
+    "algebra of eq. (19) (a misordered pair adds theta_K - theta_L, and the limit map orders "
+    "bins as their true rates), so a limit study has no event that can fail; the paper's "
+    "'with high probability' names no n, so a violation at your n would not contradict it. "
+    "The suite checks it at n/B = 1000 on laws with well-separated bin rates; on your law, "
+    "study nch14.thm34 or nch14.loss2 (the limit, exactly)",
 }
 
 
@@ -221,3 +236,64 @@ def part_checks(alphas) -> list:
             description="a quarter of the radius (the bound is loose by about 2.3x)",
         ),
     ]
+
+
+def _auc_law(gid, law):
+    """Refuse a law that breaks Theorem 3.4's hypotheses (the message names the hypothesis)."""
+    where = f"{gid} on law {law.name!r}"
+    if law.scores.atoms:
+        raise ValueError(
+            f"{where}: hypothesis H3 (a continuous score: no ties in y between bins) fails, "
+            f"the law has atoms {list(law.scores.atoms)}"
+        )
+    if law.labels != "binary":
+        raise ValueError(
+            f"{where}: the AUC is defined for binary labels z in {{0, 1}}, the law has "
+            f"labels = {law.labels!r}"
+        )
+    mass, pi1 = law.interval_moments(0.0, 0.0, 1.0, 1.0)
+    pi1 = float(pi1 / mass)
+    if not 1e-9 < pi1 < 1 - 1e-9:
+        raise ValueError(
+            f"{where}: the AUC needs both classes, 0 < P(Z = 1) < 1; the law has "
+            f"P(Z = 1) = {pi1:.6g}"
+        )
+    return law
+
+
+def _limit(gid, binning="quantile"):
+    def build(law, n_bins):
+        return AucLimitExperiment(_auc_law(gid, law), n_bins, binning)
+
+    return build
+
+
+_LIMIT = "n/B -> infinity (exact): population {} bins output their true rates; "
+#: Guarantees checked on a user's law (see the module docstring).
+STUDIES = {
+    "nch14.thm34": StudyAdapter(
+        "nch14.thm34", ("binary",), ("n_bins",), _limit("nch14.thm34"), Within("loss"),
+        "one", description=_LIMIT.format("B-quantile") + "AUC loss (ties 1/2) <= 1/(2B)",
+    ),
+    "nch14.loss2": StudyAdapter(
+        "nch14.loss2", ("binary",), ("n_bins",), _limit("nch14.loss2"), Within("loss2"),
+        "one", description=_LIMIT.format("B-quantile") + "Loss_2 <= 1/(2B)",
+    ),
+    "nch14.thm34.unequal": StudyAdapter(
+        "nch14.thm34.unequal", ("binary",), ("n_bins",),
+        _limit("nch14.thm34.unequal", "equal_width"), Within("loss"), "one",
+        description=_LIMIT.format("equal-width") + "AUC loss <= eq. (22)'s "
+        "sum eta_K^2 theta_K (1 - theta_K) / (2 pi1 pi0)",
+    ),
+    "nch14.eq2": StudyAdapter(
+        "nch14.eq2", ("binary",), ("n", "n_bins"), BinPartsExperiment, Within("excess"),
+        "one", constant("zero", 1e-12, "|o_i - e_i| - max_t |thetahat - theta| <= 0 "
+        "(rounding)"), "Hist on n points: |o_i - e_i| <= max over the output bin's input "
+        "bins, on 10 equal-frequency output bins and one bin per distinct output",
+    ),
+    "nch14.eq10": StudyAdapter(
+        "nch14.eq10", ("binary",), ("n", "n_bins"), BinPartsExperiment, Within("mass_error"),
+        description="Hist on n points: one random bin's mass |N_J/n - eta_J| within "
+        "sqrt(log(2/alpha)/(2n))",
+    ),
+}  # fmt: skip
