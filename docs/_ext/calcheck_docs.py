@@ -288,6 +288,15 @@ def measurements_page() -> str:
     return "\n".join(lines)
 
 
+def refused_page() -> str:
+    """Guarantees refused as studies, with the catalog's reason."""
+    from calcheck.theory_checks.catalog import refused
+
+    lines = ["| guarantee | why not a study |", "|---|---|"]
+    lines += [f"| `{gid}` | {_cell(why)} |" for gid, why in sorted(refused().items())]
+    return "\n".join(lines) + "\n"
+
+
 def write_pages(app=None) -> None:
     """Write every generated page (idempotent; only changed files are rewritten)."""
     OUT.mkdir(exist_ok=True)
@@ -299,6 +308,7 @@ def write_pages(app=None) -> None:
         pages[f"{paper}_figures.md"] = figures_page(paper)
         pages[f"{paper}_not_covered.md"] = not_covered_page(paper)
     pages["measurements.md"] = measurements_page()
+    pages["refused.md"] = refused_page()
     for name, text in pages.items():
         path = OUT / name
         if not path.exists() or path.read_text() != text:
