@@ -137,6 +137,7 @@ def roles_table(paper: str) -> str:
 
 def counterexamples_page(paper: str) -> str:
     """The paper's printed claims that fail, as the catalog describes them."""
+    from calcheck.bounds import registry
     from calcheck.theory_checks.roles import VALID_FORMS, role_of
 
     mine = [
@@ -148,11 +149,13 @@ def counterexamples_page(paper: str) -> str:
     if not mine:
         lines.append("No theorem of this paper is checked as a counterexample.")
     for c in mine:
+        g = registry.get(c.guarantee)
         valid = VALID_FORMS.get(c.guarantee)
-        tail = f" Valid form checked beside it: `{valid}`." if valid else ""
+        tail = f" Valid form, checked beside it: `{valid}`." if valid else ""
+        evidence = _cell(c.description).rstrip(".")
         lines.append(
-            f"- **`{c.id}`** (guarantee {{ref}}`{c.guarantee} <{_anchor(c.guarantee)}>`): "
-            f"{_cell(c.description)}{tail}"
+            f"- **{{ref}}`{c.guarantee} <{_anchor(c.guarantee)}>`**, {_cell(g.label)}: "
+            f"“{_cell(g.statement)}”. Check `{c.id}`: {evidence}.{tail}"
         )
     status = json.loads((HERE.parent / "figures" / "findings_status.json").read_text())
     failing = [
