@@ -158,10 +158,6 @@ def alg10_interior_count(n, n_bins):
     hold exactly ``c - 1`` interior points, ``c = floor((n+1)/B)``, and the last bin
     ``n - (B-1)c >= c - 1``.
 
-    Hypotheses: no ties among the projections ``g(X_i)^T q_b`` (implicit in the paper; it
-    fails with atoms, see the hypothesis check); ``B <= n + 1``; unit vectors q_b arbitrary.
-    Quantifier: identity -- for every calibration set without ties, whatever the q's.
-
     Parameters
     ----------
     n : int or array_like of int
@@ -173,6 +169,13 @@ def alg10_interior_count(n, n_bins):
     -------
     int or ndarray
         The lower bound ``floor((n+1)/B) - 1`` (0 when B > (n+1)/2: vacuous).
+
+    Notes
+    -----
+    Hypotheses: no ties among the projections ``g(X_i)^T q_b`` (implicit in the paper; it
+    fails with atoms, see the hypothesis check); ``B <= n + 1``; unit vectors q_b arbitrary.
+    Quantifier: identity -- for every calibration set without ties, whatever the q's.
+    Gupta & Ramdas (2022), Algorithm 10, App. G.3.
     """
     n, b = _c(n, n_bins)
     out = (n + 1) // b - 1
