@@ -69,6 +69,12 @@ def counts() -> dict:
     return out
 
 
+def _recorded_run() -> dict:
+    """The recorded quick run (``docs/measurements/quick.json``), or an empty dict."""
+    path = HERE / "measurements" / "quick.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 def _guarantee_section(g, checks_of: dict, refused: dict, studiable) -> list[str]:
     from calcheck.theory_checks.roles import role_of
 
@@ -95,6 +101,24 @@ def _guarantee_section(g, checks_of: dict, refused: dict, studiable) -> list[str
                 f"| `{c.id}` | {type(c).__name__} | {role_of(c)} | {c.expect} | "
                 f"{_cell(c.metric)} | {_cell(c.bound_mode)} | {len(c.law_specs())} |"
             )
+        run = _recorded_run()
+        rows = [run["check_rows"][c.id] for c in mine if c.id in run.get("check_rows", {})]
+        if rows:
+            lines += [
+                "",
+                f"Measured in the recorded quick run ({run['date_utc']} UTC, commit "
+                f"`{run['commit']}`, seed {run['seed']}, {run['reps']} replicates per cell, "
+                f"false-alarm rate {run['false_alarm']}; {{doc}}`/user_guide/budgets`):",
+                "",
+                "| check | verdict | cells | worst cell | coverage [95% CP] | claimed | "
+                "p-value | tightness | detects |",
+                "|---|---|---|---|---|---|---|---|---|",
+            ]
+            keys = ("verdict", "cells", "worst cell", "coverage [95% CP]", "claimed")
+            keys += ("p-value", "tightness", "detects")
+            for r in rows:
+                cells = " | ".join(_cell(r[k]) for k in keys)
+                lines.append(f"| `{r['check']}` | {cells} |")
         described = [c for c in mine if c.description]
         if described:
             lines.append("")

@@ -8,7 +8,8 @@ Usage (from the repository root)::
 It runs the command, measures its wall time and the peak resident memory of its processes,
 reads the run's ``results.json`` (the ``--out`` folder) and writes
 ``docs/measurements/<name>.json``: the date, the machine, the command, the wall time, the
-checks per role as expected and where the simulation CPU time went. The docs build renders
+checks per role as expected, where the simulation CPU time went and each check's summary row
+(verdict, worst cell, coverage, detectable factor). The docs build renders
 every file of that folder (``docs/_ext/calcheck_docs.py``), so no run time on the site is
 typed by hand. Commit the file after a deliberate measurement.
 """
@@ -58,6 +59,15 @@ def _commit() -> str:
         return "unknown"
 
 
+def check_rows(results: dict) -> dict:
+    """Check id -> the run's summary row (the report's columns), for the paper pages."""
+    from calcheck.theory_checks.summary import SUMMARY_HEADERS, summary_row
+
+    return {
+        c["id"]: dict(zip(SUMMARY_HEADERS, summary_row(c), strict=True)) for c in results["checks"]
+    }
+
+
 def measure(name: str, command: list[str]) -> dict:
     """Run ``command`` and return the measurement record (also written to the docs)."""
     started = datetime.now(UTC)
@@ -89,6 +99,9 @@ def measure(name: str, command: list[str]) -> dict:
         "roles": results.get("roles"),
         "blocks": meta.get("blocks"),
         "cpu_seconds_by_experiment_kind": meta.get("cpu_seconds_by_experiment_kind"),
+        "seed": meta.get("seed"),
+        "false_alarm": meta.get("false_alarm"),
+        "check_rows": check_rows(results),
     }
     out = ROOT / "docs" / "measurements" / f"{name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
