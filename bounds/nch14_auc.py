@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import (
+    as_float_array,
     as_integer_array,
     as_nonnegative,
     as_unit,
@@ -167,10 +168,13 @@ def chebyshev_sum_gap(a, b):
     -------
     float
     """
-    x = np.asarray(a, dtype=float)
-    y = np.asarray(b, dtype=float)
+    x = as_float_array(a, "a")
+    y = as_float_array(b, "b")
     if x.shape != y.shape or x.ndim != 1 or x.size == 0:
         raise ValueError(f"a and b must be 1-d of equal length, got {x.shape} and {y.shape}")
+    for name, arr, value in (("a", x, a), ("b", y, b)):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite, got {value!r}")
     return float(np.mean(x * y) - x.mean() * y.mean())
 
 

@@ -168,11 +168,22 @@ class _BinningCalibrator:
             raise ValueError("scores must be a one-dimensional array of values in [0, 1]")
         gen = self.rng_ if rng is None else as_generator(rng)
         lower = self.batch_.lower_s
-        needs_u = np.isin(s, lower[0, 1:])
+        inner = lower[0, 1:]
+        needs_u = np.isin(s, inner)
         u = np.zeros_like(s)
         if needs_u.any():
             u[needs_u] = gen.random(int(needs_u.sum()))
-        return assign_lexicographic_bins(lower, self.batch_.lower_u, s[None, :], u[None, :])[0]
+        if np.any(np.diff(inner) < 0):  # not reached by the shipped calibrators: edges ascend
+            return assign_lexicographic_bins(lower, self.batch_.lower_u, s[None, :], u[None, :])[0]
+        # A score equal to no edge is in the bin of the number of lower edges below it (one
+        # binary search per point); only scores tied with an edge need the (score, U) order.
+        bins = np.searchsorted(inner, s, side="left")
+        if needs_u.any():
+            tied = assign_lexicographic_bins(
+                lower, self.batch_.lower_u, s[needs_u][None, :], u[needs_u][None, :]
+            )
+            bins[needs_u] = tied[0]
+        return bins
 
     def predict(self, scores, *, rng=None):
         """Calibrated probability ``h(s)`` of each score."""

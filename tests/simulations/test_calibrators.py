@@ -184,3 +184,32 @@ def test_registry_of_calibrators_roundtrip():
         assert isinstance(cal, cls)
         assert cal.spec()["name"] == name
         assert "n_bins" in cal.get_params()
+
+
+@pytest.mark.parametrize("atoms", [False, True])
+def test_predict_bin_binary_search_equals_the_lexicographic_comparison(atoms):
+    # predict_bin takes a binary search for scores equal to no edge and the (score, U) order
+    # for the tied ones; the full lexicographic comparison of every point must agree.
+    from calcheck.simulations.calibrators import (
+        RandomizedUniformMassBinning,
+        UniformMassBinning,
+        ZadroznyElkanBinning,
+    )
+    from calcheck.simulations.calibrators.edges import assign_lexicographic_bins
+
+    rng = np.random.default_rng(3)
+    for cls in (UniformMassBinning, ZadroznyElkanBinning, RandomizedUniformMassBinning):
+        n = 500
+        s = rng.choice([0.2, 0.5, 0.8], n) if atoms else rng.random(n)
+        y = (rng.random(n) < s).astype(float)
+        m = cls(10, rng=1).fit(s, y)
+        test = np.concatenate([rng.random(300), m.batch_.lower_s[0, 1:], [0.0, 1.0]])
+        if atoms:
+            test = np.concatenate([test, rng.choice([0.2, 0.5, 0.8], 200)])
+        fast = m.predict_bin(test, rng=7)
+        lower = m.batch_.lower_s
+        needs_u = np.isin(test, lower[0, 1:])
+        u = np.zeros_like(test)
+        u[needs_u] = np.random.default_rng(7).random(int(needs_u.sum()))
+        slow = assign_lexicographic_bins(lower, m.batch_.lower_u, test[None, :], u[None, :])[0]
+        np.testing.assert_array_equal(fast, slow)
