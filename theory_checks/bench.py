@@ -1,7 +1,8 @@
-"""Benchmark: cost of a coverage replicate against drawing the data and sorting it.
+"""Benchmark: each hot path against its own floor, drawing the data and sorting it.
 
-Both are timed in the same process, interleaved, so the ratio is insensitive to how fast
-or busy the machine is.
+A coverage replicate (:func:`benchmark_cell`) and a single scikit-learn-style fit + predict
+(:func:`benchmark_single_fit`) are each timed in the same process as their floor,
+interleaved, so the ratios are insensitive to how fast or busy the machine is.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from calcheck.simulations.engine import BLOCK_REPS, simulate_block
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.laws import LAWS
 
-__all__ = ["BenchResult", "benchmark_cell"]
+__all__ = ["BenchResult", "SingleFitResult", "benchmark_cell", "benchmark_single_fit"]
 
 
 @dataclass(frozen=True)
@@ -72,3 +73,50 @@ def benchmark_cell(
             times[name].append(time.perf_counter() - t0)
     f, a, s = (float(np.median(times[k])) / BLOCK_REPS for k in ("full", "argsort", "sort"))
     return BenchResult(cell.n, cell.n_bins, calibrator, law, rounds, f, a, s, f / a, f / s)
+
+
+@dataclass(frozen=True)
+class SingleFitResult:
+    """Median seconds of one fit + predict on n points and of drawing and argsorting them."""
+
+    n: int
+    n_bins: int
+    calibrator: str
+    rounds: int
+    fit_predict_seconds: float
+    argsort_baseline_seconds: float
+    ratio_to_argsort_baseline: float
+
+
+def benchmark_single_fit(
+    n=1_000_000, n_bins=10, *, calibrator="umd", law="uniform_half", rounds=5, seed=0
+) -> SingleFitResult:
+    """Time one ``fit(scores, labels).predict(scores)`` against draw + argsort of n points.
+
+    This is what a user calling the calibrator once pays; the floor is the cost of drawing
+    the same data and ordering it, which any uniform-mass fit needs.
+    """
+    from calcheck.simulations.calibrators import calibrator_from_spec
+
+    if law not in LAWS:
+        raise ValueError(f"law must be one of {sorted(LAWS)}, got {law!r}")
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds!r}")
+    dist = LAWS[law]
+    rng = np.random.default_rng(seed)
+    scores = dist.sample_scores(n, rng)
+    labels = dist.sample_labels(scores, rng)
+    model = calibrator_from_spec({"name": calibrator}, n_bins=n_bins, rng=seed)
+    model.fit(scores, labels).predict(scores)  # warm-up (and validates the arguments)
+    times = {"fit": [], "argsort": []}
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        model.fit(scores, labels).predict(scores)
+        times["fit"].append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        s = dist.sample_scores(n, rng)
+        dist.sample_labels(s, rng)
+        np.argsort(s)
+        times["argsort"].append(time.perf_counter() - t0)
+    f, a = (float(np.median(times[k])) for k in ("fit", "argsort"))
+    return SingleFitResult(n, n_bins, calibrator, rounds, f, a, f / a)

@@ -266,7 +266,7 @@ def _cmd_figures(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from .bench import benchmark_cell
+    from .bench import benchmark_cell, benchmark_single_fit
 
     res = benchmark_cell(
         args.n,
@@ -297,6 +297,14 @@ def _cmd_bench(args) -> int:
         f"{res.sort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
         f"ratio {res.ratio_to_sort_baseline:.2f}"
     )
+    print(f"single fit + predict of {args.calibrator}, B={args.n_bins} (medians of 5):")
+    for n in (1_000, 100_000, 1_000_000):
+        one = benchmark_single_fit(n, args.n_bins, calibrator=args.calibrator, seed=args.seed)
+        print(
+            f"  n={n:>9,}: fit + predict {one.fit_predict_seconds * 1e3:8.2f} ms, draw + "
+            f"argsort {one.argsort_baseline_seconds * 1e3:8.2f} ms, ratio "
+            f"{one.ratio_to_argsort_baseline:.2f}"
+        )
     return 0
 
 

@@ -179,3 +179,14 @@ def test_figures_data_is_the_data_root(tmp_path, capsys):
     csv.write_text("x")
     assert main(["figures", "gr21.fig3", "--data", str(csv), "--out", str(tmp_path / "f")]) == 2
     assert "--data must be the data folder" in capsys.readouterr().err
+
+
+def test_single_fit_benchmark_is_a_ratio_to_draw_and_argsort():
+    from calcheck.theory_checks.bench import benchmark_single_fit
+
+    res = benchmark_single_fit(2_000, 10, rounds=2, seed=1)
+    assert (res.n, res.rounds) == (2_000, 2)
+    assert min(res.fit_predict_seconds, res.argsort_baseline_seconds) > 0
+    assert res.ratio_to_argsort_baseline == res.fit_predict_seconds / res.argsort_baseline_seconds
+    with pytest.raises(ValueError, match="rounds"):
+        benchmark_single_fit(2_000, rounds=0)
