@@ -101,6 +101,9 @@ html_theme_options = {
 }
 html_context = {"default_mode": "light"}
 html_show_sourcelink = False
+html_css_files = ["custom.css"]
+# wide tables: no left navigation on the paper pages and the coverage table
+html_sidebars = {"papers/*": [], "coverage": []}
 
 # -- counts generated from the catalog (``{{ n_checks_quick }}`` in the pages)
 import calcheck_docs  # noqa: E402

@@ -80,7 +80,7 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         "--all",
         action="store_true",
         help="the quick sweep: every searchable guarantee and its wrong-bound controls "
-        "(a table; about 5 minutes on one core)",
+        "(a table; 15-20 minutes with --jobs 2 on two cores)",
     )
 
 

@@ -25,7 +25,8 @@ body{font-family:system-ui,sans-serif;max-width:1300px;margin:2em auto;padding:0
 figure.pic{display:block;max-width:100%;margin:0.5em 0 1.5em 0;border-top:none;padding-top:0}
 table{border-collapse:collapse;font-size:0.85em;margin:1em 0;display:block;overflow-x:auto}
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;
-overflow-wrap:anywhere;max-width:28em}
+overflow-wrap:break-word;max-width:28em} td code{overflow-wrap:anywhere}
+td:nth-child(2){white-space:nowrap}
 th{background:#f0f0f0;overflow-wrap:normal} .ok{color:#060} .fail{color:#b00;font-weight:bold}
 figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em} img{max-width:100%}
 code{background:#f4f4f4;padding:1px 4px} .small{font-size:0.85em;color:#555}

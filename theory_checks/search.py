@@ -344,7 +344,7 @@ def search(
     alpha : float
     budget : str or SearchBudget
         ``"quick"`` (160 evaluations x 200 replicates, re-check 4000) or ``"full"``.
-    criterion : {"soft_failure", "failure", "tightness"}
+    criterion : {"soft_failure", "failure", "tightness", "mean_ratio"}
     seed : int
         Root of the CRN seeds and of the optimisers' random numbers.
     fresh_seed : int, optional

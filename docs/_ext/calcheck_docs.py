@@ -30,7 +30,7 @@ PAPER_TITLES = {
 }
 ROLE_ORDER = ("guarantee", "control", "counterexample", "hypothesis")
 ROLE_NAMES = {
-    "guarantee": "guarantees",
+    "guarantee": "guarantee checks",
     "control": "negative controls",
     "counterexample": "printed claims that fail",
     "hypothesis": "dropped hypotheses",
@@ -64,6 +64,9 @@ def counts() -> dict:
         checks = _checks(budget)
         roles = Counter(role_of(c) for c in checks)
         out[f"n_checks_{budget}"] = str(len(checks))
+        out[f"n_times_controls_{budget}"] = str(
+            sum(re.search(r"\.control\.times_[0-9.]+$", c.id) is not None for c in checks)
+        )
         for role in ROLE_ORDER:
             out[f"n_{role}_{budget}"] = str(roles.get(role, 0))
     return out
@@ -189,7 +192,21 @@ def counterexamples_page(paper: str) -> str:
         for claim, state in record["statuses"].items()
         if state == "does not hold"
     ]
-    if failing:
+    if len(failing) > 8:  # many: one line per figure, the details in the figure's section
+        per_figure = Counter(fid for fid, _, _ in failing)
+        lines += [
+            "",
+            f"{len(failing)} stated findings of the paper's figures and tables do not hold when "
+            "calcheck regenerates them (recorded in `figures/findings_status.json`; each with "
+            "its explanation in the figure's section below):",
+            "",
+        ]
+        lines += [
+            f"- [`{fid}`](#{fid.replace('.', '-').replace('_', '-')}): {k} finding"
+            f"{'s' if k > 1 else ''}"
+            for fid, k in per_figure.items()
+        ]
+    elif failing:
         lines += [
             "",
             "Stated findings of the paper's figures and tables that do not hold when calcheck "

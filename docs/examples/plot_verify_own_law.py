@@ -56,7 +56,7 @@ ax.plot([0, 1], [0, 1], "k:", lw=1, label="calibrated")
 ax.set_xlabel("score s")
 ax.set_ylabel("E[Y | S = s]")
 ax.set_title("eta of the three laws (circles: atoms of the score law)", fontsize=9)
-ax.legend(fontsize=8)
+_ = ax.legend(fontsize=8)
 
 # %%
 # The check
