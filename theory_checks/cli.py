@@ -422,6 +422,11 @@ def main(argv=None) -> int:
     )
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # the reader of our output went away (``calcheck list | head``): stop quietly, and
+        # keep Python from reporting the pipe again when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (ValueError, FileNotFoundError) as exc:
         print(f"calcheck: error: {exc}", file=sys.stderr)
         return 2

@@ -190,3 +190,23 @@ def test_single_fit_benchmark_is_a_ratio_to_draw_and_argsort():
     assert res.ratio_to_argsort_baseline == res.fit_predict_seconds / res.argsort_baseline_seconds
     with pytest.raises(ValueError, match="rounds"):
         benchmark_single_fit(2_000, rounds=0)
+
+
+def test_a_closed_pipe_stops_quietly():
+    # `calcheck list | head -1`: the reader goes away; no traceback on stderr
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "calcheck", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**__import__("os").environ, "CALCHECK_PLUGINS": "0"},
+    )
+    proc.stdout.readline()
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err
+    assert "BrokenPipeError" not in err
