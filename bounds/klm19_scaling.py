@@ -1,5 +1,8 @@
 """Theorem 4.1 of Kumar, Liang & Ma (2019): the scaling-binning calibrator's guarantee.
 
+Also the derived form of Proposition D.4 (binning does not raise the MSE by much), whose
+appendix is missing from the paper: :func:`prop_d4_mse_increase_bound_derived`.
+
 Symbols as in :mod:`calcheck.bounds.klm19`: ``n_bins`` (B), ``eps_sq`` (the target eps^2),
 ``min_ce_sq`` (the best squared CE in the family G) and the unspecified constant ``c``
 (here not universal: it depends on delta, G and the law).
@@ -14,11 +17,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_open_unit, guard_public, scalar_or_array
+from ._validation import (
+    as_nonnegative,
+    as_open_unit,
+    as_positive,
+    guard_public,
+    scalar_or_array,
+)
 from .guarantee import Guarantee
 from .klm19 import _b, _c
 
-__all__ = ["thm41_ce_sq_bound", "thm41_sample_size"]
+__all__ = ["prop_d4_mse_increase_bound_derived", "thm41_ce_sq_bound", "thm41_sample_size"]
 
 
 def thm41_sample_size(n_bins, eps_sq, *, c):
@@ -89,6 +98,52 @@ def thm41_ce_sq_bound(min_ce_sq, eps_sq):
     if not np.all((m >= 0) & (m <= 1)):
         raise ValueError(f"min_ce_sq must lie in [0, 1], got {min_ce_sq!r}")
     return scalar_or_array(2.0 * m + as_open_unit(eps_sq, "eps_sq"))
+
+
+def prop_d4_mse_increase_bound_derived(n_bins, ce=0.0, *, alpha=1.0):
+    r"""Proposition D.4, **derived form** (not the paper's): binning raises the MSE little.
+
+    The paper states (Sec. 4) that "if we use many bins, binning the outputs cannot increase
+    the mean-squared error by much" and proves it in Proposition D.4, whose appendix is
+    missing from the text we have. This is the substitute bound the project's catalog
+    derives: for a monotone g with values in [0, 1] and alpha-well-balanced bins
+    (``P(bin j) <= alpha / B``), the population-binned ``g_B`` has
+    ``E[(g - g_B)^2] = sum_j P_j Var(g | I_j) <= (alpha/B) sum_j w_j^2 / 4 <= alpha/(4B)``
+    (Popoviciu, with ``w_j`` the range of g on bin j and ``sum_j w_j <= 1``), and
+
+    .. math:: MSE(g_B) - MSE(g) = E[(g_B - g)^2] + 2 E[(g_B - g)(g - q)]
+              \le \frac{\alpha}{4B} + CE(g) \sqrt{\alpha / B}.
+
+    Parameters
+    ----------
+    n_bins : int or array_like of int
+        B >= 1.
+    ce : float or array_like, default 0
+        CE(g) = sqrt(E[(g - q)^2]) in [0, 1]; 0 (a calibrated g) leaves ``alpha/(4B)``,
+        which also bounds ``E[(g - g_B)^2]`` for any g.
+    alpha : float, default 1
+        Balance: every bin has probability at most alpha / B (1: uniform-mass bins).
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Hypotheses: g monotone with values in [0, 1]; population bins (the binned map's
+    values are the exact bin means of g); bins alpha-well-balanced. Quantifier: identity
+    (a deterministic inequality for every such law). Labelled derived: the constant is the
+    catalog's, not the paper's. Checked exactly by quadrature in
+    ``tests/papers/test_klm19_prop_d4.py``, where a near-step g attains ``1/(4B)`` to 3%.
+    """
+    b = _b(n_bins)
+    ce_ = as_nonnegative(ce, "ce")
+    if np.any(ce_ > 1):
+        raise ValueError(f"ce must lie in [0, 1], got {ce!r}")
+    a = as_positive(alpha, "alpha")
+    if np.any(a < 1):
+        raise ValueError(f"alpha must be >= 1 (bins cannot all be lighter than 1/B), got {alpha!r}")
+    return scalar_or_array(a / (4 * b) + ce_ * np.sqrt(a / b))
 
 
 guard_public(globals())  # broadcasting errors name the arguments
