@@ -8,6 +8,7 @@ FIGURES = {
     "nch14.table1": "calcheck.figures.nch14.table1",
     "nch14.table2": "calcheck.figures.nch14.table2",
     "nch14.looseness": "calcheck.figures.nch14.looseness",
+    "nch14.rates": "calcheck.figures.nch14.rates",
 }
 
 #: Figure id -> why it cannot be regenerated.

@@ -93,3 +93,18 @@ def test_tables_and_fig2_at_small_size():
     value, means = _standin.criterion(0.35, 0.125, reps=1)
     assert 0 < value < 0.05
     assert means["linear"].shape == (5, 2)
+
+
+def test_rates_study_runs_small_and_reports_without_judging():
+    from calcheck.figures.nch14 import rates
+
+    data = rates.compute(reps=5, seed=3)
+    assert data["kde"].shape == (len(rates.N_VALUES), 5)
+    found = rates.findings(data)
+    assert {f["status"] for f in found} == {"reported"}
+    slope = found[0]["value"]["slope"]
+    assert -1.0 < slope < 0.0  # the KDE error falls with n
+    # equal-frequency and equal-width errors are exact ECEs of fitted maps: in [0, 1]
+    for key in ("uniform_logistic/ef/ece", "skewed_beta/ew/mce"):
+        assert np.all((data[key] >= 0) & (data[key] <= 1))
+    assert rates.draw(data) is not None
