@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.patches import Polygon
+from scipy import stats
 
 from calcheck.simulations.simplex_bins import grid_index_set
 
@@ -59,3 +60,22 @@ def draw_bins(ax, triangles, *, title, fill=True):
 def bin_fractions(bins: np.ndarray, n_bins: int) -> np.ndarray:
     """Fraction of points in each bin."""
     return np.bincount(bins, minlength=n_bins) / len(bins)
+
+
+def area_frequency_finding(data: dict, keys, label: str) -> dict:
+    """Finding: the exact bin areas match the bin frequencies of ``data["draws"]`` draws.
+
+    ``keys`` are the data prefixes (``"q1"``, ``"K4"``, ...) holding ``/frequency`` and
+    ``/area``; the chi-square p-value of each must exceed 0.001.
+    """
+    n = int(data["draws"])
+    pvalues = [
+        float(stats.chisquare(data[f"{k}/frequency"] * n, data[f"{k}/area"] * n).pvalue)
+        for k in keys
+    ]
+    return {
+        "claim": f"the exact areas match the bin frequencies of {n} Dirichlet(1) draws "
+        f"(chi-square p-values at {label} above 0.001)",
+        "value": [round(p, 3) for p in pvalues],
+        "holds": min(pvalues) > 1e-3,
+    }

@@ -85,7 +85,9 @@ class KernelCalibrator:
         self._pos, self._neg = pos, neg
         self.base_rate_ = pos.size / s.size
         if self.form == "nw":
-            self.bandwidth_ = self.bandwidth or silverman_bandwidth(s)
+            self.bandwidth_ = (
+                silverman_bandwidth(s) if self.bandwidth is None else float(self.bandwidth)
+            )
         elif self.bandwidth is not None:
             self.bandwidth_ = (float(self.bandwidth), float(self.bandwidth))
         else:
