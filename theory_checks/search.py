@@ -66,6 +66,7 @@ from .catalog import all_checks, for_law, studiable
 from .check import Check
 from .events import CLAIMS, BoundRule, MeanAtMost, scaled
 from .runner import run_checks
+from .search_refine import refine_incumbent
 from .search_result import Found, FreshCheck, SearchResult
 from .user import definition_of, guarantee_id
 
@@ -294,22 +295,32 @@ def analytic_reference(guarantee: str, bound: BoundRule, grid: dict, alpha: floa
     }
 
 
-def _found(opt: OptimResult, crit: CheckCriterion, budget, fresh_seed, n_jobs, backend):
-    details = crit.details(opt.theta)
+def _found(
+    opt: OptimResult, crit: CheckCriterion, budget, fresh_seed, n_jobs, backend, refined=None
+):
+    """Re-check the best law (``refined``: ``(theta, record)`` of the refinement, if any)."""
+    theta, record = refined if refined is not None else (opt.theta, None)
+    details = crit.details(theta)
     fresh = fresh_check(
-        crit, opt.theta, reps=budget.fresh_reps, root_seed=fresh_seed, n_jobs=n_jobs,
+        crit, theta, reps=budget.fresh_reps, root_seed=fresh_seed, n_jobs=n_jobs,
         backend=backend,
     )  # fmt: skip
+    evaluations = opt.evaluations
+    method = opt.method
+    if record is not None:
+        evaluations += sum(stage["evaluations"] for stage in record["stages"])
+        method = f"{opt.method} + coordinate_refinement"
     return Found(
-        opt.method,
-        opt.theta,
-        crit.family.describe(opt.theta),
-        opt.value,
+        method,
+        tuple(float(x) for x in theta),
+        crit.family.describe(theta),
+        float(details["criterion"]),
         details["failure"],
         details["ratio_quantile"],
-        opt.evaluations,
+        evaluations,
         fresh,
         tuple(float(v) for v in opt.best_so_far()),
+        record,
     )
 
 
@@ -393,7 +404,8 @@ def search(
     kw = {"seed": seed, "n_jobs": n_jobs, "backend": backend}
     benign = evaluate_batch(crit, fam.benign, n_jobs=n_jobs, backend=backend)
     de = differential_evolution_search(crit, fam, budget, start=start, **kw)
-    found = _found(de, crit, budget, fresh_seed, n_jobs, backend)
+    refined = refine_incumbent(crit, fam, de.theta, budget, **kw)
+    found = _found(de, crit, budget, fresh_seed, n_jobs, backend, refined)
     rnd = None
     if baseline:
         rs = random_search(crit, fam, budget, **kw)

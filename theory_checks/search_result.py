@@ -53,6 +53,9 @@ class Found:
     evaluations: int
     fresh: FreshCheck
     trace: tuple[float, ...] = field(default=(), repr=False)
+    #: The refinement of the population's best law (objective, evaluations, values per
+    #: stage; :func:`calcheck.theory_checks.search_refine.refine_incumbent`), or None.
+    refinement: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,8 @@ class SearchResult:
         lines = [
             f"{self.target} ({self.bound} bound) on {self.family['family']} at {grid}, "
             f"alpha={self.alpha:g}; criterion {self.criterion}, budget {self.budget.name}: "
-            f"{self.budget.evaluations} evaluations x {self.budget.reps} replicates, "
+            f"{self.budget.evaluations} evaluations ({self.budget.refine} of them refinement) x "
+            f"{self.budget.reps} replicates, "
             f"fresh re-check {self.budget.fresh_reps} (seed {self.fresh_seed}); "
             f"{self.seconds:.1f} s",
             f"  benign start points: criterion {', '.join(f'{v:.4f}' for v in self.benign)}",
@@ -106,6 +110,11 @@ class SearchResult:
                 f"  {f.method}: criterion {f.value:.4f} (failure {f.failure:.4f}) after "
                 f"{f.evaluations} evaluations; law {law}"
             )
+            for stage in (f.refinement or {}).get("stages", ()):
+                lines.append(
+                    f"    refined on {stage['objective']}: {stage['start_value']:.4f} -> "
+                    f"{stage['value']:.4f} in {stage['evaluations']} evaluations"
+                )
             lines.append(f"    fresh seed: {f.fresh.line()}")
         if self.reference:
             r = self.reference

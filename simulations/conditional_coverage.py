@@ -1,0 +1,217 @@
+"""Coverage of uniform-mass binning given the scores: labels integrated out exactly.
+
+gr21 Lemma 2's argument, used as a Monte Carlo variance reduction (Rao-Blackwellisation).
+Given all n scores (and the tie-breaking uniforms), uniform-mass binning averages fixed rank
+sets, the labels are independent Bernoulli(eta(s_i)), and the exact bin biases ``Pi_b`` are
+functions of the scores alone. So bin b's label sum ``K_b`` is Poisson-binomial with the
+``eta(s_i)`` of its points, the bins are independent given the scores, and
+
+* the **conditional** event "every bin within eps" has conditional probability
+  ``prod_b P(|K_b / m_b - Pi_b| <= eps | scores)``;
+* the **marginal** event "a fresh test point within eps" has conditional probability
+  ``sum_b w_b P(|K_b / m_b - Pi_b| <= eps | scores)`` (``w_b`` the exact bin masses).
+
+Averaging these over replicates of the scores estimates the coverage without the labels'
+Monte Carlo error, and, with common random numbers for the scores, the estimate is a
+continuous function of eta: the adversarial search (:mod:`calcheck.simulations.search`)
+refines its incumbent law on it, where a count of sampled failures is a step function whose
+steps (a few failures in a few hundred replicates) hide the lattice structure of the worst
+case (at n = 1000, B = 20 the exact failure at constant eta is 0.027 at eta = 0.50 and 0.016
+at eta = 0.49).
+
+What it covers: :class:`~calcheck.simulations.experiments.binning.BinningExperiment` with a
+binary-label law and the calibrators ``umd``, ``zadrozny_elkan`` and ``randomized_umd`` with
+``delta = 0``. It is exact for bins that are distinct outputs (``randomized_umd``, the
+theorem's ``delta -> 0`` limit). For ``umd`` and ``zadrozny_elkan``, bins whose outputs are
+equal are one output of h and their truth is pooled; here every bin is judged against its
+own ``Pi_b`` (no pooling), which is what the maps do whenever eta is constant across the
+pooled bins (for instance near the worst case eta = 1/2 everywhere). The search uses it to
+rank candidate laws only; every verdict comes from the engine's Monte Carlo.
+
+References
+----------
+.. [1] C. Gupta and A. Ramdas, "Distribution-free calibration guarantees for histogram
+       binning without sample splitting", ICML 2021: Algorithms 1-2, Lemma 2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import binom
+
+from .calibrators.binning import calibrator_from_spec
+from .calibrators.edges import sort_scores, uniform_mass_edge_ranks
+from .exact_coverage import COUNT_TOLERANCE
+from .experiments.binning import BinningExperiment
+from .laws.binary import BinaryLaw
+from .metrics.exact import exact_bin_errors
+
+__all__ = [
+    "EVENTS",
+    "conditional_coverage",
+    "coverage_given_scores",
+    "poisson_binomial_within",
+    "sorted_scores",
+    "supports",
+]
+
+#: Events: every bin within eps (``"conditional"``), a fresh test point (``"marginal"``).
+EVENTS = ("conditional", "marginal")
+_SCHEMES = {"umd": False, "zadrozny_elkan": True, "randomized_umd": False}
+
+
+def supports(experiment) -> bool:
+    """Whether :func:`conditional_coverage` applies to ``experiment`` (see the module doc)."""
+    if type(experiment) is not BinningExperiment:
+        return False
+    law, spec = experiment.law, experiment.calibrator
+    if not isinstance(law, BinaryLaw) or law.labels != "binary":
+        return False
+    if spec.get("name") not in _SCHEMES:
+        return False
+    if spec.get("name") == "randomized_umd" and float(spec.get("delta", 0.0)) != 0.0:
+        return False
+    return spec.get("tie_breaking", "lexicographic") == "lexicographic"
+
+
+def poisson_binomial_within(p: np.ndarray, counts: np.ndarray, low, high) -> np.ndarray:
+    """``P(low <= K <= high)`` for ``K = sum_j Bernoulli(p[i, j])`` over ``j < counts[i]``.
+
+    Parameters
+    ----------
+    p : ndarray (N, M)
+        Success probabilities, row i using its first ``counts[i]`` entries.
+    counts : ndarray (N,)
+    low, high : ndarray (N,)
+        Cut-offs. Integers: the exact probability (an empty range gives 0). Real values:
+        the distribution function interpolated linearly between integers,
+        ``F(x) = F(floor x) + (x - floor x) P(K = floor x + 1)`` at both ends (the smoothed
+        probability of :func:`conditional_coverage` with ``smooth=True``).
+
+    Notes
+    -----
+    Rows whose probabilities are all equal use the binomial distribution; the others the
+    exact recursion over points, ``O(M^2)`` per row.
+    """
+    p = np.asarray(p, dtype=float)
+    counts = np.asarray(counts, dtype=np.int64)
+    low = np.asarray(low, dtype=float)
+    high = np.asarray(high, dtype=float)
+    out = np.zeros(p.shape[0])
+    cols = np.arange(p.shape[1])
+    used = cols[None, :] < counts[:, None]
+    first = p[:, 0]
+    equal = np.all(np.where(used, p == first[:, None], True), axis=1)
+    hi_int, lo_int = np.floor(high), np.floor(low - 1)  # P(K <= hi_int) - P(K <= lo_int)
+    hi_frac, lo_frac = high - hi_int, (low - 1) - lo_int  # 0 at integer cut-offs
+    if equal.any():
+        m, q = counts[equal], first[equal]
+        out[equal] = (
+            binom.cdf(hi_int[equal], m, q) + hi_frac[equal] * binom.pmf(hi_int[equal] + 1, m, q)
+            - binom.cdf(lo_int[equal], m, q) - lo_frac[equal] * binom.pmf(lo_int[equal] + 1, m, q)
+        )  # fmt: skip
+    mixed = np.flatnonzero(~equal)
+    if mixed.size:
+        pm = np.where(used[mixed], p[mixed], 0.0)  # padding: Bernoulli(0) adds nothing
+        width = int(counts[mixed].max())
+        pmf = np.zeros((mixed.size, width + 1))
+        pmf[:, 0] = 1.0
+        for j in range(width):
+            step = pm[:, j : j + 1]
+            pmf[:, 1 : j + 2] = pmf[:, 1 : j + 2] * (1.0 - step) + pmf[:, : j + 1] * step
+            pmf[:, 0] *= 1.0 - step[:, 0]
+        k = np.arange(width + 1)[None, :]
+        h, lw = hi_int[mixed, None], lo_int[mixed, None]
+        weight = (k <= h) + hi_frac[mixed, None] * (k == h + 1)
+        weight = weight - (k <= lw) - lo_frac[mixed, None] * (k == lw + 1)
+        out[mixed] = np.sum(pmf * weight, axis=1)
+    return np.clip(out, 0.0, 1.0)
+
+
+def conditional_coverage(
+    experiment,
+    rng: np.random.Generator,
+    reps: int,
+    eps: float,
+    *,
+    event: str = "conditional",
+    smooth: bool = False,
+) -> np.ndarray:
+    """Per replicate, the probability of the event given that replicate's scores.
+
+    Parameters
+    ----------
+    experiment : BinningExperiment
+        One the module covers (:func:`supports`).
+    rng : numpy.random.Generator
+        Draws the scores and tie-breaking uniforms (the labels are integrated out).
+    reps : int
+    eps : float
+        The radius (the same for every bin).
+    event : {"conditional", "marginal"}
+    smooth : bool, default False
+        Interpolate each bin's distribution function linearly between integer counts at
+        the real cut-offs ``m_b (Pi_b +- eps)``: a continuous function of eta that follows
+        the envelope of the exact one (whose cut-offs jump when they cross integers). The
+        search climbs it first, then the exact one (:mod:`calcheck.theory_checks.search_refine`).
+
+    Returns
+    -------
+    ndarray (reps,)
+        Conditional probabilities; their mean estimates the coverage.
+    """
+    if not supports(experiment):
+        raise ValueError(f"conditional coverage does not apply to {experiment.label()!r}")
+    if event not in EVENTS:
+        raise ValueError(f"event must be one of {EVENTS}, got {event!r}")
+    eps = float(eps)
+    if not eps >= 0:
+        raise ValueError(f"eps must be a number >= 0, got {eps!r}")
+    s_sorted, u_sorted = sorted_scores(experiment.law.scores, experiment.n, reps, rng)
+    return coverage_given_scores(experiment, s_sorted, u_sorted, eps, event=event, smooth=smooth)
+
+
+def sorted_scores(score_law, n: int, reps: int, rng: np.random.Generator):
+    """``(s_sorted, u_sorted)``: ``reps`` rows of n scores, sorted with tie-breaking uniforms."""
+    scores = score_law.sample((int(reps), int(n)), rng)
+    return sort_scores(scores, rng, tie_breaking="lexicographic")
+
+
+def coverage_given_scores(
+    experiment, s_sorted, u_sorted, eps: float, *, event="conditional", smooth=False
+) -> np.ndarray:
+    """:func:`conditional_coverage` on given sorted scores (e.g. drawn once for many laws)."""
+    if not supports(experiment):
+        raise ValueError(f"conditional coverage does not apply to {experiment.label()!r}")
+    if event not in EVENTS:
+        raise ValueError(f"event must be one of {EVENTS}, got {event!r}")
+    eps = float(eps)
+    if not eps >= 0:
+        raise ValueError(f"eps must be a number >= 0, got {eps!r}")
+    law, n, b = experiment.law, int(experiment.n), int(experiment.n_bins)
+    if np.shape(s_sorted)[1] != n:
+        raise ValueError(f"s_sorted must have n = {n} columns, got shape {np.shape(s_sorted)}")
+    cal = calibrator_from_spec(experiment.calibrator, b)
+    p = np.clip(law.conditional_mean(s_sorted), 0.0, 1.0)
+    # the fitted map on the etas gives the edges (labels do not move them)
+    batch = cal.fit_sorted_batch(s_sorted, u_sorted, p, b, None)  # delta = 0: no draws
+    truth = exact_bin_errors(batch, law)
+    ranks = uniform_mass_edge_ranks(n, b)
+    lo = ranks[:-1]
+    hi = np.minimum(ranks[1:], n) if _SCHEMES[experiment.calibrator["name"]] else ranks[1:] - 1
+    m = (hi - lo).astype(np.int64)
+    width = int(m.max())
+    idx = lo[:, None] + np.minimum(np.arange(width)[None, :], (m - 1)[:, None])
+    pts = p[:, idx]  # (R, B, width), each bin's points (the last one repeated as padding)
+    pi = np.nan_to_num(truth.bin_mean, nan=0.5)
+    mm = np.broadcast_to(m, pi.shape).astype(float)
+    low, high = mm * (pi - eps), mm * (pi + eps)
+    if not smooth:
+        low, high = np.ceil(low - COUNT_TOLERANCE), np.floor(high + COUNT_TOLERANCE)
+    within = poisson_binomial_within(
+        pts.reshape(-1, width), np.broadcast_to(m, pi.shape).ravel(), low.ravel(), high.ravel()
+    ).reshape(pi.shape)
+    within = np.where(truth.mass > 0, within, 1.0)
+    if event == "conditional":
+        return np.prod(within, axis=1)
+    return np.sum(truth.mass * within, axis=1)
