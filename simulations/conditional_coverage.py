@@ -21,7 +21,8 @@ at eta = 0.49).
 
 What it covers: :class:`~calcheck.simulations.experiments.binning.BinningExperiment` with a
 binary-label law and the calibrators ``umd``, ``zadrozny_elkan`` and ``randomized_umd`` with
-``delta = 0``. It is exact for bins that are distinct outputs (``randomized_umd``, the
+``delta = 0``, and top-label binning class by class (:func:`parts`). It is exact for bins
+that are distinct outputs (``randomized_umd``, the
 theorem's ``delta -> 0`` limit). For ``umd`` and ``zadrozny_elkan``, bins whose outputs are
 equal are one output of h and their truth is pooled; here every bin is judged against its
 own ``Pi_b`` (no pooling), which is what the maps do whenever eta is constant across the
@@ -43,16 +44,21 @@ from .calibrators.binning import calibrator_from_spec
 from .calibrators.edges import sort_scores, uniform_mass_edge_ranks
 from .exact_coverage import COUNT_TOLERANCE
 from .experiments.binning import BinningExperiment
+from .experiments.gr22 import TopLabelBinningExperiment
 from .laws.binary import BinaryLaw
 from .metrics.exact import exact_bin_errors
 
 __all__ = [
+    "ETA_GRID",
     "EVENTS",
+    "combine_parts",
     "conditional_coverage",
     "coverage_given_scores",
+    "parts",
     "poisson_binomial_within",
     "sorted_scores",
     "supports",
+    "worst_constant_eta",
 ]
 
 #: Events: every bin within eps (``"conditional"``), a fresh test point (``"marginal"``).
@@ -60,8 +66,39 @@ EVENTS = ("conditional", "marginal")
 _SCHEMES = {"umd": False, "zadrozny_elkan": True, "randomized_umd": False}
 
 
+def parts(experiment) -> list:
+    """``[(weight, BinningExperiment), ...]``: the independent binary parts of an experiment.
+
+    A :class:`~calcheck.simulations.experiments.binning.BinningExperiment` is one part of
+    weight 1. Top-label binning (gr22 Algorithm 8,
+    :class:`~calcheck.simulations.experiments.gr22.TopLabelBinningExperiment` with delta = 0
+    and distinct outputs) is randomized UMD on each predicted class's ``n_l`` points
+    (stratified, fixed ``n_l``), independently across classes: one part per class, of
+    weight ``P(c(X) = l)``. The conditional event is the product of the parts', the marginal
+    one their weighted sum. ``[]`` where the module does not apply.
+    """
+    if type(experiment) is TopLabelBinningExperiment:
+        if experiment.delta != 0 or experiment.outputs != "distinct":
+            return []
+        law = experiment.law
+        counts, bins = law.class_counts(experiment.n), experiment.bins_per_class()
+        out = []
+        for lab in range(law.n_classes):
+            part = BinningExperiment(
+                {"name": "randomized_umd", "delta": 0.0}, law.laws[lab], int(counts[lab]),
+                int(bins[lab]),
+            )  # fmt: skip
+            out.append((float(law.class_probs[lab]), part))
+        return out if all(_binary_part(p) for _, p in out) else []
+    return [(1.0, experiment)] if _binary_part(experiment) else []
+
+
 def supports(experiment) -> bool:
     """Whether :func:`conditional_coverage` applies to ``experiment`` (see the module doc)."""
+    return bool(parts(experiment))
+
+
+def _binary_part(experiment) -> bool:
     if type(experiment) is not BinningExperiment:
         return False
     law, spec = experiment.law, experiment.calibrator
@@ -167,8 +204,21 @@ def conditional_coverage(
     eps = float(eps)
     if not eps >= 0:
         raise ValueError(f"eps must be a number >= 0, got {eps!r}")
-    s_sorted, u_sorted = sorted_scores(experiment.law.scores, experiment.n, reps, rng)
-    return coverage_given_scores(experiment, s_sorted, u_sorted, eps, event=event, smooth=smooth)
+    out = []
+    for weight, part in parts(experiment):
+        s_sorted, u_sorted = sorted_scores(part.law.scores, part.n, reps, rng)
+        out.append(
+            (weight, coverage_given_scores(part, s_sorted, u_sorted, eps, event=event,
+                                           smooth=smooth))
+        )  # fmt: skip
+    return combine_parts(out, event)
+
+
+def combine_parts(weighted, event: str) -> np.ndarray:
+    """The event's conditional probability from its parts' ``[(weight, coverage), ...]``."""
+    if event == "conditional":
+        return np.prod([c for _, c in weighted], axis=0)
+    return np.sum([w * c for w, c in weighted], axis=0)
 
 
 def sorted_scores(score_law, n: int, reps: int, rng: np.random.Generator):
@@ -215,3 +265,28 @@ def coverage_given_scores(
     if event == "conditional":
         return np.prod(within, axis=1)
     return np.sum(truth.mass * within, axis=1)
+
+
+#: Constant etas scanned by :func:`worst_constant_eta`: [0.3, 0.7] in steps of 5e-4 (the
+#: peaks of the exact failure rate are about 0.2 / m wide in eta, m points a bin).
+ETA_GRID = np.round(np.linspace(0.3, 0.7, 801), 4)
+
+
+def worst_constant_eta(n, n_bins, eps, *, event="conditional", scheme="umd") -> tuple:
+    """``(eta, failure)``: the constant eta whose exact failure rate is largest, and that rate.
+
+    The failure rate at constant eta is exact
+    (:func:`calcheck.simulations.exact_coverage.exact_coverage`) but not monotone towards
+    eta = 1/2: the cut-offs ``m (eta +- eps)`` cross integers, so it has narrow peaks, and
+    the highest one need not be at 1/2 (at n = 1000, B = 20, alpha = 0.01 the radius of gr21
+    Theorem 4's marginal statement times 0.7 fails with probability 0.021 at eta = 1/2 and
+    0.031 at eta = 0.49). Scanned on :data:`ETA_GRID`: a lower bound on the supremum over
+    constant eta, attained by a law.
+    """
+    from .exact_coverage import exact_coverage
+
+    fail = np.array(
+        [1.0 - exact_coverage(n, n_bins, e, eps, event=event, scheme=scheme) for e in ETA_GRID]
+    )
+    i = int(np.argmax(fail))
+    return float(ETA_GRID[i]), float(fail[i])

@@ -7,9 +7,9 @@ differential evolution from the family's benign laws (:mod:`calcheck.simulations
 that selection does not bias the verdict, the winning law is re-checked on a fresh root
 seed at the budget's full replicate count with the suite's exact binomial verdict
 (:func:`calcheck.theory_checks.runner.run_checks`). The same is done for random sampling of theta at
-the same budget (the baseline). Where a known analytic worst case exists (eta = 1/2 for
-every Hoeffding step of uniform-mass binning), its exact failure rate
-(:func:`calcheck.simulations.exact_coverage.exact_coverage`) is reported beside it.
+the same budget (the baseline). Where the worst case is a constant eta (every Hoeffding step
+of uniform-mass binning), the exact failure rate of the worst constant eta
+(:func:`analytic_reference`) is reported beside it.
 
 Targets: a studiable guarantee id (its stated bound;
 :func:`calcheck.theory_checks.catalog.for_law`),
@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from calcheck.simulations.conditional_coverage import worst_constant_eta
 from calcheck.simulations.exact_coverage import exact_coverage
 from calcheck.simulations.laws.families import LawFamily, get_family
 from calcheck.simulations.search import (
@@ -277,19 +278,28 @@ def exact_worst_case(guarantee: str):
 
 
 def analytic_reference(guarantee: str, bound: BoundRule, grid: dict, alpha: float):
-    """Exact failure rate of the known worst case (eta = 1/2), or None where none is known."""
+    """Exact failure rate of the worst constant eta, or None where none is known.
+
+    The failure rate at constant eta is exact (product binomials); its largest value over
+    eta is near 1/2 but not always at it (the binomial cut-offs cross integers:
+    :func:`calcheck.simulations.conditional_coverage.worst_constant_eta`). Both are returned:
+    ``failure`` (the worst constant eta, ``eta``) and ``failure_at_half``.
+    """
     worst = exact_worst_case(guarantee)
     if worst is None or set(grid) != {"n", "n_bins"}:
         return None
     scheme, event = worst
     n, b = int(grid["n"]), int(grid["n_bins"])
     eps = float(bound.radius(guarantee, {"n": n, "n_bins": b, "delta": 0.0}, alpha))
-    coverage = float(exact_coverage(n, b, 0.5, eps, event=event, scheme=scheme))
+    half = 1.0 - float(exact_coverage(n, b, 0.5, eps, event=event, scheme=scheme))
+    eta, failure = worst_constant_eta(n, b, eps, event=event, scheme=scheme)
     return {
-        "law": "eta = 1/2 (any score law)",
+        "law": f"constant eta = {eta:g} (any score law; eta = 1/2: {half:.4f})",
         "eps": eps,
-        "coverage": coverage,
-        "failure": 1.0 - coverage,
+        "eta": eta,
+        "coverage": 1.0 - failure,
+        "failure": failure,
+        "failure_at_half": half,
         "scheme": scheme,
         "event": event,
     }
@@ -354,7 +364,8 @@ def search(
         The guarantee's grid parameters, one value each (``{"n": 1000, "n_bins": 10}``).
     alpha : float
     budget : str or SearchBudget
-        ``"quick"`` (160 evaluations x 200 replicates, re-check 4000) or ``"full"``.
+        ``"quick"`` (50 evaluations of differential evolution and 160 of refinement, 200
+        replicates each, re-check 4000) or ``"full"``.
     criterion : {"soft_failure", "failure", "tightness", "mean_ratio"}
     seed : int
         Root of the CRN seeds and of the optimisers' random numbers.

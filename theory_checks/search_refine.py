@@ -27,12 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from calcheck.simulations.conditional_coverage import (
+    combine_parts,
     coverage_given_scores,
+    parts,
     sorted_scores,
     supports,
 )
 from calcheck.simulations.experiments.base import BLOCK_REPS
-from calcheck.simulations.search import REFINE_WIDTH, coordinate_refine, crn_generator
+from calcheck.simulations.provenance import generator
+from calcheck.simulations.search import _CRN_PATH, REFINE_WIDTH, coordinate_refine, crn_generator
 
 from .events import Marginal, Within
 
@@ -95,24 +98,31 @@ class ConditionalFailure:
             return 0.0  # a vacuous radius never fails
         blocks = max(1, math.ceil(int(self.reps) / BLOCK_REPS))
         kind = _event_kind(check)
-        cov = [
-            coverage_given_scores(
-                exp, *_crn_scores(exp.law.scores, exp.n, self.base.crn_seed, b), eps,
-                event=kind, smooth=self.smooth,
-            )
-            for b in range(blocks)
-        ]  # fmt: skip
+        cov = []
+        for b in range(blocks):
+            weighted = [
+                (weight, coverage_given_scores(
+                    part, *_crn_scores(part.law.scores, part.n, self.base.crn_seed, b, i), eps,
+                    event=kind, smooth=self.smooth,
+                ))
+                for i, (weight, part) in enumerate(parts(exp))
+            ]  # fmt: skip
+            cov.append(combine_parts(weighted, kind))
         return float(1.0 - np.mean(np.concatenate(cov)))
 
 
-@functools.lru_cache(maxsize=8)
-def _crn_scores(score_law, n: int, seed: int, block: int):
-    """CRN block ``block``'s sorted scores: drawn once per process where theta moves eta only.
+@functools.lru_cache(maxsize=16)
+def _crn_scores(score_law, n: int, seed: int, block: int, part: int = 0):
+    """CRN block ``block``'s sorted scores of one part (a class, for top-label binning).
+
+    Drawn once per process where theta moves eta only.
 
     The draws are a function of the arguments (the score law is a frozen, hashable value),
     so the cache changes nothing but the time (about half of an evaluation).
     """
-    s_sorted, u_sorted = sorted_scores(score_law, n, BLOCK_REPS, crn_generator(seed, block))
+    # part 0 on the search's own CRN stream; the other classes below it, one stream each
+    rng = crn_generator(seed, block) if part == 0 else generator(seed, _CRN_PATH, block, part)
+    s_sorted, u_sorted = sorted_scores(score_law, n, BLOCK_REPS, rng)
     s_sorted.flags.writeable = False
     u_sorted.flags.writeable = False
     return s_sorted, u_sorted

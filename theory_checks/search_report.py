@@ -335,7 +335,7 @@ def sweep_table(done, results: dict | None = None) -> str:
     """
     lines = [
         "| target | family, grid, alpha | search: law found | fresh seed (search) | "
-        "random sampling, fresh seed | eta = 1/2 exact | suite's worst law (run) |",
+        "random sampling, fresh seed | worst constant eta, exact | suite's worst law (run) |",
         "|---|---|---|---|---|---|---|",
     ]
     for row, res, why in done:

@@ -119,7 +119,7 @@ class SearchResult:
         if self.reference:
             r = self.reference
             lines.append(
-                f"  analytic worst case {r['law']}: exact failure {r['failure']:.4f} at "
+                f"  exact worst case {r['law']}: exact failure {r['failure']:.4f} at "
                 f"eps {r['eps']:.4g}"
             )
         return "\n".join(lines)

@@ -332,6 +332,29 @@ def measurements_page() -> str:
     return "\n".join(lines)
 
 
+def search_power_page() -> str:
+    """The search's measured power: ``docs/measurements/search/power.json``.
+
+    Copied from a ``calcheck search --power`` run's ``search/power.json``.
+    """
+    from calcheck.theory_checks.search_power import TABLE_HEADER
+
+    path = HERE / "measurements" / "search" / "power.json"
+    if not path.is_file():
+        return "No power run has been recorded yet (`calcheck search --power`).\n"
+    rows = json.loads(path.read_text())
+    lines = [TABLE_HEADER, *(r["row"] for r in rows)]
+    meta = HERE / "measurements" / "search" / "power_run.json"
+    if meta.is_file():
+        m = json.loads(meta.read_text())
+        lines += [
+            "",
+            f"Measured {m['date_utc']} UTC at commit `{m['commit']}` with `{m['command']}` "
+            f"({m['wall_seconds'] / 60:.0f} min wall on {m['cpus']} CPUs).",
+        ]
+    return "\n".join(lines) + "\n"
+
+
 def refused_page() -> str:
     """Guarantees refused as studies, with the catalog's reason."""
     from calcheck.theory_checks.catalog import refused
@@ -353,6 +376,7 @@ def write_pages(app=None) -> None:
         pages[f"{paper}_not_covered.md"] = not_covered_page(paper)
     pages["measurements.md"] = measurements_page()
     pages["refused.md"] = refused_page()
+    pages["search_power.md"] = search_power_page()
     for name, text in pages.items():
         path = OUT / name
         if not path.exists() or path.read_text() != text:
