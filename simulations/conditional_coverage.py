@@ -44,7 +44,6 @@ from .calibrators.binning import calibrator_from_spec
 from .calibrators.edges import sort_scores, uniform_mass_edge_ranks
 from .exact_coverage import COUNT_TOLERANCE
 from .experiments.binning import BinningExperiment
-from .experiments.gr22 import TopLabelBinningExperiment
 from .laws.binary import BinaryLaw
 from .metrics.exact import exact_bin_errors
 
@@ -70,26 +69,17 @@ def parts(experiment) -> list:
     """``[(weight, BinningExperiment), ...]``: the independent binary parts of an experiment.
 
     A :class:`~calcheck.simulations.experiments.binning.BinningExperiment` is one part of
-    weight 1. Top-label binning (gr22 Algorithm 8,
-    :class:`~calcheck.simulations.experiments.gr22.TopLabelBinningExperiment` with delta = 0
-    and distinct outputs) is randomized UMD on each predicted class's ``n_l`` points
-    (stratified, fixed ``n_l``), independently across classes: one part per class, of
-    weight ``P(c(X) = l)``. The conditional event is the product of the parts', the marginal
-    one their weighted sum. ``[]`` where the module does not apply.
+    weight 1. An experiment with a ``binary_parts()`` method gives its own: top-label binning
+    (gr22 Algorithm 8,
+    :meth:`calcheck.simulations.experiments.gr22.TopLabelBinningExperiment.binary_parts`) is
+    randomized UMD on each predicted class's ``n_l`` points, independently across classes.
+    The conditional event is the product of the parts', the marginal one their weighted
+    sum. ``[]`` where the module does not apply.
     """
-    if type(experiment) is TopLabelBinningExperiment:
-        if experiment.delta != 0 or experiment.outputs != "distinct":
-            return []
-        law = experiment.law
-        counts, bins = law.class_counts(experiment.n), experiment.bins_per_class()
-        out = []
-        for lab in range(law.n_classes):
-            part = BinningExperiment(
-                {"name": "randomized_umd", "delta": 0.0}, law.laws[lab], int(counts[lab]),
-                int(bins[lab]),
-            )  # fmt: skip
-            out.append((float(law.class_probs[lab]), part))
-        return out if all(_binary_part(p) for _, p in out) else []
+    split = getattr(experiment, "binary_parts", None)  # top-label binning (gr22)
+    if split is not None:
+        out = split()
+        return out if out and all(_binary_part(p) for _, p in out) else []
     return [(1.0, experiment)] if _binary_part(experiment) else []
 
 

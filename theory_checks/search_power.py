@@ -118,10 +118,10 @@ class SearchPower:
         else:
             ref, worst = "", None
         should = "" if worst is None else ("yes" if worst > self.alpha else "no")
+        grid = ", ".join(f"{k}={v}" for k, v in self.grid.items())
         reached = "" if self.reached is None else f"{self.reached}/{self.seeds}"
         return (
-            f"| {self.target} | {self.family}, n={self.grid.get('n')}, "
-            f"B={self.grid.get('n_bins')}, alpha={self.alpha:g} | {ref} | {should} | "
+            f"| {self.target} | {self.family}, {grid}, alpha={self.alpha:g} | {ref} | {should} | "
             f"{self.flagged}/{self.seeds} | {reached} | {self.above or 0} | "
             f"{self.stated_consistent}/{self.seeds} | {self.seconds / max(1, self.seeds):.1f} |"
         )
@@ -244,28 +244,24 @@ def search_power(
 def _top_label_reference(stated, theta, bound, guarantee, alpha):
     """Exact failure of the worst constant eta per class, at theta's class weights, or None.
 
-    Classes are independent (stratified counts): the worst case takes each class's worst
-    constant eta (:func:`calcheck.simulations.conditional_coverage.worst_constant_eta` on
-    ``(n_l, B_l)``); the conditional event multiplies the classes' coverages, the marginal
-    one weighs them by ``P(c = l)``.
+    Classes are independent (stratified counts;
+    :func:`calcheck.simulations.conditional_coverage.parts`): the worst case takes each
+    class's worst constant eta
+    (:func:`calcheck.simulations.conditional_coverage.worst_constant_eta` on ``(n_l, B_l)``);
+    the conditional event multiplies the classes' coverages, the marginal one weighs them by
+    ``P(c = l)``.
     """
     from calcheck.simulations.conditional_coverage import worst_constant_eta
-    from calcheck.simulations.experiments.gr22 import TopLabelBinningExperiment
 
     check = stated.check(theta)
     exp = check.experiments[0]
-    if type(exp) is not TopLabelBinningExperiment or exp.delta != 0:
-        return None
-    if check.event.statistic not in ("max_error", "test_point_error"):
+    split = getattr(exp, "binary_parts", None)
+    classes = split() if split is not None else []
+    if not classes or check.event.statistic not in ("max_error", "test_point_error"):
         return None
     kind = "marginal" if check.event.statistic == "test_point_error" else "conditional"
     eps = float(bound.radius(guarantee, exp.symbols(), alpha))
-    law = exp.law
-    counts, bins = law.class_counts(exp.n), exp.bins_per_class()
-    fails = [
-        worst_constant_eta(int(m), int(b), eps, event=kind)[1]
-        for m, b in zip(counts, bins, strict=True)
-    ]
+    fails = [worst_constant_eta(p.n, p.n_bins, eps, event=kind)[1] for _, p in classes]
     if kind == "conditional":
         return float(1.0 - np.prod([1.0 - f for f in fails]))
-    return float(np.dot(law.class_probs, fails))
+    return float(np.dot([w for w, _ in classes], fails))

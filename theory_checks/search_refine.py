@@ -41,6 +41,7 @@ from .events import Marginal, Within
 
 __all__ = [
     "CONDITIONAL_FAILURE",
+    "EXACT_POINTS",
     "EXACT_WIDTH",
     "LINE_POINTS",
     "SMOOTH_SHARE",
@@ -52,8 +53,12 @@ __all__ = [
 CONDITIONAL_FAILURE = "conditional_failure"
 #: Points per line search.
 LINE_POINTS = 8
+#: Points per line search of the exact stage: its window holds about three peaks of the exact
+#: failure rate, each about 0.004 wide in eta at n = 1000, B = 20; 16 points 0.004 apart land
+#: on the highest one.
+EXACT_POINTS = 16
 #: Share of the refinement spent on the smoothed conditional failure (the rest: the exact one).
-SMOOTH_SHARE = 0.75
+SMOOTH_SHARE = 0.5
 #: Half-width of the exact stage's window, as a fraction of each box width: at n = 1000,
 #: B = 20 (50 points a bin) the exact failure's peaks in eta repeat every 1/50 = 0.02 and
 #: are about 0.004 wide, so 8 points over +-0.03 land on one of the peaks next to the
@@ -179,17 +184,18 @@ def refine_incumbent(criterion, family, start, budget, *, seed, n_jobs=1, backen
     if isinstance(exact, ConditionalFailure):
         first = int(SMOOTH_SHARE * budget.refine)
         stages = [
-            (ConditionalFailure(criterion, budget.reps, smooth=True), first, REFINE_WIDTH),
-            (exact, budget.refine - first, EXACT_WIDTH),
-        ]
+            (ConditionalFailure(criterion, budget.reps, smooth=True), first, REFINE_WIDTH,
+             LINE_POINTS),
+            (exact, budget.refine - first, EXACT_WIDTH, EXACT_POINTS),
+        ]  # fmt: skip
     else:
-        stages = [(exact, budget.refine, REFINE_WIDTH)]
+        stages = [(exact, budget.refine, REFINE_WIDTH, LINE_POINTS)]
     theta, record = tuple(float(x) for x in start), []
-    for k, (objective, evaluations, width) in enumerate(stages):
-        if evaluations < LINE_POINTS:
+    for k, (objective, evaluations, width, points) in enumerate(stages):
+        if evaluations < points:
             continue
         found = coordinate_refine(
-            objective, family, theta, evaluations, seed=seed, points=LINE_POINTS, width=width,
+            objective, family, theta, evaluations, seed=seed, points=points, width=width,
             stage=k, n_jobs=n_jobs, backend=backend,
         )  # fmt: skip
         theta = found.theta

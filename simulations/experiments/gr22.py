@@ -37,6 +37,7 @@ from ..calibrators.multiclass_binning import (
 from ..laws.multiclass import DirichletAffineLaw, TopLabelLaw
 from ..metrics.exact import exact_bin_errors
 from .base import BinOutcome, Experiment, Outcome
+from .binning import BinningExperiment
 
 __all__ = [
     "AccuracyExperiment",
@@ -147,6 +148,23 @@ class TopLabelBinningExperiment(Experiment):
             "n_classes": int(self.law.n_classes),
             "delta": float(self.delta),
         }
+
+    def binary_parts(self) -> list:
+        """``[(P(c = l), BinningExperiment), ...]``: each class's binning on its own.
+
+        With delta = 0 and distinct outputs, TL-HB is randomized UMD on each predicted
+        class's fixed ``n_l`` points, independently across classes (the proof of Theorem 1
+        is per class); used by :mod:`calcheck.simulations.conditional_coverage`. ``[]``
+        otherwise.
+        """
+        if self.delta != 0 or self.outputs != "distinct":
+            return []
+        counts, bins = self.law.class_counts(self.n), self.bins_per_class()
+        spec = {"name": "randomized_umd", "delta": 0.0}
+        return [
+            (float(p), BinningExperiment(spec, law, int(m), int(b)))
+            for p, law, m, b in zip(self.law.class_probs, self.law.laws, counts, bins, strict=True)
+        ]
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
