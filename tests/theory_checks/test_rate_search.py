@@ -87,6 +87,7 @@ def test_tiny_seeded_search_finds_at_least_the_benign_c_and_is_reproducible():
     benign = max(RateObjective(t, 2, 100)(np.asarray(b)) for b in t.family.benign)
     assert r.c_search >= benign
     assert r.evaluations == 10
+    assert r.c_validation > 0
     assert r.fresh.reps == 200
     assert len(r.hand_picked) == 4
     assert r.c_search == rate_worst_law("klm19.thm53", **kw).c_search
@@ -123,5 +124,7 @@ def test_validation():
         get_target("klm19.thm41")
     with pytest.raises(ValueError, match="fresh_seed must differ"):
         rate_worst_law("klm19.lem43", seed=1, fresh_seed=1)
+    with pytest.raises(ValueError, match="validation_seed must differ"):
+        rate_worst_law("klm19.lem43", seed=1, fresh_seed=2, validation_seed=1)
     with pytest.raises(ValueError, match="reps must be a positive integer"):
         measure_threshold("klm19.lem43", (10, 0.1), seed=1, reps=0)
