@@ -300,7 +300,8 @@ class RateSearchResult:
             s_lo, s_hi = self.sweep.slope_ci
             sw = f"slope {self.sweep.slope:.2f} [{s_lo:.2f}, {s_hi:.2f}]; "
         return (
-            f"| {self.check_id} | {self.family} | {fixed} | {self.c_search:.3g} | "
+            f"| {self.check_id} | {self.family} | {fixed} | {self.c_search:.3g} "
+            f"({self.c_validation:.3g}) | "
             f"{self.fresh.c:.3g} [{lo:.3g}, {hi:.3g}] | {hp.c:.3g} ({name}) | {sw}{self.verdict} |"
         )
 
@@ -414,7 +415,8 @@ def rate_worst_law(
 
 
 _HEADER = (
-    "| check | family | fixed | worst c (search) | fresh c [95%] | largest hand-picked c "
+    "| check | family | fixed | worst c: search (validation) | fresh c [95%] "
+    "| largest hand-picked c "
     "| exponent test; verdict |\n|---|---|---|---|---|---|---|"
 )
 
