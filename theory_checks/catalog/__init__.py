@@ -16,7 +16,17 @@ from importlib import import_module
 
 from calcheck.bounds import registry
 
-__all__ = ["PAPERS", "add_study", "all_checks", "for_law", "methods", "refused", "studiable"]
+__all__ = [
+    "PAPERS",
+    "RATE_TARGET_MODULES",
+    "add_study",
+    "all_checks",
+    "for_law",
+    "methods",
+    "rate_targets",
+    "refused",
+    "studiable",
+]
 
 #: Paper key -> catalog module.
 PAPERS = {
@@ -26,6 +36,21 @@ PAPERS = {
     "klm19": "calcheck.theory_checks.catalog.klm19",
     "nch14": "calcheck.theory_checks.catalog.nch14",
 }
+
+#: Paper key -> module of its worst-law search targets of rate claims (``RATE_TARGETS``,
+#: :mod:`calcheck.theory_checks.rate_search`).
+RATE_TARGET_MODULES = {
+    "klm19": "calcheck.theory_checks.catalog.klm19_rate_targets",
+    "nch14": "calcheck.theory_checks.catalog.nch14_rate_targets",
+}
+
+
+def rate_targets() -> dict:
+    """Rate check id -> its worst-law search target, over every paper."""
+    out = {}
+    for name in RATE_TARGET_MODULES.values():
+        out.update(import_module(name).RATE_TARGETS)
+    return out
 
 
 #: Study adapters of guarantees defined at run time (``calcheck.define_guarantee``).
