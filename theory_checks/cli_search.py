@@ -92,6 +92,14 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--seeds", type=int, default=20, help="root seeds of --power (default: %(default)s)"
     )
+    s.add_argument(
+        "--rate",
+        nargs="+",
+        metavar="CHECK",
+        help="worst constants of rate claims: search the law needing the largest sample for "
+        "each rate check (klm19.thm53, klm19.thm54, klm19.lem43, klm19.lem43.vc, "
+        "nch14.cor32, or 'all'); writes search/rates.md",
+    )
 
 
 def _single(args) -> int:
@@ -196,6 +204,43 @@ def _power(args) -> int:
     return 0
 
 
+#: Budgets of ``--rate`` (differential evolution, replicates, fresh re-measurement).
+RATE_BUDGETS = {
+    "quick": {"population": 8, "generations": 6, "reps": 300, "fresh_reps": 2000},
+    "full": {"population": 30, "generations": 30, "reps": 400, "fresh_reps": 20000},
+}
+
+
+def _rates(args) -> int:
+    from calcheck.simulations._io import atomic_write_text
+
+    from .catalog import rate_targets
+    from .rate_search import markdown_table, rate_worst_law
+
+    known = sorted(rate_targets())
+    checks = known if args.rate == ["all"] else list(args.rate)
+    unknown = [c for c in checks if c not in known]
+    if unknown:
+        print(f"calcheck search: --rate takes {', '.join(known)} or all; got {unknown}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    results = []
+    for check in checks:
+        result = rate_worst_law(
+            check, seed=args.seed, fresh_seed=args.seed + 1, n_jobs=args.jobs,
+            **RATE_BUDGETS[args.budget],
+        )  # fmt: skip
+        print(result.summary(), flush=True)
+        results.append(result)
+    table = markdown_table(results)
+    folder = Path(args.out) / "search"
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(folder / "rates.md", table + "\n")
+    print(table)
+    print(f"\nstored: {folder / 'rates.md'}")
+    return 0
+
+
 def _render(out) -> None:
     from .html import write_html
 
@@ -243,13 +288,16 @@ def _study(args) -> int:
 def cmd_search(args) -> int:
     """Run one search (or the sweep), store it under ``<out>/search`` and re-render the report."""
     single = args.target is not None or args.family is not None
-    given = sum((single, bool(args.all), args.study is not None, bool(args.power)))
+    given = sum((single, bool(args.all), args.study is not None, bool(args.power),
+                 args.rate is not None))  # fmt: skip
     if given > 1:
-        print("calcheck search: give TARGET --family, --study, --all or --power, one of them",
-              file=sys.stderr)  # fmt: skip
+        print("calcheck search: give TARGET --family, --study, --all, --power or --rate, one "
+              "of them", file=sys.stderr)  # fmt: skip
         return 2
     if args.power:
         return _power(args)
+    if args.rate is not None:
+        return _rates(args)
     if args.study is not None:
         return _study(args)
     if args.all:

@@ -44,6 +44,8 @@ def test_counts_by_hand():
         ["search", "--power", "--all"],
         ["search", "--power", "gr21.thm3", "--family", "beta_piecewise"],
         ["search", "--power", "--seeds", "0"],
+        ["search", "--rate", "klm19.nope"],
+        ["search", "--rate", "klm19.thm53", "--power"],
     ],
 )
 def test_power_argument_errors(argv, capsys):
