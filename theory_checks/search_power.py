@@ -2,7 +2,7 @@
 
 A search that reports "consistent" certifies nothing unless it would have found a violation
 that is there. On guarantees whose worst case over laws is known exactly (eta = 1/2 in every
-Hoeffding step of uniform-mass binning, :data:`calcheck.theory_checks.search.EXACT_WORST_CASE`),
+Hoeffding step of uniform-mass binning, ``calcheck.theory_checks.search.EXACT_WORST_CASE``),
 :func:`search_power` runs the search of a scaled bound (``"<guarantee>.times_<f>"``) from
 independent root seeds and counts, over the seeds:
 
@@ -19,7 +19,7 @@ independent root seeds and counts, over the seeds:
 
 :data:`POWER_ROWS` are the rows of the documented table (``calcheck search --power``), at
 n = 1000, B = 20, alpha = 0.01 on ``beta_piecewise`` (k = 5), each at a factor where the
-exact worst case (the worst constant eta, :func:`calcheck.theory_checks.search.analytic_reference`)
+exact worst case (the worst constant eta, ``analytic_reference``)
 violates the scaled bound; ``gr21.thm3.times_0.9`` is a row where no constant eta does (no
 search should flag it). For top-label binning (gr22 Theorem 1, per predicted class) the worst
 case is a constant eta in every class, but its exact failure depends on the class weights
@@ -117,13 +117,13 @@ class SearchPower:
             ref, worst = f"{min(refs):.4f}-{max(refs):.4f} (at the weights found)", min(refs)
         else:
             ref, worst = "", None
-        should = "" if worst is None else ("yes" if worst > self.alpha else "no")
+        violated = "" if worst is None else (" > alpha" if worst > self.alpha else " <= alpha")
         grid = ", ".join(f"{k}={v}" for k, v in self.grid.items())
-        reached = "" if self.reached is None else f"{self.reached}/{self.seeds}"
+        reached = "" if self.reached is None else f"{self.reached}/{self.seeds} ({self.above})"
         return (
-            f"| {self.target} | {self.family}, {grid}, alpha={self.alpha:g} | {ref} | {should} | "
-            f"{self.flagged}/{self.seeds} | {reached} | {self.above or 0} | "
-            f"{self.stated_consistent}/{self.seeds} | {self.seconds / max(1, self.seeds):.1f} |"
+            f"| {self.target} ({self.alpha:g}) | {self.family} ({grid}) | {ref}{violated} | "
+            f"{self.flagged}/{self.seeds} | {reached} | {self.stated_consistent}/{self.seeds} | "
+            f"{self.seconds / max(1, self.seeds):.1f} |"
         )
 
     def to_dict(self) -> dict:
@@ -140,9 +140,9 @@ class SearchPower:
 
 #: Header of :func:`power_table`.
 TABLE_HEADER = (
-    "| target | family, grid | exact worst-case failure | violated by some law | flagged "
-    "| reached worst case | above it | stated bound consistent | s per search |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| target (alpha) | family (grid) | worst case: exact failure | flagged | reached (above) "
+    "| stated holds | s |\n"
+    "|---|---|---|---|---|---|---|"
 )
 
 

@@ -1,6 +1,6 @@
 """The refinement stage of the law search: which criterion the incumbent is refined on.
 
-Differential evolution explores with the user's criterion (:mod:`calcheck.theory_checks.search`);
+Differential evolution explores with the user's criterion (``calcheck.theory_checks.search``);
 the refinement (:func:`calcheck.simulations.search.coordinate_refine`) then climbs from its best
 law on the quantity the fresh-seed verdict judges, the failure rate of the event, estimated
 as precisely as the method allows:
@@ -46,6 +46,7 @@ __all__ = [
     "LINE_POINTS",
     "SMOOTH_SHARE",
     "ConditionalFailure",
+    "objective_name",
     "refine_incumbent",
     "refinement_objective",
 ]
@@ -79,7 +80,7 @@ def _event_kind(check) -> str | None:
 class ConditionalFailure:
     """``theta -> 1 - mean P(event | scores)`` on the CRN seeds of a search criterion.
 
-    ``base`` is the search's :class:`~calcheck.theory_checks.search.CheckCriterion` (it builds
+    ``base`` is the search's ``CheckCriterion`` (``calcheck.theory_checks.search``) (it builds
     the one-cell check of the law at theta); ``reps`` replicates of the scores, in whole
     blocks drawn from :func:`calcheck.simulations.search.crn_generator`.
     """
