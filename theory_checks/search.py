@@ -121,7 +121,12 @@ def resolve_target(target: str) -> tuple[str, BoundRule]:
         return m["gid"], scaled(float(m["f"]))
     control = _catalog_controls().get(target)
     if control is not None and control.guarantee in adapters:
-        if control.bound.name == "stated" or not target.startswith(f"{control.guarantee}.control."):
+        bound = getattr(control, "bound", None)  # a mean-zero or rate control has none
+        if (
+            not isinstance(bound, BoundRule)
+            or bound.name == "stated"
+            or not target.startswith(f"{control.guarantee}.control.")
+        ):
             raise ValueError(
                 f"cannot search {target!r}: the control changes the method or the law, not "
                 "only the bound, and the search runs the guarantee's own method"

@@ -170,3 +170,15 @@ def test_shift_class_wise_and_nch14_guarantees_are_searchable(target, family, op
     assert r.search.fresh.verdict.trials == TINY.fresh_reps
     assert r.search.fresh.outcome == "consistent", r.summary()  # the stated bound holds
     assert set(fam.names) <= set(r.search.law)
+
+
+def test_sweep_rows_skip_controls_without_a_bound():
+    """Every catalog control the sweep takes changes the bound only (a mean-zero control of
+    klm19, which has no bound, once crashed ``calcheck search --all`` before its first row)."""
+    from calcheck.theory_checks.search_report import SWEEP, _controls
+
+    rows = _controls()
+    assert rows
+    assert {r[0].split(".control.")[0] for r in rows} <= {r[0] for r in SWEEP}
+    for target, *_ in rows:
+        assert resolve_target(target)[1].name != "stated"
