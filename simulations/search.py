@@ -25,8 +25,8 @@ Parallel evaluation
     :func:`calcheck.simulations.provenance.generator`, so a search is bit-identical for any
     ``n_jobs`` and backend.
 
-Budget: ``population x (generations + 1) + refine`` evaluations of ``reps`` replicates each
-(:class:`SearchBudget`).
+Budget: ``population x (generations + 1) + refine x dim`` evaluations of ``reps`` replicates
+each for a family of ``dim`` parameters (:class:`SearchBudget`).
 """
 
 from __future__ import annotations
@@ -79,8 +79,9 @@ class SearchBudget:
     fresh_reps : int
         Replicates of the fresh-seed re-check of the winning law.
     refine : int, default 0
-        Evaluations of the refinement of differential evolution's best law (coordinate line
-        searches, :func:`coordinate_refine`, at ``reps`` replicates each); 0: none.
+        Evaluations of the refinement of differential evolution's best law *per parameter of
+        the family* (coordinate line searches, :func:`coordinate_refine`, at ``reps``
+        replicates each: every coordinate gets the same number of line searches); 0: none.
     """
 
     name: str
@@ -101,8 +102,12 @@ class SearchBudget:
 
     @property
     def evaluations(self) -> int:
-        """Candidate evaluations: ``population x (generations + 1) + refine``."""
-        return self.population * (self.generations + 1) + self.refine
+        """Evaluations of differential evolution: ``population x (generations + 1)``."""
+        return self.population * (self.generations + 1)
+
+    def total_evaluations(self, dim: int) -> int:
+        """All candidate evaluations for a family of ``dim`` parameters (with refinement)."""
+        return self.evaluations + self.refine * int(dim)
 
     @property
     def replicates(self) -> int:
@@ -110,12 +115,13 @@ class SearchBudget:
         return self.evaluations * math.ceil(self.reps / BLOCK_REPS) * BLOCK_REPS
 
 
-#: quick: 50 evaluations of differential evolution and 160 of refinement, 200 replicates
-#: each (a guarantee in a few seconds on one core at n <= 3000), fresh re-check on 4000;
-#: full: 300 + 320 evaluations x 1000, re-check on 20000. Measured power: docs, "Search".
+#: quick: 50 evaluations of differential evolution and 48 of refinement per parameter (240
+#: for 5 parameters), 200 replicates each (a guarantee in seconds at n <= 3000), fresh
+#: re-check on 4000; full: 300 + 96 per parameter x 1000, re-check on 20000. Measured
+#: power: docs, "How powerful is the search?".
 SEARCH_BUDGETS = {
-    "quick": SearchBudget("quick", 10, 4, 200, 4000, refine=160),
-    "full": SearchBudget("full", 20, 14, 1000, 20000, refine=320),
+    "quick": SearchBudget("quick", 10, 4, 200, 4000, refine=48),
+    "full": SearchBudget("full", 20, 14, 1000, 20000, refine=96),
 }
 
 
@@ -335,10 +341,14 @@ def random_search(
     backend: str = "loky",
     evaluations: int | None = None,
 ) -> OptimResult:
-    """The baseline: theta uniform in the box, ``budget.evaluations`` times (or ``evaluations``)."""
+    """The baseline: theta uniform in the box, as many times as the search evaluates.
+
+    ``budget.total_evaluations(family.dim)`` times (differential evolution and refinement),
+    or ``evaluations``.
+    """
     budget = get_search_budget(budget)
     seed = check_root_seed(seed)
-    count = budget.evaluations if evaluations is None else int(evaluations)
+    count = budget.total_evaluations(family.dim) if evaluations is None else int(evaluations)
     thetas = start_population(family, count, generator(seed, "calcheck.search.random"), "uniform")
     values = evaluate_batch(objective, thetas, n_jobs=n_jobs, backend=backend)
     return _result("random_sampling", thetas, values, seed)

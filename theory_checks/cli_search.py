@@ -57,9 +57,9 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         "--budget",
         choices=("quick", "full"),
         default="quick",
-        help="quick: 210 candidate laws (50 differential evolution, 160 line-search "
-        "refinement) x 200 replicates, fresh re-check on 4000; full: 620 x 1000, re-check "
-        "on 20000",
+        help="quick: 50 candidate laws of differential evolution and 48 of line-search "
+        "refinement per parameter (240 for 5 parameters) x 200 replicates, fresh re-check on "
+        "4000; full: 300 + 96 per parameter x 1000, re-check on 20000",
     )
     s.add_argument(
         "--criterion",

@@ -369,8 +369,8 @@ def search(
         The guarantee's grid parameters, one value each (``{"n": 1000, "n_bins": 10}``).
     alpha : float
     budget : str or SearchBudget
-        ``"quick"`` (50 evaluations of differential evolution and 160 of refinement, 200
-        replicates each, re-check 4000) or ``"full"``.
+        ``"quick"`` (50 evaluations of differential evolution and 48 of refinement per
+        parameter, 200 replicates each, re-check 4000) or ``"full"``.
     criterion : {"soft_failure", "failure", "tightness", "mean_ratio"}
     seed : int
         Root of the CRN seeds and of the optimisers' random numbers.

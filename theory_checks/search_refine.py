@@ -35,13 +35,20 @@ from calcheck.simulations.conditional_coverage import (
 )
 from calcheck.simulations.experiments.base import BLOCK_REPS
 from calcheck.simulations.provenance import generator
-from calcheck.simulations.search import _CRN_PATH, REFINE_WIDTH, coordinate_refine, crn_generator
+from calcheck.simulations.search import (
+    _CRN_PATH,
+    REFINE_SHRINK,
+    REFINE_WIDTH,
+    coordinate_refine,
+    crn_generator,
+)
 
 from .events import Marginal, Within
 
 __all__ = [
     "CONDITIONAL_FAILURE",
     "EXACT_POINTS",
+    "EXACT_SHRINK",
     "EXACT_WIDTH",
     "LINE_POINTS",
     "SMOOTH_SHARE",
@@ -52,19 +59,22 @@ __all__ = [
 ]
 
 CONDITIONAL_FAILURE = "conditional_failure"
-#: Points per line search.
+#: Points per line search of the smoothed stage (and of a refinement on the search criterion).
 LINE_POINTS = 8
 #: Points per line search of the exact stage: its window holds about three peaks of the exact
-#: failure rate, each about 0.004 wide in eta at n = 1000, B = 20; 16 points 0.004 apart land
-#: on the highest one.
+#: failure rate; 16 points 0.004 apart land next to the highest.
 EXACT_POINTS = 16
-#: Share of the refinement spent on the smoothed conditional failure (the rest: the exact one).
-SMOOTH_SHARE = 0.5
+#: Share of the refinement spent on the smoothed conditional failure (the rest: the exact one):
+#: a third, i.e. two rounds of 8-point lines; the exact stage gets two rounds of 16 points.
+SMOOTH_SHARE = 1 / 3
 #: Half-width of the exact stage's window, as a fraction of each box width: at n = 1000,
-#: B = 20 (50 points a bin) the exact failure's peaks in eta repeat every 1/50 = 0.02 and
-#: are about 0.004 wide, so 8 points over +-0.03 land on one of the peaks next to the
-#: smoothed stage's law.
+#: B = 20 (49-50 points a bin) the exact failure's peaks in eta repeat every 1/49 = 0.02, so
+#: +-0.03 holds the peaks next to the smoothed stage's law.
 EXACT_WIDTH = 0.03
+#: Window factor between the exact stage's rounds: the second round zooms in 8-fold (+-0.004,
+#: points 0.0005 apart), onto the top of the peak; the top can be that narrow (gr21 Theorem 4's
+#: marginal radius x 0.7: bins of 49 and 50 points must both sit just past an integer).
+EXACT_SHRINK = 1 / 8
 
 
 def _event_kind(check) -> str | None:
@@ -164,13 +174,14 @@ def objective_name(objective) -> str:
 
 
 def refine_incumbent(criterion, family, start, budget, *, seed, n_jobs=1, backend="loky"):
-    """Refine ``start`` (differential evolution's best law) with ``budget.refine`` evaluations.
+    """Refine ``start`` (differential evolution's best law): ``budget.refine`` x dim evaluations.
 
     Where :class:`ConditionalFailure` applies: :data:`SMOOTH_SHARE` of the evaluations climb
     the smoothed conditional failure from :data:`~calcheck.simulations.search.REFINE_WIDTH`
     (the envelope of the worst case: eta -> 1/2 in every Hoeffding step), the rest the exact
-    one in a window of :data:`EXACT_WIDTH` (its peak next to the envelope's top). Otherwise
-    all evaluations refine the search criterion itself.
+    one in a window of :data:`EXACT_WIDTH`, zooming by :data:`EXACT_SHRINK` (the top of its
+    peak next to the envelope's top). Otherwise all evaluations refine the search criterion
+    itself.
 
     Returns
     -------
@@ -181,23 +192,24 @@ def refine_incumbent(criterion, family, start, budget, *, seed, n_jobs=1, backen
     """
     if budget.refine == 0:
         return tuple(float(x) for x in start), None
+    total = budget.refine * family.dim
     exact = refinement_objective(criterion, budget.reps)
     if isinstance(exact, ConditionalFailure):
-        first = int(SMOOTH_SHARE * budget.refine)
+        first = round(SMOOTH_SHARE * budget.refine) * family.dim
         stages = [
             (ConditionalFailure(criterion, budget.reps, smooth=True), first, REFINE_WIDTH,
-             LINE_POINTS),
-            (exact, budget.refine - first, EXACT_WIDTH, EXACT_POINTS),
+             LINE_POINTS, REFINE_SHRINK),
+            (exact, total - first, EXACT_WIDTH, EXACT_POINTS, EXACT_SHRINK),
         ]  # fmt: skip
     else:
-        stages = [(exact, budget.refine, REFINE_WIDTH, LINE_POINTS)]
+        stages = [(exact, total, REFINE_WIDTH, LINE_POINTS, REFINE_SHRINK)]
     theta, record = tuple(float(x) for x in start), []
-    for k, (objective, evaluations, width, points) in enumerate(stages):
+    for k, (objective, evaluations, width, points, shrink) in enumerate(stages):
         if evaluations < points:
             continue
         found = coordinate_refine(
             objective, family, theta, evaluations, seed=seed, points=points, width=width,
-            stage=k, n_jobs=n_jobs, backend=backend,
+            shrink=shrink, stage=k, n_jobs=n_jobs, backend=backend,
         )  # fmt: skip
         theta = found.theta
         record.append(

@@ -96,8 +96,8 @@ class SearchResult:
         lines = [
             f"{self.target} ({self.bound} bound) on {self.family['family']} at {grid}, "
             f"alpha={self.alpha:g}; criterion {self.criterion}, budget {self.budget.name}: "
-            f"{self.budget.evaluations} evaluations ({self.budget.refine} of them refinement) x "
-            f"{self.budget.reps} replicates, "
+            f"{self.budget.evaluations} evaluations + {self.budget.refine} of refinement per "
+            f"parameter, x {self.budget.reps} replicates, "
             f"fresh re-check {self.budget.fresh_reps} (seed {self.fresh_seed}); "
             f"{self.seconds:.1f} s",
             f"  benign start points: criterion {', '.join(f'{v:.4f}' for v in self.benign)}",

@@ -53,7 +53,8 @@ def test_input_validation():
 
 def test_budget_counts_evaluations():
     quick = get_search_budget("quick")
-    assert quick.evaluations == quick.population * (quick.generations + 1) + quick.refine == 210
+    assert quick.evaluations == quick.population * (quick.generations + 1) == 50
+    assert quick.total_evaluations(5) == 50 + 5 * quick.refine == 290
     crit = _criterion("gr21.thm3", "beta_piecewise", {"n": 50, "n_bins": 5}, 0.1, TINY)
     de = differential_evolution_search(crit, crit.family, TINY, seed=3)
     rs = random_search(crit, crit.family, TINY, seed=3)
@@ -142,13 +143,14 @@ def test_wrong_bounds_are_found_violated_from_benign_laws(
     )
     stages = len((r.search.refinement or {}).get("stages", ()))
     # the budget, plus one evaluation of the start law per refinement stage
-    assert r.search.evaluations == 210 + stages
+    dim = get_family(family, **opts).dim
+    assert r.search.evaluations == get_search_budget("quick").total_evaluations(dim) + stages
     assert stages in (1, 2)
     assert r.found, r.summary()
     assert r.search.fresh.verdict.violated
     assert r.search.fresh.verdict.p_value < 1e-3
     assert r.random is not None
-    assert r.random.evaluations == 210
+    assert r.random.evaluations == get_search_budget("quick").total_evaluations(dim)
 
 
 @pytest.mark.parametrize(
