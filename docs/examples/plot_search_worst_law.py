@@ -29,7 +29,7 @@ import numpy as np
 import calcheck
 from calcheck.simulations.search import SearchBudget
 
-budget = SearchBudget("gallery", population=8, generations=3, reps=200, fresh_reps=2000, refine=80)
+budget = SearchBudget("gallery", population=8, generations=3, reps=200, fresh_reps=2000, refine=24)
 grid = {"n": 1000, "n_bins": 10}
 results = {
     target: calcheck.search(
