@@ -187,13 +187,7 @@ def conditional_coverage(
     ndarray (reps,)
         Conditional probabilities; their mean estimates the coverage.
     """
-    if not supports(experiment):
-        raise ValueError(f"conditional coverage does not apply to {experiment.label()!r}")
-    if event not in EVENTS:
-        raise ValueError(f"event must be one of {EVENTS}, got {event!r}")
-    eps = float(eps)
-    if not eps >= 0:
-        raise ValueError(f"eps must be a number >= 0, got {eps!r}")
+    eps = _checked(experiment, event, eps)
     out = []
     for weight, part in parts(experiment):
         s_sorted, u_sorted = sorted_scores(part.law.scores, part.n, reps, rng)
@@ -202,6 +196,18 @@ def conditional_coverage(
                                            smooth=smooth))
         )  # fmt: skip
     return combine_parts(out, event)
+
+
+def _checked(experiment, event, eps) -> float:
+    """``eps`` as a float, after the checks both public functions share (ValueError)."""
+    if not supports(experiment):
+        raise ValueError(f"conditional coverage does not apply to {experiment.label()!r}")
+    if event not in EVENTS:
+        raise ValueError(f"event must be one of {EVENTS}, got {event!r}")
+    eps = float(eps)
+    if not eps >= 0:
+        raise ValueError(f"eps must be a number >= 0, got {eps!r}")
+    return eps
 
 
 def combine_parts(weighted, event: str) -> np.ndarray:
@@ -221,13 +227,7 @@ def coverage_given_scores(
     experiment, s_sorted, u_sorted, eps: float, *, event="conditional", smooth=False
 ) -> np.ndarray:
     """:func:`conditional_coverage` on given sorted scores (e.g. drawn once for many laws)."""
-    if not supports(experiment):
-        raise ValueError(f"conditional coverage does not apply to {experiment.label()!r}")
-    if event not in EVENTS:
-        raise ValueError(f"event must be one of {EVENTS}, got {event!r}")
-    eps = float(eps)
-    if not eps >= 0:
-        raise ValueError(f"eps must be a number >= 0, got {eps!r}")
+    eps = _checked(experiment, event, eps)
     law, n, b = experiment.law, int(experiment.n), int(experiment.n_bins)
     if np.shape(s_sorted)[1] != n:
         raise ValueError(f"s_sorted must have n = {n} columns, got shape {np.shape(s_sorted)}")
