@@ -19,6 +19,9 @@ import numpy as np
 
 from .._validation import as_generator, check_n_bins, check_scores_labels
 from .edges import (
+    _as_binary_labels,
+    _edges_below,
+    _sort_binary_labels,
     assign_lexicographic_bins,
     fixed_width_bin_index,
     outer_edges,
@@ -169,16 +172,17 @@ class _BinningCalibrator:
         gen = self.rng_ if rng is None else as_generator(rng)
         lower = self.batch_.lower_s
         inner = lower[0, 1:]
-        needs_u = np.isin(s, inner)
-        u = np.zeros_like(s)
-        if needs_u.any():
-            u[needs_u] = gen.random(int(needs_u.sum()))
         if np.any(np.diff(inner) < 0):  # not reached by the shipped calibrators: edges ascend
+            needs_u = np.isin(s, inner)
+            u = np.zeros_like(s)
+            u[needs_u] = gen.random(int(needs_u.sum()))
             return assign_lexicographic_bins(lower, self.batch_.lower_u, s[None, :], u[None, :])[0]
-        # A score equal to no edge is in the bin of the number of lower edges below it (one
-        # binary search per point); only scores tied with an edge need the (score, U) order.
-        bins = np.searchsorted(inner, s, side="left")
+        # A score equal to no edge is in the bin of the number of lower edges below it; only
+        # scores tied with an edge need the (score, U) order.
+        bins, needs_u = _edges_below(s, inner)
         if needs_u.any():
+            u = np.zeros_like(s)
+            u[needs_u] = gen.random(int(needs_u.sum()))
             tied = assign_lexicographic_bins(
                 lower, self.batch_.lower_u, s[needs_u][None, :], u[needs_u][None, :]
             )
@@ -242,9 +246,15 @@ class UniformMassBinning(_BinningCalibrator):
 
     def fit_batch(self, scores, labels, n_bins, rng):
         """Fit R calibration sets, arrays of shape (R, n)."""
-        order, s_sorted, u_sorted = sort_lexicographic(
-            scores, rng, tie_breaking=self._tie_breaking()
-        )
+        tie_breaking = self._tie_breaking()
+        if tie_breaking == "lexicographic":
+            # 0/1 labels: one integer sort of (score bits, label) in place of an argsort
+            # and two gathers, the same sorted rows and U draws (``_sort_binary_labels``)
+            binary = _as_binary_labels(labels)
+            rows = None if binary is None else _sort_binary_labels(scores, binary, rng)
+            if rows is not None:
+                return self.fit_sorted_batch(*rows, n_bins, rng)
+        order, s_sorted, u_sorted = sort_lexicographic(scores, rng, tie_breaking=tie_breaking)
         y_sorted = np.take_along_axis(labels, order, axis=1)
         return self.fit_sorted_batch(s_sorted, u_sorted, y_sorted, n_bins, rng)
 

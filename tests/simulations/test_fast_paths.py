@@ -70,7 +70,7 @@ def test_sort_binary_labels_matches_fit_batch(kind, repeat_u):
     y[:, 1::2] = 1.0 - y[:, ::2]  # equal (score, U) with different labels when U repeats
     make = _RepeatingU if repeat_u else np.random.default_rng
     cal = RandomizedUniformMassBinning(4)
-    a = cal.fit_batch(s, y, 4, make(2))
+    a = _generic_fit_batch(cal, s, y, 4, make(2))
     b = cal.fit_sorted_batch(*_sort_binary_labels(s, y, make(2)), 4, None)
     for name in ("lower_s", "lower_u", "upper_s", "upper_u", "values", "counts"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
@@ -80,6 +80,52 @@ def test_sort_binary_labels_matches_fit_batch(kind, repeat_u):
         assert fast[0].tobytes() == s_sorted.tobytes()
         assert fast[1].tobytes() == u_sorted.tobytes()
         np.testing.assert_array_equal(fast[2], np.take_along_axis(y, order, axis=1))
+
+
+def _generic_fit_batch(cal, scores, labels, n_bins, rng):
+    """``fit_batch`` without the binary-label fast path: argsort, gathers, fit."""
+    order, s_sorted, u_sorted = sort_lexicographic(scores, rng, tie_breaking="lexicographic")
+    y_sorted = np.take_along_axis(labels, order, axis=1)
+    return cal.fit_sorted_batch(s_sorted, u_sorted, y_sorted, n_bins, rng)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "few_ties", "atoms", "mixed"])
+@pytest.mark.parametrize("cls", [UniformMassBinning, ZadroznyElkanBinning])
+def test_fit_batch_fast_path_equals_generic_fit(kind, cls):
+    rng = np.random.default_rng(3)
+    s = _scores(kind, rng, (5, 90))
+    y = (rng.random(s.shape) < 0.3).astype(float)
+    cal = cls(6)
+    for labels in (y, y.astype(bool), y.astype(np.int8)):
+        fast = cal.fit_batch(s, labels, 6, np.random.default_rng(4))
+        ref = _generic_fit_batch(cal, s, y, 6, np.random.default_rng(4))
+        for name in ("lower_s", "lower_u", "upper_s", "upper_u", "values", "counts"):
+            assert getattr(fast, name).tobytes() == getattr(ref, name).tobytes(), name
+    # fractional labels take the generic path, as do tie_breaking="none" fits
+    frac = y * 0.5
+    fast = cal.fit_batch(s, frac, 6, np.random.default_rng(4))
+    ref = _generic_fit_batch(cal, s, frac, 6, np.random.default_rng(4))
+    assert fast.values.tobytes() == ref.values.tobytes()
+
+
+@pytest.mark.parametrize("n_bins", [2, 10, 33, 34, 60])  # 32 inner edges: the counting path
+def test_predict_bin_matches_searchsorted(n_bins):
+    rng = np.random.default_rng(5)
+    s = rng.random(400)
+    y = (rng.random(400) < s).astype(float)
+    cal = UniformMassBinning(n_bins, rng=0).fit(s, y)
+    inner = cal.bin_lower_[1:, 0]
+    test = np.concatenate([rng.random(300), inner, [0.0, 1.0], inner[:3]])
+    bins = cal.predict_bin(test, rng=7)
+    untied = ~np.isin(test, inner)
+    np.testing.assert_array_equal(bins[untied], np.searchsorted(inner, test[untied], side="left"))
+    assert bins.dtype == np.intp
+    # a score tied with edge k lands in bin k or k + 1 (U decides), as the (score, U) order
+    tied = np.flatnonzero(~untied)
+    k = np.searchsorted(inner, test[tied], side="left")
+    assert np.all((bins[tied] == k) | (bins[tied] == k + 1))
+    again = cal.predict_bin(test, rng=7)
+    np.testing.assert_array_equal(bins, again)
 
 
 def test_sort_binary_labels_refuses_other_scores():
