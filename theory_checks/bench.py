@@ -1,8 +1,10 @@
-"""Benchmark: each hot path against its own floor, drawing the data and sorting it.
+"""Benchmark: each hot path against its own floor.
 
-A coverage replicate (:func:`benchmark_cell`) and a single scikit-learn-style fit + predict
-(:func:`benchmark_single_fit`) are each timed in the same process as their floor,
-interleaved, so the ratios are insensitive to how fast or busy the machine is.
+A coverage replicate (:func:`benchmark_cell`; floor: drawing the data and sorting it), a
+single scikit-learn-style fit + predict (:func:`benchmark_single_fit`; floor: drawing and
+argsorting) and a klm19 recalibration replicate (:func:`benchmark_recalibration_cell`;
+floor: drawing and one vectorised log-loss Platt fit) are each timed in the same process as
+their floor, interleaved, so the ratios are insensitive to how fast or busy the machine is.
 """
 
 from __future__ import annotations
@@ -16,7 +18,17 @@ from calcheck.simulations.engine import BLOCK_REPS, simulate_block
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.laws import LAWS
 
-__all__ = ["BenchResult", "SingleFitResult", "benchmark_cell", "benchmark_single_fit"]
+__all__ = [
+    "BenchReport",
+    "BenchResult",
+    "RecalibrationBenchResult",
+    "SingleFitResult",
+    "bench_text",
+    "benchmark_cell",
+    "benchmark_recalibration_cell",
+    "benchmark_single_fit",
+    "run_benchmarks",
+]
 
 
 @dataclass(frozen=True)
@@ -120,3 +132,138 @@ def benchmark_single_fit(
         times["argsort"].append(time.perf_counter() - t0)
     f, a = (float(np.median(times[k])) for k in ("fit", "argsort"))
     return SingleFitResult(n, n_bins, calibrator, rounds, f, a, f / a)
+
+
+@dataclass(frozen=True)
+class RecalibrationBenchResult:
+    """Median seconds per replicate of a klm19 recalibration replicate and of its floor.
+
+    The replicate draws n points and fits every method of
+    :data:`calcheck.simulations.experiments.klm19_recalibration.METHODS` (three Platt fits,
+    two binnings) with their exact CE^2 and MSE; the floor draws the same data and fits one
+    log-loss Platt map to all of it, by the same batched Newton method.
+    """
+
+    n: int
+    n_bins: int
+    law: str
+    rounds: int
+    seconds_per_replicate: float
+    floor_seconds_per_replicate: float
+    ratio_to_floor: float
+
+
+def benchmark_recalibration_cell(n=10_000, n_bins=10, *, rounds=5, seed=0):
+    """Time one block of klm19 recalibration replicates against draw + one Platt fit.
+
+    Parameters
+    ----------
+    n : int
+        Recalibration points per replicate (at least the thirds split's minimum for
+        ``n_bins``).
+    n_bins : int
+    rounds : int
+        Medians over this many interleaved rounds of ``BLOCK_REPS`` replicates each.
+    seed : int
+
+    Returns
+    -------
+    RecalibrationBenchResult
+    """
+    from calcheck.simulations.calibrators.scaling_binning import platt_fit_batch
+    from calcheck.simulations.experiments.klm19_recalibration import (
+        RecalibrationExperiment,
+        smallest_thirds_size,
+    )
+    from calcheck.simulations.laws.recalibration import platt_law
+
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds!r}")
+    if n < smallest_thirds_size(n_bins):
+        raise ValueError(
+            f"n must be >= {smallest_thirds_size(n_bins)} for n_bins={n_bins}, got {n!r}"
+        )
+    law = platt_law()
+    cell = RecalibrationExperiment(law, n_bins, (n,))
+    rng = np.random.default_rng(seed)
+
+    def floor():
+        _, x, y = law.sample_logits(n, BLOCK_REPS, rng)
+        platt_fit_batch(None, y, loss="log", logits=x)
+
+    simulate_block(cell, seed, 0)  # warm-up
+    times = {"full": [], "floor": []}
+    for k in range(rounds):
+        for name, work in (("full", lambda k=k: simulate_block(cell, seed, k)), ("floor", floor)):
+            t0 = time.perf_counter()
+            work()
+            times[name].append(time.perf_counter() - t0)
+    f, a = (float(np.median(times[k])) / BLOCK_REPS for k in ("full", "floor"))
+    return RecalibrationBenchResult(n, n_bins, law.name, rounds, f, a, f / a)
+
+
+#: Sizes of the single-fit benchmark.
+SINGLE_FIT_SIZES = (1_000, 100_000, 1_000_000)
+#: Recalibration points per replicate of the recalibration benchmark.
+RECALIBRATION_N = 10_000
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """Every hot path of ``calcheck bench`` against its floor, measured in one run."""
+
+    cell: BenchResult
+    single_fit: tuple[SingleFitResult, ...]
+    recalibration: RecalibrationBenchResult
+
+
+def run_benchmarks(
+    n=10_000, n_bins=10, *, calibrator="umd", law="uniform_half", rounds=15, seed=0
+) -> BenchReport:
+    """The coverage cell, single fits at ``SINGLE_FIT_SIZES`` and a recalibration cell.
+
+    ``n``, ``law`` and ``rounds`` configure the coverage cell; ``calibrator`` and ``n_bins``
+    the cell and the single fits; the recalibration cell
+    runs at ``RECALIBRATION_N`` points with ``n_bins``.
+    """
+    cell = benchmark_cell(n, n_bins, calibrator=calibrator, law=law, rounds=rounds, seed=seed)
+    # more rounds at small n, where a round takes microseconds and the machine's noise more
+    single = tuple(
+        benchmark_single_fit(
+            m, n_bins, calibrator=calibrator, rounds=max(5, 100_000 // m), seed=seed
+        )
+        for m in SINGLE_FIT_SIZES
+    )
+    recal = benchmark_recalibration_cell(RECALIBRATION_N, n_bins, seed=seed)
+    return BenchReport(cell, single, recal)
+
+
+def bench_text(report: BenchReport) -> str:
+    """The report as the CLI prints it: times and, for each, the ratio to its floor."""
+    c, r = report.cell, report.recalibration
+    lines = [
+        f"coverage cell: {c.calibrator} on {c.law}, n={c.n}, B={c.n_bins}, "
+        f"{c.rounds} rounds of 100 replicates (medians)",
+        f"  full replicate (draw, sort, fit, exact ground truth): "
+        f"{c.seconds_per_replicate * 1e6:9.1f} us",
+        f"  draw + argsort (order the pairs):                      "
+        f"{c.argsort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
+        f"ratio {c.ratio_to_argsort_baseline:.2f}",
+        f"  draw + np.sort (scores only):                          "
+        f"{c.sort_baseline_seconds_per_replicate * 1e6:9.1f} us   "
+        f"ratio {c.ratio_to_sort_baseline:.2f}",
+        f"single fit + predict of {c.calibrator}, B={c.n_bins} (medians of interleaved rounds):",
+    ]
+    for one in report.single_fit:
+        lines.append(
+            f"  n={one.n:>9,}: fit + predict {one.fit_predict_seconds * 1e3:8.2f} ms, draw + "
+            f"argsort {one.argsort_baseline_seconds * 1e3:8.2f} ms, ratio "
+            f"{one.ratio_to_argsort_baseline:.2f} ({one.rounds} rounds)"
+        )
+    lines += [
+        f"klm19 recalibration replicate, {r.law}, n={r.n:,}, B={r.n_bins} (three Platt fits, "
+        f"two binnings, exact CE^2; medians of {r.rounds} rounds of 100):",
+        f"  full replicate {r.seconds_per_replicate * 1e3:8.2f} ms, draw + one log-loss Platt "
+        f"fit {r.floor_seconds_per_replicate * 1e3:8.2f} ms, ratio {r.ratio_to_floor:.2f}",
+    ]
+    return "\n".join(lines)

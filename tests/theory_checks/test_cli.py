@@ -148,10 +148,28 @@ n_bins = [5]
     assert "scores kind" in capsys.readouterr().err
 
 
-def test_bench_json(capsys):
+def test_bench_json(capsys, monkeypatch):
+    from calcheck.theory_checks import bench
+
+    monkeypatch.setattr(bench, "SINGLE_FIT_SIZES", (1_000, 3_000))  # seconds, not 15
+    monkeypatch.setattr(bench, "RECALIBRATION_N", 300)
     out = _json_out(capsys, ["bench", "--n", "2000", "--rounds", "2", "--json"])
     assert out["seconds_per_replicate"] > 0
     assert out["ratio_to_argsort_baseline"] > 0
+    assert [r["n"] for r in out["single_fit"]] == [1_000, 3_000]
+    assert out["recalibration"]["ratio_to_floor"] > 0
+
+
+def test_recalibration_benchmark_is_a_ratio_to_draw_and_one_fit():
+    from calcheck.theory_checks.bench import benchmark_recalibration_cell
+
+    res = benchmark_recalibration_cell(300, 10, rounds=1, seed=2)
+    assert (res.n, res.n_bins, res.rounds) == (300, 10, 1)
+    assert res.ratio_to_floor == res.seconds_per_replicate / res.floor_seconds_per_replicate
+    with pytest.raises(ValueError, match="n must be >= "):
+        benchmark_recalibration_cell(20, 10)
+    with pytest.raises(ValueError, match="rounds"):
+        benchmark_recalibration_cell(300, rounds=0)
 
 
 def test_bound_json_is_valid_json_with_an_infinite_value(capsys):
