@@ -50,6 +50,7 @@ from .metrics.exact import exact_bin_errors
 __all__ = [
     "ETA_GRID",
     "EVENTS",
+    "bin_sizes",
     "combine_parts",
     "conditional_coverage",
     "coverage_given_scores",
@@ -223,6 +224,37 @@ def sorted_scores(score_law, n: int, reps: int, rng: np.random.Generator):
     return sort_scores(scores, rng, tie_breaking="lexicographic")
 
 
+def _bin_ranks(experiment):
+    """``(first rank, size)`` of each bin's label-averaging points (scheme-dependent)."""
+    n, b = int(experiment.n), int(experiment.n_bins)
+    ranks = uniform_mass_edge_ranks(n, b)
+    lo = ranks[:-1]
+    hi = np.minimum(ranks[1:], n) if _SCHEMES[experiment.calibrator["name"]] else ranks[1:] - 1
+    return lo, (hi - lo).astype(np.int64)
+
+
+def bin_sizes(experiment) -> tuple:
+    """Per part (:func:`parts`), the distinct numbers of points ``m`` a bin averages.
+
+    The exact failure rate of a bin whose points share one eta jumps where a cut-off
+    ``m (eta +- eps)`` crosses an integer: the lattice the search's exact stage tries
+    (:mod:`calcheck.theory_checks.search_refine`). ``()`` where the module does not apply.
+
+    Examples
+    --------
+    Uniform-mass binning of n = 1000 points into B = 20 bins averages 49 labels in every
+    bin but the first (50); the sizes of one part:
+
+    >>> from calcheck.simulations.experiments.binning import BinningExperiment
+    >>> from calcheck.simulations.laws.binary import BinaryLaw
+    >>> bin_sizes(BinningExperiment({"name": "umd"}, BinaryLaw(), 1000, 20))
+    ((49, 50),)
+    """
+    return tuple(
+        tuple(sorted({int(x) for x in _bin_ranks(part)[1]})) for _, part in parts(experiment)
+    )
+
+
 def coverage_given_scores(
     experiment, s_sorted, u_sorted, eps: float, *, event="conditional", smooth=False
 ) -> np.ndarray:
@@ -236,10 +268,7 @@ def coverage_given_scores(
     # the fitted map on the etas gives the edges (labels do not move them)
     batch = cal.fit_sorted_batch(s_sorted, u_sorted, p, b, None)  # delta = 0: no draws
     truth = exact_bin_errors(batch, law)
-    ranks = uniform_mass_edge_ranks(n, b)
-    lo = ranks[:-1]
-    hi = np.minimum(ranks[1:], n) if _SCHEMES[experiment.calibrator["name"]] else ranks[1:] - 1
-    m = (hi - lo).astype(np.int64)
+    lo, m = _bin_ranks(experiment)
     width = int(m.max())
     idx = lo[:, None] + np.minimum(np.arange(width)[None, :], (m - 1)[:, None])
     pts = p[:, idx]  # (R, B, width), each bin's points (the last one repeated as padding)
