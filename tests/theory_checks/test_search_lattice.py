@@ -96,3 +96,24 @@ def test_coordinate_refine_takes_the_lines_given():
     assert got.theta == pytest.approx((0.4321, 0.4321), abs=1e-12)
     plain = coordinate_refine(peak, fam, (0.1, 0.9), 32, seed=3, points=8)
     assert plain.value == 0.0
+
+
+def test_refinement_with_lattice_lines_is_bit_identical_for_any_jobs():
+    from calcheck.simulations.search import SearchBudget
+    from calcheck.theory_checks.search_refine import refine_incumbent
+
+    crit = _criterion("gr21.thm3.times_0.8", "beta_piecewise", {"n": 200, "n_bins": 4}, 0.05,
+                      k=2)  # fmt: skip
+    budget = SearchBudget("lattice", 5, 1, 100, 100, refine=48)
+    kw = {"seed": 7}
+    one = refine_incumbent(crit, crit.family, (0.3, 0.6), budget, n_jobs=1, **kw)
+    two = refine_incumbent(crit, crit.family, (0.3, 0.6), budget, n_jobs=2, backend="threading",
+                           **kw)  # fmt: skip
+    assert one == two
+    stages = one[1]["stages"]
+    assert [s["evaluations"] for s in stages] == [33, 65]  # 16 and 32 per parameter, + start
+    assert stages[1]["value"] >= stages[1]["start_value"]
+    # the law found sits on the lattice: each eta just past a crossing (50 points a bin)
+    eps = float(crit.bound.radius(crit.guarantee, {"n": 200, "n_bins": 4, "delta": 0}, 0.05))
+    lattice = lattice_etas(sum(bin_sizes(crit.check(one[0]).experiments[0]), ()), eps)
+    assert all(np.min(np.abs(lattice - x)) < 1e-12 for x in one[0])
