@@ -32,6 +32,7 @@ from calcheck.simulations.conditional_coverage import (
     bin_sizes,
     combine_parts,
     coverage_given_scores,
+    lattice_etas,
     parts,
     sorted_scores,
     supports,
@@ -53,13 +54,11 @@ __all__ = [
     "EXACT_POINTS",
     "EXACT_SHRINK",
     "EXACT_WIDTH",
-    "LATTICE_OFFSET",
     "LINE_POINTS",
     "SMOOTH_SHARE",
     "ConditionalFailure",
     "LatticeLines",
     "eta_groups",
-    "lattice_etas",
     "objective_name",
     "refine_incumbent",
     "refinement_objective",
@@ -85,12 +84,6 @@ EXACT_WIDTH = 0.03
 #: radius x 0.7: bins of 49 and 50 points must both sit just past an integer); the lattice
 #: lines of the eta coordinates land on them exactly.
 EXACT_SHRINK = 1 / 8
-
-
-#: How far past a lattice point the exact stage puts eta: far beyond the count slack of the
-#: exact event (1e-9 counts) and the float64 rounding of the Monte Carlo's comparison, far
-#: below the width of a peak (about 0.2 / m).
-LATTICE_OFFSET = 1e-6
 
 
 def _event_kind(check) -> str | None:
@@ -160,32 +153,6 @@ def _crn_scores(score_law, n: int, seed: int, block: int, part: int = 0):
     return s_sorted, u_sorted
 
 
-def lattice_etas(sizes, eps: float, offset: float = LATTICE_OFFSET) -> np.ndarray:
-    """The etas in [0, 1] where a bin of m points (m in ``sizes``) fails most locally.
-
-    The exact probability that a bin's mean of m Bernoulli(eta) labels is within eps of eta
-    is a product of binomial windows ``ceil(m (eta - eps)) <= K <= floor(m (eta + eps))``:
-    between the etas where a cut-off crosses an integer it is smooth (and largest inside),
-    at a crossing it jumps. The failure is largest just past ``eta = k / m + eps`` (the
-    count k leaves the window from below) and just before ``eta = k / m - eps`` (the count
-    k leaves from above): those etas, ``offset`` past the crossing, for every m and k.
-    gr21 Lemma 2 (the bins are binomial at constant eta); the worst constant eta of
-    :func:`calcheck.simulations.conditional_coverage.worst_constant_eta` is one of them.
-
-    Examples
-    --------
-    >>> lattice_etas([4], 0.3, offset=0.0)
-    array([0.2 , 0.3 , 0.45, 0.55, 0.7 , 0.8 ])
-    """
-    eps = float(eps)
-    out = []
-    for m in sorted({int(x) for x in sizes}):
-        k = np.arange(m + 1) / m
-        out += [k + eps + offset, k - eps - offset]
-    etas = np.unique(np.concatenate(out)) if out else np.zeros(0)
-    return etas[(etas >= 0.0) & (etas <= 1.0)]
-
-
 def eta_groups(names) -> dict:
     """``{coordinate: (coordinates set together, part or None)}`` of a family's eta values.
 
@@ -210,8 +177,9 @@ def eta_groups(names) -> dict:
 class LatticeLines:
     """The exact stage's lines of the eta coordinates: the nearest lattice points.
 
-    For a coordinate of :func:`eta_groups`, the ``points`` etas of :func:`lattice_etas`
-    (for the bin sizes of the cell at the incumbent, its radius eps) nearest to the
+    For a coordinate of :func:`eta_groups`, the ``points`` etas of
+    :func:`~calcheck.simulations.conditional_coverage.lattice_etas` (for the bin sizes of
+    the cell at the incumbent, its radius eps) nearest to the
     coordinate's value, in every round: at n = 1000, B = 20 (49 or 50 points a bin) two
     crossings per size every 1/49 in eta, so 16 points reach about +-0.04 and include the
     top of every peak there (a uniform line of 16 points steps over tops 0.0005 wide), and
