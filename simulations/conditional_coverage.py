@@ -50,9 +50,12 @@ from .metrics.exact import exact_bin_errors
 __all__ = [
     "ETA_GRID",
     "EVENTS",
+    "LATTICE_OFFSET",
+    "bin_sizes",
     "combine_parts",
     "conditional_coverage",
     "coverage_given_scores",
+    "lattice_etas",
     "parts",
     "poisson_binomial_within",
     "sorted_scores",
@@ -223,6 +226,75 @@ def sorted_scores(score_law, n: int, reps: int, rng: np.random.Generator):
     return sort_scores(scores, rng, tie_breaking="lexicographic")
 
 
+def _bin_ranks(experiment):
+    """``(first rank, size)`` of each bin's label-averaging points (scheme-dependent)."""
+    return _ranks(
+        int(experiment.n), int(experiment.n_bins), _SCHEMES[experiment.calibrator["name"]]
+    )
+
+
+def _ranks(n: int, b: int, last_inclusive: bool):
+    ranks = uniform_mass_edge_ranks(n, b)
+    lo = ranks[:-1]
+    hi = np.minimum(ranks[1:], n) if last_inclusive else ranks[1:] - 1
+    return lo, (hi - lo).astype(np.int64)
+
+
+#: How far past a lattice point the exact stage puts eta: far beyond the count slack of the
+#: exact event (1e-9 counts) and the float64 rounding of the Monte Carlo's comparison, far
+#: below the width of a peak (about 0.2 / m).
+LATTICE_OFFSET = 1e-6
+
+
+def lattice_etas(sizes, eps: float, offset: float = LATTICE_OFFSET) -> np.ndarray:
+    """The etas in [0, 1] where a bin of m points (m in ``sizes``) fails most locally.
+
+    The exact probability that a bin's mean of m Bernoulli(eta) labels is within eps of eta
+    is a product of binomial windows ``ceil(m (eta - eps)) <= K <= floor(m (eta + eps))``:
+    between the etas where a cut-off crosses an integer it is smooth (and largest inside),
+    at a crossing it jumps. The failure is largest just past ``eta = k / m + eps`` (the
+    count k leaves the window from below) and just before ``eta = k / m - eps`` (the count
+    k leaves from above): those etas, ``offset`` past the crossing, for every m and k.
+    gr21 Lemma 2 (the bins are binomial at constant eta); :func:`worst_constant_eta` scans
+    them, and the search's exact stage tries them
+    (:class:`calcheck.theory_checks.search_refine.LatticeLines`).
+
+    Examples
+    --------
+    >>> lattice_etas([4], 0.3, offset=0.0)
+    array([0.2 , 0.3 , 0.45, 0.55, 0.7 , 0.8 ])
+    """
+    eps = float(eps)
+    out = []
+    for m in sorted({int(x) for x in sizes}):
+        k = np.arange(m + 1) / m
+        out += [k + eps + offset, k - eps - offset]
+    etas = np.unique(np.concatenate(out)) if out else np.zeros(0)
+    return etas[(etas >= 0.0) & (etas <= 1.0)]
+
+
+def bin_sizes(experiment) -> tuple:
+    """Per part (:func:`parts`), the distinct numbers of points ``m`` a bin averages.
+
+    The exact failure rate of a bin whose points share one eta jumps where a cut-off
+    ``m (eta +- eps)`` crosses an integer: the lattice the search's exact stage tries
+    (:mod:`calcheck.theory_checks.search_refine`). ``()`` where the module does not apply.
+
+    Examples
+    --------
+    Uniform-mass binning of n = 1000 points into B = 20 bins averages 49 labels in every
+    bin but the first (50); the sizes of one part:
+
+    >>> from calcheck.simulations.experiments.binning import BinningExperiment
+    >>> from calcheck.simulations.laws.binary import BinaryLaw
+    >>> bin_sizes(BinningExperiment({"name": "umd"}, BinaryLaw(), 1000, 20))
+    ((49, 50),)
+    """
+    return tuple(
+        tuple(sorted({int(x) for x in _bin_ranks(part)[1]})) for _, part in parts(experiment)
+    )
+
+
 def coverage_given_scores(
     experiment, s_sorted, u_sorted, eps: float, *, event="conditional", smooth=False
 ) -> np.ndarray:
@@ -236,10 +308,7 @@ def coverage_given_scores(
     # the fitted map on the etas gives the edges (labels do not move them)
     batch = cal.fit_sorted_batch(s_sorted, u_sorted, p, b, None)  # delta = 0: no draws
     truth = exact_bin_errors(batch, law)
-    ranks = uniform_mass_edge_ranks(n, b)
-    lo = ranks[:-1]
-    hi = np.minimum(ranks[1:], n) if _SCHEMES[experiment.calibrator["name"]] else ranks[1:] - 1
-    m = (hi - lo).astype(np.int64)
+    lo, m = _bin_ranks(experiment)
     width = int(m.max())
     idx = lo[:, None] + np.minimum(np.arange(width)[None, :], (m - 1)[:, None])
     pts = p[:, idx]  # (R, B, width), each bin's points (the last one repeated as padding)
@@ -257,8 +326,9 @@ def coverage_given_scores(
     return np.sum(truth.mass * within, axis=1)
 
 
-#: Constant etas scanned by :func:`worst_constant_eta`: [0.3, 0.7] in steps of 5e-4 (the
-#: peaks of the exact failure rate are about 0.2 / m wide in eta, m points a bin).
+#: Constant etas scanned by :func:`worst_constant_eta`, with the lattice of the cell
+#: (:func:`lattice_etas`) in the same range: [0.3, 0.7] in steps of 5e-4 (the peaks of the
+#: exact failure rate are about 0.2 / m wide in eta, m points a bin).
 ETA_GRID = np.round(np.linspace(0.3, 0.7, 801), 4)
 
 
@@ -270,13 +340,18 @@ def worst_constant_eta(n, n_bins, eps, *, event="conditional", scheme="umd") -> 
     eta = 1/2: the cut-offs ``m (eta +- eps)`` cross integers, so it has narrow peaks, and
     the highest one need not be at 1/2 (at n = 1000, B = 20, alpha = 0.01 the radius of gr21
     Theorem 4's marginal statement times 0.7 fails with probability 0.021 at eta = 1/2 and
-    0.031 at eta = 0.49). Scanned on :data:`ETA_GRID`: a lower bound on the supremum over
-    constant eta, attained by a law.
+    0.031 at eta = 0.49). Scanned on :data:`ETA_GRID` and on the lattice of the cell's bin
+    sizes (:func:`lattice_etas`, where the peaks' tops are: at n = 1000, B = 20, gr21
+    Theorem 3's radius x 0.8 fails 0.027338 at eta = 0.498041, 0.027293 on the grid's best):
+    a lower bound on the supremum over constant eta, attained by a law.
     """
     from .exact_coverage import exact_coverage
 
+    sizes = _ranks(int(n), int(n_bins), scheme == "zadrozny_elkan")[1]
+    lattice = lattice_etas(sizes, eps)
+    etas = np.union1d(ETA_GRID, lattice[(lattice >= ETA_GRID[0]) & (lattice <= ETA_GRID[-1])])
     fail = np.array(
-        [1.0 - exact_coverage(n, n_bins, e, eps, event=event, scheme=scheme) for e in ETA_GRID]
+        [1.0 - exact_coverage(n, n_bins, e, eps, event=event, scheme=scheme) for e in etas]
     )
     i = int(np.argmax(fail))
-    return float(ETA_GRID[i]), float(fail[i])
+    return float(etas[i]), float(fail[i])

@@ -373,6 +373,7 @@ def coordinate_refine(
     stage: int = 0,
     n_jobs: int = 1,
     backend: str = "loky",
+    lines: Callable | None = None,
 ) -> OptimResult:
     """Maximise ``objective`` near ``start`` by line searches along each coordinate.
 
@@ -385,6 +386,10 @@ def coordinate_refine(
     with narrow peaks that a population method steps over: the failure rate of a binomial
     event at constant eta jumps between 0.016 and 0.027 within 0.01 of eta = 1/2 at n = 1000,
     B = 20, because the cut-offs ``m (Pi +- eps)`` cross integers.
+
+    ``lines(round, i, best)``, if given, may replace a line: it returns ``points`` candidate
+    thetas (rows; e.g. the etas where a binomial cut-off crosses an integer,
+    :mod:`calcheck.theory_checks.search_refine`) or None for the stratified grid.
 
     ``evaluations`` (at least ``points``) is spent whole, in batches of ``points``
     evaluated in parallel; the start itself is evaluated first (one more evaluation).
@@ -405,15 +410,19 @@ def coordinate_refine(
     if not (0 < width <= 1 and 0 < shrink <= 1):
         raise ValueError(f"width and shrink must be in (0, 1], got {width!r} and {shrink!r}")
     width = width * (hi - lo)
-    left = evaluations
+    left, rnd = evaluations, 0
     while left >= points:
         for i in range(family.dim):
             if left < points:
                 break
             a, b = max(lo[i], best[i] - width[i]), min(hi[i], best[i] + width[i])
             grid = a + (b - a) * (np.arange(points) + rng.random()) / points
-            cands = np.repeat(best[None, :], points, axis=0)
-            cands[:, i] = grid
+            cands = None if lines is None else lines(rnd, i, best.copy())
+            if cands is None:
+                cands = np.repeat(best[None, :], points, axis=0)
+                cands[:, i] = grid
+            else:
+                cands = np.clip(np.asarray(cands, dtype=float).reshape(points, family.dim), lo, hi)
             vals = evaluate_batch(objective, cands, n_jobs=n_jobs, backend=backend)
             thetas += list(cands)
             values += [float(v) for v in vals]
@@ -422,5 +431,5 @@ def coordinate_refine(
             j = int(np.argmax(clean))
             if clean[j] > best_value:
                 best, best_value = cands[j].copy(), float(clean[j])
-        width = width * shrink
+        width, rnd = width * shrink, rnd + 1
     return _result("coordinate_refinement", thetas, values, seed)

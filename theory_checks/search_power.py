@@ -40,7 +40,7 @@ from calcheck.simulations.search import get_search_budget
 
 from .search import CheckCriterion, analytic_reference, fresh_check, resolve_target, search
 
-__all__ = ["POWER_ROWS", "SearchPower", "power_table", "search_power"]
+__all__ = ["POWER_ROWS", "SearchPower", "power_table", "search_power", "top_label_reference"]
 
 _GRID = {"n": 1000, "n_bins": 20}
 #: (target, family, family options, grid, alpha, criterion): the power table's rows.
@@ -239,6 +239,22 @@ def search_power(
         None if reference is None else float(reference["failure"]), tuple(records),
         time.perf_counter() - started,
     )  # fmt: skip
+
+
+def top_label_reference(target: str, family, grid: dict, alpha: float, theta):
+    """The reference of one seed of a top-label row at the law found (theta), or None.
+
+    What :func:`search_power` records per seed where the worst case depends on the class
+    weights (``docs/tools/record_power.py`` recomputes it with the current
+    :func:`calcheck.simulations.conditional_coverage.worst_constant_eta`).
+    """
+    fam = get_family(family) if isinstance(family, str) else family
+    guarantee, bound = resolve_target(target)
+    stated = CheckCriterion(
+        guarantee, guarantee, resolve_target(guarantee)[1], fam, tuple(sorted(grid.items())),
+        float(alpha), "mean_ratio", 1, 0,
+    )  # fmt: skip
+    return _top_label_reference(stated, theta, bound, guarantee, alpha)
 
 
 def _top_label_reference(stated, theta, bound, guarantee, alpha):

@@ -4,7 +4,10 @@ Usage: ``python docs/tools/record_power.py OUT_FOLDER [OUT_FOLDER ...] --command
 --wall-seconds S --commit SHA``. Each folder's ``search/power.json`` rows are concatenated;
 rows whose reference is the exact worst case of a binary guarantee get it recomputed by the
 current :func:`calcheck.theory_checks.search.analytic_reference` (the searches themselves do
-not depend on it), and every table row is re-rendered.
+not depend on it), rows of :data:`~calcheck.theory_checks.search_power.POWER_ROWS` whose
+reference depends on the law found (top-label) get each seed's recomputed at its law
+(:func:`calcheck.theory_checks.search_power.top_label_reference`), and every table row is
+re-rendered.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import json
 import os
 from pathlib import Path
 
+from calcheck.simulations.laws.families import get_family
 from calcheck.theory_checks.search import analytic_reference, resolve_target
-from calcheck.theory_checks.search_power import SearchPower
+from calcheck.theory_checks.search_power import POWER_ROWS, SearchPower, top_label_reference
 
 HERE = Path(__file__).resolve().parent.parent
+_ROWS = {row[0]: row for row in POWER_ROWS}
 
 
 def main() -> None:
@@ -37,6 +42,14 @@ def main() -> None:
             records = tuple(d["records"])
             if ref is not None:
                 records = tuple({**r, "reference": ref["failure"]} for r in records)
+            elif d["target"] in _ROWS:  # per seed, at the class weights found
+                _, family, opts, grid, alpha, _ = _ROWS[d["target"]]
+                fam = get_family(family, **opts)
+                records = tuple(
+                    {**r, "reference": top_label_reference(d["target"], fam, grid, alpha,
+                                                           r["theta"])}
+                    for r in records
+                )  # fmt: skip
             p = SearchPower(
                 d["target"], d["guarantee"], d["family"], d["grid"], d["alpha"],
                 d["criterion"], d["budget"], None if ref is None else ref["failure"], records,
