@@ -103,6 +103,9 @@ class _LogProbabilityScaling:
                 method="L-BFGS-B",
                 options={"maxiter": self.max_iter},
             )
+            self.n_newton_iter_ = 0
+            if res.success and self._linear:
+                res = self._polish(x, y, res)
         if not res.success:
             logger.warning("%s: L-BFGS-B stopped: %s", type(self).__name__, res.message)
         self.n_classes_ = n_cls
@@ -111,6 +114,56 @@ class _LogProbabilityScaling:
         self.n_evaluations_ = int(res.nfev)
         self.loss_ = float(res.fun)
         return self
+
+    #: logits linear in theta (VS, DS): the exact Hessian-vector product of ``_polish``
+    _linear = False
+    #: gradient norm at which the Newton polish stops
+    _newton_gtol = 1e-10
+
+    def _polish(self, x, y, res):
+        """Newton (trust-region CG, exact Hessian-vector products) from L-BFGS's optimum.
+
+        L-BFGS-B stops at a relative decrease per step of 2.2e-9, which leaves the objective
+        up to ~1e-6 (relative) above the optimum on gr22's CIFAR-10 DS fits; a few Newton
+        steps reach a gradient 2-norm of 1e-10, so the optimum, not the stopping rule or
+        rounding, decides the fit (``_hessp``). Kept only if it does not raise the
+        objective.
+        """
+        new = optimize.minimize(
+            self._objective(x, y),
+            res.x,
+            jac=True,
+            hessp=self._hessp(x),
+            method="trust-ncg",
+            options={"gtol": self._newton_gtol, "maxiter": 100},
+        )
+        self.n_newton_iter_ = int(new.nit)
+        if not new.fun <= res.fun:
+            return res
+        new.nit = res.nit
+        new.nfev = res.nfev + new.nfev
+        new.success = True
+        return new
+
+    def _hessp(self, x):
+        """``(theta, v) -> H(theta) v``, the objective's exact Hessian-vector product.
+
+        For logits linear in theta only: ``J^T (diag q - q q^T) J v / n`` plus the penalty's
+        (a quadratic form, so its gradient at ``v``).
+        """
+        n, n_cls = x.shape
+        state = {}
+
+        def hessp(theta, v):
+            if state.get("theta") is None or not np.array_equal(state["theta"], theta):
+                state["theta"] = theta.copy()
+                state["q"] = special.softmax(self._logits(x, theta), axis=1)
+            q = state["q"]
+            qd = q * self._logits(x, v)
+            r = (qd - q * qd.sum(axis=1, keepdims=True)) / n
+            return self._backprop(x, r, v) + self._penalty(v, n_cls)[1]
+
+        return hessp
 
     def _objective(self, x, y):
         """``theta -> (objective, gradient)``: the mean NLL (plus the penalty) on ``(x, y)``."""
@@ -207,6 +260,8 @@ class MulticlassTemperatureScaling(_LogProbabilityScaling):
 class VectorScaling(_LogProbabilityScaling):
     """Vector scaling (Guo et al. 2017; dirichletcal's ``vectorscaling``): ``w * log p + b``."""
 
+    _linear = True
+
     def _init(self, n_cls):
         return np.concatenate([np.ones(n_cls), np.zeros(n_cls)])
 
@@ -244,6 +299,8 @@ class DirichletScaling(_LogProbabilityScaling):
     def get_params(self) -> dict:
         """Tuning parameters (scikit-learn convention)."""
         return {**super().get_params(), "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu}
+
+    _linear = True
 
     def _init(self, n_cls):
         return np.concatenate([np.eye(n_cls).ravel(), np.zeros(n_cls)])
