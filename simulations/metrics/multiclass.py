@@ -23,10 +23,31 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------- metrics
+def _group_inverse(keys):
+    """``np.unique(keys, axis=0, return_inverse=True)[1]`` (groups in sorted order), 1-d.
+
+    Integer keys of a small range (rows of an (n, k) array read as mixed-radix digits) are
+    grouped by a count over the range instead of a sort: the same groups in the same order,
+    several times faster for gr22's per-class, per-bin groups.
+    """
+    k = np.asarray(keys)
+    n = k.shape[0] if k.ndim else 0
+    if k.dtype.kind in "iu" and n > 0 and k.ndim in (1, 2):
+        cols = k.reshape(n, -1).astype(np.int64)
+        lo = cols.min(axis=0)
+        span = cols.max(axis=0) - lo + 1
+        if float(np.prod(span.astype(float))) <= max(8 * n, 1 << 20):
+            code = np.zeros(n, dtype=np.int64)
+            for j in range(cols.shape[1]):
+                code = code * int(span[j]) + (cols[:, j] - lo[j])
+            present = np.bincount(code) > 0
+            return (np.cumsum(present) - 1)[code]
+    return np.unique(k, axis=0, return_inverse=True)[1].ravel()
+
+
 def _group_errors(keys, conf, hit):
     """Per group of equal keys: weight N_g / N and |mean(hit) - mean(conf)|."""
-    _, inv = np.unique(keys, axis=0, return_inverse=True)
-    inv = inv.ravel()
+    inv = _group_inverse(keys)
     count = np.bincount(inv).astype(float)
     gap = np.abs(np.bincount(inv, weights=hit) - np.bincount(inv, weights=conf)) / count
     return count / conf.size, gap
@@ -142,11 +163,9 @@ def _group_tl_gaps(keys, pred_class, confidence, hit):
     ``Delta_g = sum_l P^(c = l | g) |acc_{g,l} - conf_{g,l}|`` (Gupta & Ramdas 2022,
     Sec. 2.1).
     """
-    _, inv = np.unique(keys, return_inverse=True)
-    inv = inv.ravel()
+    inv = _group_inverse(keys)
     n_groups = inv.max() + 1
-    _, sub = np.unique(np.column_stack([inv, pred_class]), axis=0, return_inverse=True)
-    sub = sub.ravel()
+    sub = _group_inverse(np.column_stack([inv, pred_class]))
     count = np.bincount(sub).astype(float)
     gap = np.abs(np.bincount(sub, weights=hit) - np.bincount(sub, weights=confidence))
     owner = np.zeros(count.size, dtype=np.int64)

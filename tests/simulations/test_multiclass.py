@@ -223,3 +223,19 @@ def test_law_validation():
         DirichletAffineLaw(shrink=0.0)
     with pytest.raises(ValueError, match="n_l >= k"):
         TopLabelBinningExperiment(MULTICLASS_LAWS["tl_imbalanced"], 1000, 20)
+
+
+def test_group_inverse_equals_numpy_unique():
+    """The counting path groups exactly as np.unique (sorted order); large ranges fall back."""
+    from calcheck.simulations.metrics.multiclass import _group_inverse
+
+    rng = np.random.default_rng(11)
+    for shape, hi in [((1000,), 15), ((1000, 2), 50), ((500, 2), 10**6), ((300,), 10**9)]:
+        keys = rng.integers(-hi // 3, hi, size=shape)
+        ref = np.unique(keys, axis=0, return_inverse=True)[1].ravel()
+        np.testing.assert_array_equal(_group_inverse(keys), ref)
+    # by hand: rows (1, 5), (0, 7), (1, 5), (0, 2) -> sorted groups (0,2), (0,7), (1,5)
+    np.testing.assert_array_equal(
+        _group_inverse(np.array([[1, 5], [0, 7], [1, 5], [0, 2]])), [2, 1, 2, 0]
+    )
+    np.testing.assert_array_equal(_group_inverse(np.array([0.5, 0.25, 0.5])), [1, 0, 1])
