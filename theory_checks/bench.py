@@ -206,6 +206,8 @@ def benchmark_recalibration_cell(n=10_000, n_bins=10, *, rounds=5, seed=0):
 SINGLE_FIT_SIZES = (1_000, 100_000, 1_000_000)
 #: Recalibration points per replicate of the recalibration benchmark.
 RECALIBRATION_N = 10_000
+#: The Dirichlet-scaling benchmark: gr22 Table 2's CIFAR-100 size, 100 of its 2000 iterations.
+DIRICHLET_ARGS = {"n": 5000, "n_classes": 100, "max_iter": 100, "repeats": 10}
 
 
 @dataclass(frozen=True)
@@ -215,16 +217,18 @@ class BenchReport:
     cell: BenchResult
     single_fit: tuple[SingleFitResult, ...]
     recalibration: RecalibrationBenchResult
+    dirichlet: object  # multiclass_scaling.DirichletFitBenchmark
 
 
 def run_benchmarks(
     n=10_000, n_bins=10, *, calibrator="umd", law="uniform_half", rounds=15, seed=0
 ) -> BenchReport:
-    """The coverage cell, single fits at ``SINGLE_FIT_SIZES`` and a recalibration cell.
+    """The coverage cell, single fits, a recalibration cell and a Dirichlet-scaling fit.
 
     ``n``, ``law`` and ``rounds`` configure the coverage cell; ``calibrator`` and ``n_bins``
     the cell and the single fits; the recalibration cell
-    runs at ``RECALIBRATION_N`` points with ``n_bins``.
+    runs at ``RECALIBRATION_N`` points with ``n_bins``; the Dirichlet fit with
+    ``DIRICHLET_ARGS`` (its floor: the fit's evaluations times one evaluation's cost).
     """
     cell = benchmark_cell(n, n_bins, calibrator=calibrator, law=law, rounds=rounds, seed=seed)
     # more rounds at small n, where a round takes microseconds and the machine's noise more
@@ -235,12 +239,15 @@ def run_benchmarks(
         for m in SINGLE_FIT_SIZES
     )
     recal = benchmark_recalibration_cell(RECALIBRATION_N, n_bins, seed=seed)
-    return BenchReport(cell, single, recal)
+    from calcheck.simulations.calibrators.multiclass_scaling import benchmark_dirichlet_fit
+
+    dirichlet = benchmark_dirichlet_fit(**DIRICHLET_ARGS, seed=seed)
+    return BenchReport(cell, single, recal, dirichlet)
 
 
 def bench_text(report: BenchReport) -> str:
     """The report as the CLI prints it: times and, for each, the ratio to its floor."""
-    c, r = report.cell, report.recalibration
+    c, r, d = report.cell, report.recalibration, report.dirichlet
     lines = [
         f"coverage cell: {c.calibrator} on {c.law}, n={c.n}, B={c.n_bins}, "
         f"{c.rounds} rounds of 100 replicates (medians)",
@@ -265,5 +272,10 @@ def bench_text(report: BenchReport) -> str:
         f"two binnings, exact CE^2; medians of {r.rounds} rounds of 100):",
         f"  full replicate {r.seconds_per_replicate * 1e3:8.2f} ms, draw + one log-loss Platt "
         f"fit {r.floor_seconds_per_replicate * 1e3:8.2f} ms, ratio {r.ratio_to_floor:.2f}",
+        f"Dirichlet scaling fit (gr22 Table 2 size: n={d.n:,}, L={d.n_classes}, "
+        f"{d.n_parameters:,} parameters; {d.n_iterations} L-BFGS iterations):",
+        f"  fit {d.fit_seconds:6.2f} s, {d.n_evaluations} evaluations x "
+        f"{d.seconds_per_evaluation * 1e3:.1f} ms = {d.predicted_seconds:6.2f} s, ratio "
+        f"{d.fit_seconds / d.predicted_seconds:.2f}",
     ]
     return "\n".join(lines)

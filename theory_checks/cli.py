@@ -281,6 +281,7 @@ def _cmd_bench(args) -> int:
         out.update(
             single_fit=[dataclasses.asdict(r) for r in report.single_fit],
             recalibration=dataclasses.asdict(report.recalibration),
+            dirichlet=dataclasses.asdict(report.dirichlet),
         )
         print(json_text(out))
         return 0
