@@ -2,9 +2,11 @@
 
 A coverage replicate (:func:`benchmark_cell`; floor: drawing the data and sorting it), a
 single scikit-learn-style fit + predict (:func:`benchmark_single_fit`; floor: drawing and
-argsorting) and a klm19 recalibration replicate (:func:`benchmark_recalibration_cell`;
-floor: drawing and one vectorised log-loss Platt fit) are each timed in the same process as
-their floor, interleaved, so the ratios are insensitive to how fast or busy the machine is.
+argsorting), a klm19 recalibration replicate (``benchmark_recalibration_cell`` of the
+klm19 recalibration experiments, reached through the catalog's index of papers; floor:
+drawing and one vectorised log-loss Platt fit) and a gr22-sized Dirichlet-scaling fit (floor:
+its evaluations times one evaluation) are each timed in the same process as their floor,
+interleaved, so the ratios are insensitive to how fast or busy the machine is.
 """
 
 from __future__ import annotations
@@ -22,11 +24,9 @@ from calcheck.simulations.laws import LAWS
 __all__ = [
     "BenchReport",
     "BenchResult",
-    "RecalibrationBenchResult",
     "SingleFitResult",
     "bench_text",
     "benchmark_cell",
-    "benchmark_recalibration_cell",
     "benchmark_single_fit",
     "run_benchmarks",
 ]
@@ -135,74 +135,6 @@ def benchmark_single_fit(
     return SingleFitResult(n, n_bins, calibrator, rounds, f, a, f / a)
 
 
-@dataclass(frozen=True)
-class RecalibrationBenchResult:
-    """Median seconds per replicate of a klm19 recalibration replicate and of its floor.
-
-    The replicate draws n points and fits every method of
-    :data:`calcheck.simulations.experiments.klm19_recalibration.METHODS` (three Platt fits,
-    two binnings) with their exact CE^2 and MSE; the floor draws the same data and fits one
-    log-loss Platt map to all of it, by the same batched Newton method.
-    """
-
-    n: int
-    n_bins: int
-    law: str
-    rounds: int
-    seconds_per_replicate: float
-    floor_seconds_per_replicate: float
-    ratio_to_floor: float
-
-
-def benchmark_recalibration_cell(n=10_000, n_bins=10, *, rounds=5, seed=0):
-    """Time one block of klm19 recalibration replicates against draw + one Platt fit.
-
-    Parameters
-    ----------
-    n : int
-        Recalibration points per replicate (at least the thirds split's minimum for
-        ``n_bins``).
-    n_bins : int
-    rounds : int
-        Medians over this many interleaved rounds of ``BLOCK_REPS`` replicates each.
-    seed : int
-
-    Returns
-    -------
-    RecalibrationBenchResult
-    """
-    from calcheck.simulations.calibrators.scaling_binning import platt_fit_batch
-    from calcheck.simulations.experiments.klm19_recalibration import (
-        RecalibrationExperiment,
-        smallest_thirds_size,
-    )
-    from calcheck.simulations.laws.recalibration import platt_law
-
-    if rounds < 1:
-        raise ValueError(f"rounds must be >= 1, got {rounds!r}")
-    if n < smallest_thirds_size(n_bins):
-        raise ValueError(
-            f"n must be >= {smallest_thirds_size(n_bins)} for n_bins={n_bins}, got {n!r}"
-        )
-    law = platt_law()
-    cell = RecalibrationExperiment(law, n_bins, (n,))
-    rng = np.random.default_rng(seed)
-
-    def floor():
-        _, x, y = law.sample_logits(n, BLOCK_REPS, rng)
-        platt_fit_batch(None, y, loss="log", logits=x)
-
-    simulate_block(cell, seed, 0)  # warm-up
-    times = {"full": [], "floor": []}
-    for k in range(rounds):
-        for name, work in (("full", lambda k=k: simulate_block(cell, seed, k)), ("floor", floor)):
-            t0 = time.perf_counter()
-            work()
-            times[name].append(time.perf_counter() - t0)
-    f, a = (float(np.median(times[k])) / BLOCK_REPS for k in ("full", "floor"))
-    return RecalibrationBenchResult(n, n_bins, law.name, rounds, f, a, f / a)
-
-
 #: Sizes of the single-fit benchmark.
 SINGLE_FIT_SIZES = (1_000, 100_000, 1_000_000)
 #: Recalibration points per replicate of the recalibration benchmark.
@@ -217,7 +149,7 @@ class BenchReport:
 
     cell: BenchResult
     single_fit: tuple[SingleFitResult, ...]
-    recalibration: RecalibrationBenchResult
+    recalibration: object  # klm19_recalibration.RecalibrationBenchResult
     dirichlet: object  # multiclass_scaling.DirichletFitBenchmark
 
 
@@ -239,7 +171,11 @@ def run_benchmarks(
         )
         for m in SINGLE_FIT_SIZES
     )
-    recal = benchmark_recalibration_cell(RECALIBRATION_N, n_bins, seed=seed)
+    from calcheck.theory_checks.catalog import paper_benchmark
+
+    recal = paper_benchmark("klm19", "benchmark_recalibration_cell")(
+        RECALIBRATION_N, n_bins, seed=seed
+    )
     from calcheck.simulations.calibrators.multiclass_scaling import benchmark_dirichlet_fit
 
     # the timed fit stops at its iteration cap on purpose: its warning would be noise here

@@ -37,12 +37,14 @@ from ..metrics.recalibration import (
     min_platt_ce_sq,
     platt_truth,
 )
-from .base import Experiment, Outcome
+from .base import BLOCK_REPS, Experiment, Outcome
 
 __all__ = [
     "METHODS",
+    "RecalibrationBenchResult",
     "RecalibrationExperiment",
     "RecalibrationGridOutcome",
+    "benchmark_recalibration_cell",
     "fit_all",
     "smallest_thirds_size",
 ]
@@ -202,3 +204,69 @@ def _hist_fit(z, y, n_bins):
     values = (csum[:, np.searchsorted(cuts, hi)] - csum[:, np.searchsorted(cuts, lo)]) / counts
     inner = np.take_along_axis(z, order[:, ranks[1:-1] - 1], axis=1)
     return np.hstack([np.zeros((r, 1)), inner]), np.hstack([inner, np.ones((r, 1))]), values
+
+
+@dataclass(frozen=True)
+class RecalibrationBenchResult:
+    """Median seconds per replicate of a klm19 recalibration replicate and of its floor.
+
+    The replicate draws n points and fits every method of
+    :data:`calcheck.simulations.experiments.klm19_recalibration.METHODS` (three Platt fits,
+    two binnings) with their exact CE^2 and MSE; the floor draws the same data and fits one
+    log-loss Platt map to all of it, by the same batched Newton method.
+    """
+
+    n: int
+    n_bins: int
+    law: str
+    rounds: int
+    seconds_per_replicate: float
+    floor_seconds_per_replicate: float
+    ratio_to_floor: float
+
+
+def benchmark_recalibration_cell(n=10_000, n_bins=10, *, rounds=5, seed=0):
+    """Time one block of klm19 recalibration replicates against draw + one Platt fit.
+
+    Parameters
+    ----------
+    n : int
+        Recalibration points per replicate (at least the thirds split's minimum for
+        ``n_bins``).
+    n_bins : int
+    rounds : int
+        Medians over this many interleaved rounds of ``BLOCK_REPS`` replicates each.
+    seed : int
+
+    Returns
+    -------
+    RecalibrationBenchResult
+    """
+    import time
+
+    from ..engine import simulate_block
+    from ..laws.recalibration import platt_law
+
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds!r}")
+    if n < smallest_thirds_size(n_bins):
+        raise ValueError(
+            f"n must be >= {smallest_thirds_size(n_bins)} for n_bins={n_bins}, got {n!r}"
+        )
+    law = platt_law()
+    cell = RecalibrationExperiment(law, n_bins, (n,))
+    rng = np.random.default_rng(seed)
+
+    def floor():
+        _, x, y = law.sample_logits(n, BLOCK_REPS, rng)
+        platt_fit_batch(None, y, loss="log", logits=x)
+
+    simulate_block(cell, seed, 0)  # warm-up
+    times = {"full": [], "floor": []}
+    for k in range(rounds):
+        for name, work in (("full", lambda k=k: simulate_block(cell, seed, k)), ("floor", floor)):
+            t0 = time.perf_counter()
+            work()
+            times[name].append(time.perf_counter() - t0)
+    f, a = (float(np.median(times[k])) / BLOCK_REPS for k in ("full", "floor"))
+    return RecalibrationBenchResult(n, n_bins, law.name, rounds, f, a, f / a)

@@ -164,7 +164,9 @@ def test_bench_json(capsys, monkeypatch):
 
 
 def test_recalibration_benchmark_is_a_ratio_to_draw_and_one_fit():
-    from calcheck.theory_checks.bench import benchmark_recalibration_cell
+    from calcheck.simulations.experiments.klm19_recalibration import (
+        benchmark_recalibration_cell,
+    )
 
     res = benchmark_recalibration_cell(300, 10, rounds=1, seed=2)
     assert (res.n, res.n_bins, res.rounds) == (300, 10, 1)

@@ -53,6 +53,17 @@ def rate_targets() -> dict:
     return out
 
 
+#: Paper key -> module of the hot paths it adds to ``calcheck bench`` (``benchmark_*``).
+BENCHMARK_MODULES = {"klm19": "calcheck.simulations.experiments.klm19_recalibration"}
+
+
+def paper_benchmark(paper: str, name: str):
+    """The benchmark function ``name`` of ``paper`` (``calcheck bench`` times its hot path)."""
+    if paper not in BENCHMARK_MODULES:
+        raise ValueError(f"paper must be one of {sorted(BENCHMARK_MODULES)}, got {paper!r}")
+    return getattr(import_module(BENCHMARK_MODULES[paper]), name)
+
+
 #: Study adapters of guarantees defined at run time (``calcheck.define_guarantee``).
 _USER_STUDIES: dict = {}
 
