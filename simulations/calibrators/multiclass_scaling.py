@@ -5,8 +5,8 @@ Temperature scaling (Guo et al. 2017), vector scaling and Dirichlet scaling (Kul
 
 Cost of a fit: (L-BFGS function evaluations) x (one objective + gradient evaluation). One
 evaluation of the Dirichlet objective is two ``(n, L) x (L, L)`` matrix products plus an
-``(n, L)`` exponential; the fit runs with single-threaded BLAS (``threadpoolctl``, when
-installed), because for these shapes OpenBLAS threads gain little on an idle machine and lose
+``(n, L)`` exponential; the fit runs with single-threaded BLAS (``threadpoolctl``, a core
+dependency), because for these shapes OpenBLAS threads gain little on an idle machine and lose
 20x on a loaded one (the ``(L, n) x (n, L)`` product of the gradient: 240 ms threaded vs 10 ms
 single-threaded, n = 5000, L = 100, measured with other jobs on both cores).
 :func:`calcheck.simulations.calibrators.multiclass_scaling.benchmark_dirichlet_fit` times both
@@ -15,13 +15,13 @@ factors.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, special
+from threadpoolctl import threadpool_limits
 
 from .._validation import check_positive_int
 from .edges import fixed_width_bin_index
@@ -47,11 +47,7 @@ def _confidence_ece(confidence, hit, n_bins):
 
 
 def _single_threaded_blas():
-    """Context limiting BLAS to one thread (a no-op without ``threadpoolctl``)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        return contextlib.nullcontext()
+    """Context limiting BLAS to one thread (also makes a fit independent of the count)."""
     return threadpool_limits(limits=1, user_api="blas")
 
 
