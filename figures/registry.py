@@ -19,6 +19,7 @@ __all__ = [
     "PAPERS",
     "UNAVAILABLE",
     "figure_modules",
+    "fill_caches",
     "get_figure",
     "regenerate",
     "select_figures",
@@ -90,6 +91,65 @@ def select_figures(patterns) -> list[str]:
     return chosen
 
 
+def _fill_one(task, log_level, _blocks):
+    """Run one cache task ``(key, fill)`` in a worker; returns ``(key, seconds)``."""
+    root = logging.getLogger()
+    if not root.handlers:  # a fresh worker: log as the main process does (the CLI's format)
+        logging.basicConfig(level=log_level, format="%(levelname)s %(name)s: %(message)s")
+    key, fill = task
+    t0 = time.perf_counter()
+    fill()
+    return key, time.perf_counter() - t0
+
+
+def fill_caches(fig_ids, cache_dir, *, reps=100, seed=2021, data_root=None, jobs=2, on_task=None):
+    """Fill the figures' cache entries in parallel, before the figures are computed.
+
+    A figure module may define ``cache_tasks(cache_dir, reps=, seed=, data_root=)``: its
+    expensive, independent cache entries as ``(key, fill)`` pairs (gr22: one per network,
+    whose Dirichlet fit on CIFAR-100 takes about a minute). The tasks of all ``fig_ids``
+    (one per key) run on ``jobs`` worker processes; each ``fill()`` computes its entry and
+    writes it to ``cache_dir`` atomically (or reads it, if cached), and the figures then read
+    them. Every entry is computed by the same deterministic code as without workers (the
+    fits run single-threaded), so the figures do not depend on ``jobs``.
+
+    ``on_task(key, seconds, done, total)`` is called as each task ends (progress).
+
+    Returns
+    -------
+    int
+        The number of tasks run.
+    """
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or (jobs < 1 and jobs != -1):
+        raise ValueError(f"jobs must be a positive integer or -1, got {jobs!r}")
+    tasks: dict = {}
+    for fig_id in fig_ids:
+        make_tasks = getattr(get_figure(fig_id), "cache_tasks", None)
+        if make_tasks is not None:
+            for key, fill in make_tasks(cache_dir, reps=reps, seed=seed, data_root=data_root):
+                tasks.setdefault(key, fill)
+    if not tasks:
+        return 0
+    from contextlib import ExitStack
+
+    from calcheck.simulations.parallel import parallel_results
+
+    with ExitStack() as stack:
+        results = parallel_results(
+            _fill_one,
+            [(task, None) for task in tasks.items()],
+            logging.getLogger().getEffectiveLevel(),
+            jobs,
+            "loky",
+            stack,
+        )
+        for done, (key, seconds) in enumerate(results, start=1):
+            logger.info("cache entry %s filled in %.1f s", key, seconds)
+            if on_task is not None:
+                on_task(key, seconds, done, len(tasks))
+    return len(tasks)
+
+
 def regenerate(
     fig_ids,
     out_dir,
@@ -100,10 +160,15 @@ def regenerate(
     formats=("png", "pdf"),
     command="calcheck figures",
     on_figure=None,
+    jobs=1,
+    on_task=None,
 ) -> list[dict]:
     """Compute (or read from the cache), draw and save figures; write ``index.json``.
 
     ``on_figure(entry, done, total)`` is called after each figure is saved (progress).
+    ``jobs`` other than 1 first fills the figures' independent cache entries on that many
+    worker processes (:func:`fill_caches`, which calls ``on_task``); the figures are the
+    same for any ``jobs``.
 
     Returns
     -------
@@ -113,6 +178,16 @@ def regenerate(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cache_dir = out / "cache"
+    if jobs != 1:
+        fill_caches(
+            fig_ids,
+            cache_dir,
+            reps=reps,
+            seed=seed,
+            data_root=data_root,
+            jobs=jobs,
+            on_task=on_task,
+        )
     entries = []
     for fig_id in fig_ids:
         mod = get_figure(fig_id)

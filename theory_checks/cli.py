@@ -214,6 +214,11 @@ def _cmd_figures(args) -> int:
     out = writable_folder(args.out, "--out")
     from tqdm.auto import tqdm
 
+    def task_progress(key, seconds, done, total):
+        # model fits before the figures (--jobs): one line each, they take up to a minute
+        line = f"{key} fitted ({done} of {total}), {seconds:.0f} s"
+        tqdm.write(f"calcheck: {line}", file=sys.stderr)
+
     # the run's rule: a bar on a terminal, otherwise one line per figure on stderr
     with tqdm(total=len(ids), unit="figure", disable=not sys.stderr.isatty()) as bar:
 
@@ -231,6 +236,8 @@ def _cmd_figures(args) -> int:
             data_root=args.data,
             command="calcheck figures",
             on_figure=progress,
+            jobs=args.jobs,
+            on_task=task_progress,
         )
     results = out.parent / "results.json"
     page = write_html(
@@ -354,6 +361,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="calcheck-results/figures", help="output folder")
     s.add_argument("--reps", type=int, default=100, help="repetitions (paper: 100)")
     s.add_argument("--seed", type=int, default=2021, help="root seed of the figures' draws")
+    s.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        help="worker processes that first fit the figures' models in parallel (gr22's "
+        "twelve networks; -1: all CPUs); the figures are the same for any --jobs",
+    )
     s.add_argument(
         "--record-findings",
         action="store_true",

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..data import CIFAR_MODELS
 from ..plotting import new_figure
-from ._cifar import ARCH_LABELS, BINS, METHOD_LABELS, compute_models
+from ._cifar import ARCH_LABELS, BINS, METHOD_LABELS, compute_models, model_tasks
 
 COLORS = {
     "base": "tab:grey",
@@ -27,6 +27,15 @@ def compute_for(datasets):
         )
 
     return compute
+
+
+def cache_tasks_for(datasets):
+    """The figure's cache entries as independent tasks (``calcheck figures --jobs``)."""
+
+    def cache_tasks(cache_dir=None, *, seed=2022, data_root=None, **_):
+        return model_tasks(datasets, bins=BINS, seed=seed, cache_dir=cache_dir, data_root=data_root)
+
+    return cache_tasks
 
 
 def draw_grid(data, panels, methods, *, styles=None):
@@ -213,7 +222,7 @@ def judged_statements(data, ds, metric, methods):
 
 
 def make(datasets, metrics, hb):
-    """Compute / draw / findings of one ablation figure (Figs. 5-8): every method vs B."""
+    """Compute / draw / findings / cache_tasks of one ablation figure (Figs. 5-8)."""
     methods = ("base", "ts", "vs", "ds", "nhb", hb)
 
     def draw(data):
@@ -250,4 +259,4 @@ def make(datasets, metrics, hb):
                     )
         return out
 
-    return compute_for(tuple(datasets)), draw, findings
+    return compute_for(tuple(datasets)), draw, findings, cache_tasks_for(tuple(datasets))

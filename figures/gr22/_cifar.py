@@ -33,6 +33,7 @@ Reconstructed conventions, each checked against the paper's numbers:
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 import numpy as np
 
@@ -283,22 +284,45 @@ def evaluate_model(dataset, arch, *, bins=(15,), seed=2022, cache_dir=None, data
     return {"bins": np.asarray(bins), **{k: np.asarray(v, dtype=float) for k, v in rows.items()}}
 
 
+def _model_entry(dataset, arch, bins, seed, cache_dir, data_root):
+    """:func:`evaluate_model` of one network, through the cache."""
+    return cached(
+        f"gr22-eval-{dataset}-{arch}",
+        {"bins": list(bins), "seed": seed},
+        lambda: evaluate_model(
+            dataset, arch, bins=bins, seed=seed, cache_dir=cache_dir, data_root=data_root
+        ),
+        cache_dir,
+    )
+
+
 def compute_models(datasets, *, bins=(15,), seed=2022, cache_dir=None, data_root=None):
     """:func:`evaluate_model` for every architecture of the given data sets (cached)."""
     out = {}
     for ds in datasets:
         for arch in CIFAR_MODELS:
-            res = cached(
-                f"gr22-eval-{ds}-{arch}",
-                {"bins": list(bins), "seed": seed},
-                lambda ds=ds, arch=arch: evaluate_model(
-                    ds, arch, bins=bins, seed=seed, cache_dir=cache_dir, data_root=data_root
-                ),
-                cache_dir,
-            )
+            res = _model_entry(ds, arch, tuple(bins), seed, cache_dir, data_root)
             for k, v in res.items():
                 out[f"{ds}/{arch}/{k}"] = v
     return out
+
+
+def model_tasks(datasets, *, bins=(15,), seed=2022, cache_dir=None, data_root=None):
+    """The cache entries of :func:`compute_models` as independent tasks ``(key, fill)``.
+
+    ``calcheck figures --jobs`` runs them in parallel before the figures are drawn (the
+    figure registry's ``cache_tasks`` protocol). CIFAR-100 first: its Dirichlet fits take
+    most of the time, so they should not be the last ones started.
+    """
+    order = sorted(datasets, key=lambda ds: (not ds.endswith("cifar100"), ds))
+    return [
+        (
+            f"gr22-eval-{ds}-{arch}",
+            partial(_model_entry, ds, arch, tuple(bins), seed, cache_dir, data_root),
+        )
+        for ds in order
+        for arch in CIFAR_MODELS
+    ]
 
 
 def table_rows(data, table, metric, *, b_index=0):

@@ -12,6 +12,7 @@ from ._cifar import (
     PAPER,
     TOLERANCE,
     compute_models,
+    model_tasks,
     table_rows,
 )
 
@@ -78,13 +79,16 @@ def tlhb_lowest_mce(rows, table):
 
 
 def make(table: str, metrics: tuple[str, ...]):
-    """Compute / draw / findings of one table."""
+    """Compute / draw / findings / cache_tasks of one table."""
     datasets = tuple(sorted({ds for (t, _), rows in PAPER.items() if t == table for ds, _ in rows}))
 
     def compute(cache_dir=None, *, seed=2022, data_root=None, **_):
         return compute_models(
             datasets, bins=BINS, seed=seed, cache_dir=cache_dir, data_root=data_root
         )
+
+    def cache_tasks(cache_dir=None, *, seed=2022, data_root=None, **_):
+        return model_tasks(datasets, bins=BINS, seed=seed, cache_dir=cache_dir, data_root=data_root)
 
     def rows(data):
         return {m: table_rows(data, table, m, b_index=B15) for m in metrics}
@@ -202,7 +206,7 @@ def make(table: str, metrics: tuple[str, ...]):
             )
         return fig
 
-    return compute, draw, findings
+    return compute, draw, findings, cache_tasks
 
 
 __all__ = ["REASONS", "make"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import CIFAR_MODELS
-from ._ablation import best_fraction, compute_for, draw_grid
+from ._ablation import best_fraction, cache_tasks_for, compute_for, draw_grid
 
 ID = "gr22.fig2"
 CAPTION = (
@@ -14,7 +14,8 @@ CAPTION = (
     "HB bins per class, unbinned, for TL-HB)."
 )
 compute = compute_for(("cifar10",))
-__all__ = ["CAPTION", "ID", "compute", "draw", "findings"]
+cache_tasks = cache_tasks_for(("cifar10",))
+__all__ = ["CAPTION", "ID", "cache_tasks", "compute", "draw", "findings"]
 
 
 def draw(data):

@@ -13,7 +13,7 @@ CAPTION = (
     "B = 5..25 (estimation bins for continuous methods, HB bins per class for HB, "
     "unbinned)."
 )
-compute, draw, findings = make(
+compute, draw, findings, cache_tasks = make(
     (
         "cifar10",
         "cifar100",
@@ -24,4 +24,4 @@ compute, draw, findings = make(
     ),
     "tlhb",
 )
-__all__ = ["CAPTION", "ID", "compute", "draw", "findings"]
+__all__ = ["CAPTION", "ID", "cache_tasks", "compute", "draw", "findings"]

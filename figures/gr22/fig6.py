@@ -14,7 +14,7 @@ CAPTION = (
     "method against B = 5..25 (estimation bins for continuous methods, HB bins per class "
     "for HB, unbinned)."
 )
-compute, draw, findings = make(
+compute, draw, findings, cache_tasks = make(
     ("focal_cifar10",),
     (
         "tl_ece",
@@ -22,4 +22,4 @@ compute, draw, findings = make(
     ),
     "tlhb",
 )
-__all__ = ["CAPTION", "ID", "compute", "draw", "findings"]
+__all__ = ["CAPTION", "ID", "cache_tasks", "compute", "draw", "findings"]

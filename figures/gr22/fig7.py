@@ -12,7 +12,7 @@ CAPTION = (
     "Figure 7: Brier models, CW-ECE (ablation of Table 3); every method against B = 5..25 "
     "(estimation bins for continuous methods, HB bins per class for HB, unbinned)."
 )
-compute, draw, findings = make(
+compute, draw, findings, cache_tasks = make(
     (
         "cifar10",
         "cifar100",
@@ -20,4 +20,4 @@ compute, draw, findings = make(
     ("cw_ece",),
     "cwhb",
 )
-__all__ = ["CAPTION", "ID", "compute", "draw", "findings"]
+__all__ = ["CAPTION", "ID", "cache_tasks", "compute", "draw", "findings"]

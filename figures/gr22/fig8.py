@@ -13,5 +13,5 @@ CAPTION = (
     "against B = 5..25 (estimation bins for continuous methods, HB bins per class for HB, "
     "unbinned)."
 )
-compute, draw, findings = make(("focal_cifar10",), ("cw_ece",), "cwhb")
-__all__ = ["CAPTION", "ID", "compute", "draw", "findings"]
+compute, draw, findings, cache_tasks = make(("focal_cifar10",), ("cw_ece",), "cwhb")
+__all__ = ["CAPTION", "ID", "cache_tasks", "compute", "draw", "findings"]
