@@ -299,6 +299,16 @@ def not_covered_page(paper: str) -> str:
     return "\n".join(["| # | item | status | reason |", "|---|---|---|---|", *rows]) + "\n"
 
 
+def _load_averages(machine: dict) -> str:
+    """The 1/5/15-minute load averages recorded with a run (older records: at its end only)."""
+    said = [
+        f"load average at the {when} {machine[key]}"
+        for when, key in (("start", "load_average_at_start"), ("end", "load_average_at_end"))
+        if key in machine
+    ]
+    return ", ".join(said)
+
+
 def measurements_page() -> str:
     """The measured runs of ``docs/measurements/*.json`` (``docs/tools/record_run.py``)."""
     files = sorted((HERE / "measurements").glob("*.json"))
@@ -309,11 +319,11 @@ def measurements_page() -> str:
         m = json.loads(path.read_text())
         machine = m["machine"]
         lines += [
-            f"### `{m['name']}`: {m['command']}",
+            f"### `{m['name']}`: `{m['command']}`",
             "",
             f"- **When, where**: {m['date_utc']} UTC, commit `{m['commit']}`, "
             f"{machine['cpus']} CPUs ({machine['cpu_model']}), Python {machine['python']}, "
-            f"load average at the start {machine['load_average_at_start']}",
+            f"{_load_averages(machine)}",
             f"- **Wall time**: {m['wall_seconds'] / 60:.1f} min ({m['wall_seconds']:.0f} s); "
             f"peak resident memory of a process {m['peak_rss_mb']} MB",
             f"- **Checks**: {m['as_expected']} of {m['checks']} as expected ({m['roles']}); "

@@ -71,6 +71,7 @@ def check_rows(results: dict) -> dict:
 def measure(name: str, command: list[str]) -> dict:
     """Run ``command`` and return the measurement record (also written to the docs)."""
     started = datetime.now(UTC)
+    load_at_start = [round(x, 2) for x in os.getloadavg()]
     t0 = time.monotonic()
     completed = subprocess.run(command, check=False)
     wall = time.monotonic() - t0
@@ -90,7 +91,8 @@ def measure(name: str, command: list[str]) -> dict:
             "cpus": os.cpu_count(),
             "cpu_model": _cpu_model(),
             "python": platform.python_version(),
-            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+            "load_average_at_start": load_at_start,
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         },
         "budget": meta.get("budget"),
         "reps": meta.get("reps"),

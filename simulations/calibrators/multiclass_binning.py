@@ -178,17 +178,25 @@ class _HistogramBinningBase:
             "rng": self.rng,
         }
 
-    def _bins_for(self, m):
-        """Bins for a group of m points: floor(m/k), or the fixed B (at most what m allows)."""
+    def _bins_for(self, m, reduced=None):
+        """Bins for a group of m points: floor(m/k), or the fixed B (at most what m allows).
+
+        A group whose m allows fewer bins is logged, or appended to ``reduced`` as
+        ``(m, bins, wanted)`` for the caller to log once (TL-HB: one line per fit, not per
+        class).
+        """
         if self.n_bins is None:
             b = m // check_positive_int(self.points_per_bin, "points_per_bin", 2)
         else:
             b = check_n_bins(self.n_bins)
         limit = m // 2 if self.variant == "analysed" else m  # Algorithm 2 needs m >= 2B
         if b > limit:
-            logger.warning(
-                "%s: %d points allow only %d bins, not %d", type(self).__name__, m, limit, b
-            )
+            if reduced is None:
+                logger.warning(
+                    "%s: %d points allow only %d bins, not %d", type(self).__name__, m, limit, b
+                )
+            elif limit >= 1:
+                reduced.append((m, limit, b))
             b = limit
         return b
 
@@ -244,9 +252,10 @@ class TopLabelHistogramBinning(_HistogramBinningBase):
         self.class_counts_ = np.bincount(c, minlength=n_cls)
         self.bins_per_class_ = np.zeros(n_cls, dtype=np.int64)
         self.calibrators_ = []
+        reduced: list = []
         for lab in range(n_cls):
             mask = c == lab
-            b = self._bins_for(int(mask.sum()))
+            b = self._bins_for(int(mask.sum()), reduced)
             if b < 1:
                 if mask.any():
                     logger.warning(
@@ -260,6 +269,19 @@ class TopLabelHistogramBinning(_HistogramBinningBase):
             cal.fit(g[mask], (y[mask] == lab).astype(float))
             self.bins_per_class_[lab] = b
             self.calibrators_.append(cal)
+        if reduced:
+            m, bins, wanted = min(reduced)
+            logger.warning(
+                "%s: %d of %d classes have too few points for %d bins (%s variant): they "
+                "get fewer (the fewest points: %d, %d bins)",
+                type(self).__name__,
+                len(reduced),
+                n_cls,
+                wanted,
+                self.variant,
+                m,
+                bins,
+            )
         return self
 
     def predict_groups(self, scores, *, rng=None):

@@ -166,3 +166,15 @@ def test_small_groups_left_uncalibrated(caplog):
 def test_validation(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def test_tl_hb_logs_reduced_bins_once_per_fit(caplog):
+    # classes of 3, 3 and 2 points: the analysed variant (2 points per bin) allows 1 bin each
+    with caplog.at_level(logging.WARNING):
+        cal = TopLabelHistogramBinning(n_bins=2, variant="analysed", rng=0).fit(P, Y)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        "TopLabelHistogramBinning: 3 of 3 classes have too few points for 2 bins (analysed "
+        "variant): they get fewer (the fewest points: 2, 1 bins)"
+    ]
+    np.testing.assert_array_equal(cal.bins_per_class_, [1, 1, 1])
