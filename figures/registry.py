@@ -93,9 +93,10 @@ def select_figures(patterns) -> list[str]:
 
 def _fill_one(task, log_level, _blocks):
     """Run one cache task ``(key, fill)`` in a worker; returns ``(key, seconds)``."""
-    root = logging.getLogger()
-    if not root.handlers:  # a fresh worker: log as the main process does (the CLI's format)
-        logging.basicConfig(level=log_level, format="%(levelname)s %(name)s: %(message)s")
+    from calcheck.simulations.parallel import LOG_FORMAT
+
+    if not logging.getLogger().handlers:  # a fresh worker: log as the main process does
+        logging.basicConfig(level=log_level, format=LOG_FORMAT)
     key, fill = task
     t0 = time.perf_counter()
     fill()

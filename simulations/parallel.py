@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from contextlib import ExitStack, contextmanager
 
-__all__ = ["exit_with_parent", "parallel_results"]
+__all__ = ["LOG_FORMAT", "exit_with_parent", "parallel_results"]
+
+#: Format of calcheck's log lines: the CLI's, and that of worker processes that log.
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
 def exit_with_parent(parent_pid: int):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from calcheck.bounds import registry
 from calcheck.simulations._io import json_text, writable_folder
+from calcheck.simulations.parallel import LOG_FORMAT
 from calcheck.simulations.provenance import package_version
 
 from .cli_run import add_run_arguments, cmd_run
@@ -413,7 +414,7 @@ def main(argv=None) -> int:
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "info" if args.verbose else "warning")
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
+        format=LOG_FORMAT,
     )
     try:
         return args.func(args)
