@@ -25,6 +25,7 @@ from calcheck.bounds import registry
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
+from .exact_evidence import with_exact_evidence
 from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin, scaled
 from .power import detectable_factor, no_power
 from .roles import check_role
@@ -140,7 +141,8 @@ class Check:
                     else None
                 )
                 values = self.event.evaluate(exp, outcome, radius, alpha)
-                cells.append(_cell_result(self, exp, outcome, alpha, values, claim, level))
+                cell = _cell_result(self, exp, outcome, alpha, values, claim, level)
+                cells.append(with_exact_evidence(self, exp, alpha, radius, cell))
         return CheckResult(self, tuple(cells), n_blocks_for(reps) * BLOCK_REPS, false_alarm)
 
 
@@ -234,6 +236,19 @@ class CellResult:
     detectable_factor: float | None = None
     vacuous_replicates: int = 0
     no_power: str = ""
+    exact_coverage: float | None = None
+    exact_route: str = ""
+
+    @property
+    def violated(self) -> bool:
+        """Whether the cell is flagged: by its exact coverage where known, else by its test.
+
+        Exact evidence decides (:mod:`~calcheck.theory_checks.exact_evidence`): the Monte
+        Carlo test stays beside it as a cross-check.
+        """
+        if self.exact_coverage is not None:
+            return self.exact_coverage < self.verdict.claimed
+        return self.verdict.violated
 
     @property
     def has_power(self) -> bool:
@@ -259,7 +274,7 @@ class CheckResult:
     passed: bool = field(init=False)
 
     def __post_init__(self):
-        if any(c.verdict.violated for c in self.cells):
+        if any(c.violated for c in self.cells):
             verdict = "violated"
         elif self.cells and not any(c.has_power for c in self.cells):
             verdict = "vacuous"
@@ -346,7 +361,7 @@ class CheckResult:
         lo = np.array([c.verdict.ci_low for c in self.cells])
         hi = np.array([c.verdict.ci_high for c in self.cells])
         claimed = np.array([c.verdict.claimed for c in self.cells])
-        bad = np.array([c.verdict.violated for c in self.cells])
+        bad = np.array([c.violated for c in self.cells])
         ax.errorbar(
             cov,
             y,

@@ -52,7 +52,7 @@ def _cell_dict(c) -> dict:
         "alpha": c.alpha,
         "bound": _clean(c.bound),
         "verdict": (
-            "violated" if c.verdict.violated else "consistent" if c.has_power else "vacuous"
+            "violated" if c.violated else "consistent" if c.has_power else "vacuous"
         ),
         **{k: _clean(val) for k, val in v.items()},
         "estimate": c.estimate,
@@ -62,6 +62,8 @@ def _cell_dict(c) -> dict:
         "empty_bins": c.empty_bins,
         "vacuous_replicates": c.vacuous_replicates,
         "no_power": c.no_power or None,
+        "exact_coverage": c.exact_coverage,
+        "exact_route": c.exact_route or None,
     }
 
 

@@ -13,7 +13,13 @@ its verdict means:
     and the suite shows the evidence first (a counterexample that stops failing is news:
     the run exits 1);
 ``hypothesis``
-    what happens when a theorem's hypothesis is dropped (expected as the check states).
+    what happens when a theorem's hypothesis is dropped (expected as the check states);
+``identity``
+    a result that holds by construction of the code (both sides from the same arrays or
+    the same function: a triangle inequality, Jensen on one measure, a function compared
+    with itself). It is checked exactly, as code (a unit test of the implementation),
+    listed apart as "holds by construction", never counted among verified guarantees and
+    given no control: no data could make it fail.
 
 A check without an explicit role takes ``guarantee`` if it expects consistent and
 ``control`` if it expects violated.
@@ -35,6 +41,7 @@ ROLES = {
     "control": ("violated",),
     "counterexample": ("violated",),
     "hypothesis": ("consistent", "violated"),
+    "identity": ("consistent",),
 }
 
 #: A printed claim that fails (guarantee id) -> the valid form the suite checks beside it.
@@ -49,6 +56,7 @@ _COUNTED = {
     "control": ("negative controls", "caught"),
     "counterexample": ("printed claims", "fail as printed"),
     "hypothesis": ("dropped hypotheses", "as stated"),
+    "identity": ("identities (hold by construction)", "checked exactly"),
 }
 
 
