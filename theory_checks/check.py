@@ -15,6 +15,7 @@ most ``false_alarm``.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import math
 from dataclasses import dataclass, field
@@ -25,11 +26,21 @@ from calcheck.bounds import registry
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
+from .events import (
+    ALPHA_FREE,
+    CLAIMS,
+    MUTANT_FACTORS,
+    BoundRule,
+    Event,
+    MeanAtMost,
+    PathWithin,
+    scaled,
+)
 from .exact_evidence import with_exact_evidence
-from .events import ALPHA_FREE, CLAIMS, BoundRule, Event, MeanAtMost, PathWithin, scaled
 from .power import detectable_factor, no_power
-from .roles import check_role
-from .verdicts import CoverageVerdict, coverage_verdict
+from .protocol import Mutant, json_number
+from .roles import check_role, role_of
+from .verdicts import CoverageVerdict, coverage_verdict, critical_count
 
 __all__ = ["CellResult", "Check", "CheckResult", "with_sharper_controls"]
 
@@ -130,7 +141,7 @@ class Check:
         """Verdicts of every cell from outcomes already in ``store``."""
         level = false_alarm / self.n_cells()
         claim = CLAIMS[self.claim]
-        cells = []
+        cells, mutant_cells = [], []
         for exp in self.experiments:
             outcome = load_outcome(store, exp, reps, root_seed)
             symbols = exp.symbols(outcome)
@@ -143,7 +154,65 @@ class Check:
                 values = self.event.evaluate(exp, outcome, radius, alpha)
                 cell = _cell_result(self, exp, outcome, alpha, values, claim, level)
                 cells.append(with_exact_evidence(self, exp, alpha, radius, cell))
-        return CheckResult(self, tuple(cells), n_blocks_for(reps) * BLOCK_REPS, false_alarm)
+                if self.has_mutant:
+                    mutant_cells.append(
+                        _mutant_counts(self, exp, outcome, radius, alpha, values, claim)
+                    )
+        mutant = _mutant(mutant_cells, cells, level) if self.has_mutant else None
+        return CheckResult(self, tuple(cells), n_blocks_for(reps) * BLOCK_REPS, false_alarm, mutant)
+
+    @property
+    def has_mutant(self) -> bool:
+        """Whether the check is a guarantee's: its claim is tightened into a same-path mutant."""
+        return role_of(self) == "guarantee"
+
+
+def _mutant_counts(check, exp, outcome, radius, alpha, values, claim) -> list:
+    """``(successes, trials, claimed)`` of the claim tightened by each mutant factor."""
+    out = []
+    for f in MUTANT_FACTORS:
+        success, bound = check.event.evaluate_mutant(exp, outcome, radius, alpha, f, values)
+        claimed = claim(alpha if alpha is not None else 0.0, bound)
+        claimed = min(max(claimed, np.nextafter(0.0, 1.0)), 1.0)
+        success = np.asarray(success, dtype=bool)
+        out.append((int(success.sum()), success.size, float(claimed)))
+    return out
+
+
+def _mutant(mutant_cells, cells, level) -> Mutant:
+    """The largest tightening the check catches on its own cells (same draws, same tests)."""
+    counts_cache: dict = {}
+
+    def flagged(successes, trials, claimed):
+        key = (trials, claimed)
+        if key not in counts_cache:
+            counts_cache[key] = (
+                trials - 1 if claimed >= 1 else critical_count(trials, claimed, level)
+            )
+        return successes <= counts_cache[key]
+
+    tried = ", ".join(f"{f:g}" for f in MUTANT_FACTORS)
+    for j, f in enumerate(MUTANT_FACTORS):
+        hits = [i for i, per_factor in enumerate(mutant_cells) if flagged(*per_factor[j])]
+        if hits:
+            c = cells[hits[0]]
+            k, r, claimed = mutant_cells[hits[0]][j]
+            return Mutant(
+                f"the stated bound times {f:g}",
+                True,
+                f,
+                f"bound times {tried}",
+                f"{len(hits)} of {len(cells)} cells flag it, first {_cell_label(c)}: "
+                f"coverage {k / r:.4f} vs claimed {claimed:.4f}",
+            )
+    f = MUTANT_FACTORS[-1]
+    return Mutant(
+        f"the stated bound times {f:g}",
+        False,
+        f,
+        f"bound times {tried}",
+        f"no cell flags even the bound times {f:g}",
+    )
 
 
 def with_sharper_controls(checks: list, factors: dict) -> list:
@@ -190,6 +259,7 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
     detectable = detectable_factor(success, r, verdict)
     n_empty = getattr(outcome, "n_empty", None)
     vacuous = 0 if values.vacuous is None else int(np.sum(values.vacuous))
+    bits = base64.b64encode(np.packbits(success).tobytes()).decode("ascii")
     return CellResult(
         exp.law_name,
         exp.n_total,
@@ -205,6 +275,7 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
         detectable,
         vacuous,
         no_power(verdict, values.vacuous, n_empty),
+        success_bits=bits,
     )
 
 
@@ -218,8 +289,11 @@ class CellResult:
     ``detectable_factor`` k: this cell would flag the bound multiplied by any factor below
     k, at this budget (None where the event is not "error <= bound").
     ``vacuous_replicates``: replicates in which the event holds by construction (an infinite
-    bound, e.g. a bin without calibration points); ``no_power`` says why the cell cannot
-    flag anything whatever the data ("" when it can: see :attr:`has_power`).
+    bound, or one that reaches the statistic's range, e.g. a radius >= 1 on an error in
+    [0, 1]); ``no_power`` says why the cell cannot flag anything whatever the data ("" when
+    it can: see :attr:`has_power`). ``exact_coverage`` (with ``exact_route``) is the cell's
+    exact probability where calcheck can compute one: it decides (:attr:`violated`).
+    ``success_bits`` holds the per-replicate successes, packed (:meth:`successes`).
     """
 
     law: str
@@ -238,6 +312,7 @@ class CellResult:
     no_power: str = ""
     exact_coverage: float | None = None
     exact_route: str = ""
+    success_bits: str = ""
 
     @property
     def violated(self) -> bool:
@@ -255,6 +330,11 @@ class CellResult:
         """Whether some outcome of the replicates would flag this cell."""
         return not self.no_power
 
+    def successes(self) -> np.ndarray:
+        """The per-replicate successes (kept packed: implied checks compare them)."""
+        bits = np.frombuffer(base64.b64decode(self.success_bits), dtype=np.uint8)
+        return np.unpackbits(bits, count=self.verdict.trials).astype(bool)
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -270,8 +350,12 @@ class CheckResult:
     cells: tuple[CellResult, ...]
     reps: int
     false_alarm: float
+    mutant: Mutant | None = None
     verdict: str = field(init=False)
     passed: bool = field(init=False)
+
+    #: The kind of check (the protocol's name for it).
+    kind = "coverage"
 
     def __post_init__(self):
         if any(c.violated for c in self.cells):
@@ -281,7 +365,30 @@ class CheckResult:
         else:
             verdict = "consistent"
         object.__setattr__(self, "verdict", verdict)
-        object.__setattr__(self, "passed", self.verdict == self.check.expect)
+        caught = self.mutant is None or self.mutant.caught
+        object.__setattr__(self, "passed", self.verdict == self.check.expect and caught)
+
+    def evidence(self) -> dict:
+        """The cells with their numbers, JSON-able (the protocol's evidence)."""
+        return {
+            "claim": self.check.claim,
+            "per_cell_level": self.cells[0].verdict.level if self.cells else None,
+            "vacuity": self.vacuity_note() or None,
+            "cells": [_cell_dict(c) for c in self.cells],
+        }
+
+    @property
+    def powerless(self) -> tuple[str, ...]:
+        """The cells that could not have failed, each with why (the protocol's name)."""
+        return tuple(f"{_cell_label(c)}: {c.no_power}" for c in self.vacuous_cells)
+
+    def power_text(self) -> str:
+        """The smallest wrong claim the check would have caught (its detectable factor)."""
+        k = self.detectable_factor
+        if k is not None:
+            return f"bound x any factor < {k:.2f}"
+        m = self.mutant
+        return "-" if m is None else (m.claim if m.caught else "none found")
 
     @property
     def vacuous_cells(self) -> tuple[CellResult, ...]:
@@ -386,6 +493,29 @@ class CheckResult:
         else:
             ax.legend(fontsize=7, loc="best")
         return ax
+
+
+def _cell_dict(c: CellResult) -> dict:
+    v = dataclasses.asdict(c.verdict)
+    return {
+        "experiment": c.experiment,
+        "law": c.law,
+        "n": c.n,
+        "n_bins": c.n_bins,
+        "alpha": c.alpha,
+        "bound": json_number(c.bound),
+        "verdict": "violated" if c.violated else "consistent" if c.has_power else "vacuous",
+        **{k: json_number(val) for k, val in v.items()},
+        "estimate": c.estimate,
+        "ratio_quantile": json_number(c.ratio_quantile),
+        "tightness": json_number(c.tightness),
+        "detectable_factor": json_number(c.detectable_factor),
+        "empty_bins": c.empty_bins,
+        "vacuous_replicates": c.vacuous_replicates,
+        "no_power": c.no_power or None,
+        "exact_coverage": c.exact_coverage,
+        "exact_route": c.exact_route or None,
+    }
 
 
 def _cell_label(c: CellResult) -> str:

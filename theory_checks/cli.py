@@ -297,6 +297,39 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_audit(args) -> int:
+    import json
+    from pathlib import Path
+
+    from .audit import audit_problems, audit_rows, audit_table
+
+    path = Path(args.results)
+    if path.is_dir():
+        path = path / "results.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no results at {str(path)!r}: run `calcheck run --out {path.parent}` first, "
+            "or name a run's results.json with --results"
+        )
+    try:
+        data = json.loads(path.read_text())
+        rows = audit_rows(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is not a calcheck run's results.json ({exc})") from None
+    problems = audit_problems(data)
+    if args.json:
+        print(json_text({"results": str(path), "rows": rows, "problems": problems}, indent=1))
+    else:
+        print(audit_table(data))
+        head = data.get("headline", {}).get("text")
+        if head:
+            print(f"\n{head}.")
+        if problems:
+            print("\nGuarantees that cannot fail on this design (reclassify or redesign them):")
+            print("\n".join(f"  {line}" for line in problems))
+    return 1 if problems else 0
+
+
 def _positive_int(text):
     v = int(text)
     if v < 1 and v != -1:
@@ -387,6 +420,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_search_arguments(s)
     s.set_defaults(func=cmd_search)
+
+    s = sub.add_parser(
+        "audit",
+        help="one row per check of a run: its mutant and whether it was caught, its power, "
+        "powerless cells, implied-by (exit 1 if a guarantee cannot fail on its design)",
+    )
+    s.add_argument(
+        "--results",
+        default="calcheck-results",
+        help="a run's output folder or its results.json",
+    )
+    s.add_argument("--json", action="store_true", help="print the rows as JSON")
+    s.set_defaults(func=_cmd_audit)
 
     s = sub.add_parser("bench", help="time each hot path against its own floor (ratios)")
     s.add_argument("--n", type=int, default=10_000, help="calibration points")

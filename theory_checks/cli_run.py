@@ -425,7 +425,7 @@ def _report(args, out, run, false_alarm) -> int:
             print("\nPrinted claims that fail (a paper's statement checked as printed):")
             print("\n".join(f"  {line}" for line in printed_claim_lines(data["printed_claims"])))
         print(
-            f"\n{n_ok} of {len(results)} checks as expected ({data['roles']}). "
+            f"\n{n_ok} of {len(results)} checks as expected: {data['headline']['text']}. "
             f"Blocks of {BLOCK_REPS} "
             f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
             + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")

@@ -40,6 +40,8 @@ from calcheck.simulations.experiments.base import ratio
 
 __all__ = [
     "CLAIMS",
+    "MUTANT_FACTORS",
+    "UNIT_STATISTICS",
     "AtLeast",
     "BoundRule",
     "Event",
@@ -54,6 +56,7 @@ __all__ = [
     "constant",
     "other_guarantee",
     "stated",
+    "statistic_sup",
     "substitute",
 ]
 
@@ -71,6 +74,37 @@ CLAIMS: dict[str, Callable[[float, float], float]] = {
 }
 #: Claims that do not depend on alpha (the check has one cell per experiment).
 ALPHA_FREE = ("one", "1-bound")
+
+#: Statistics known to lie in [0, 1] (one home): a radius >= 1 on one of them cannot be
+#: exceeded, so a replicate where every radius reaches 1 holds by construction (vacuous).
+#: Each is a distance between two quantities in [0, 1] (a bin's label mean and its
+#: prediction, a mass and its estimate, a KS distance) or a calibration error built from them.
+UNIT_STATISTICS = frozenset(
+    {
+        "max_error",
+        "error",
+        "test_point_error",
+        "test_error",
+        "class_max_error",
+        "class_test_error",
+        "mass_error",
+        "l1_ece",
+        "l2_ece",
+        "l2_ece_sq",
+        "cw_ece",
+        "ks",
+        "ks_pairs",
+    }
+)
+
+#: Factors a same-path mutant tightens a claim by (largest first): the mutant of a check
+#: is the stated claim tightened by the largest of these that the check catches.
+MUTANT_FACTORS = (0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
+
+
+def statistic_sup(name: str) -> float:
+    """The largest value statistic ``name`` can take (inf where calcheck does not know one)."""
+    return 1.0 if name in UNIT_STATISTICS else float("inf")
 
 
 # ------------------------------------------------------------------------ bound rules
@@ -175,6 +209,20 @@ class Event:
         """Short name for reports."""
         return f"{type(self).__name__.lower()}({self.statistic})"
 
+    def tighten(self, radius, factor: float):
+        """The radius of the claim tightened by ``factor`` in (0, 1) (an upper bound shrinks)."""
+        return np.asarray(radius, dtype=float) * factor
+
+    def evaluate_mutant(self, experiment, outcome, radius, alpha, factor: float, values):
+        """Successes of the claim tightened by ``factor`` on the same outcome (a mutant).
+
+        ``values`` are the stated claim's :class:`EventValues` (events without a bound
+        tighten their ratio). Returns ``(success, bound)``: the bound enters the claim of
+        expectation events.
+        """
+        v = self.evaluate(experiment, outcome, self.tighten(radius, factor), alpha)
+        return v.success, v.bound
+
     def _stat(self, experiment, outcome, alpha):
         return np.asarray(experiment.statistic(outcome, self.statistic, alpha), dtype=float)
 
@@ -188,7 +236,8 @@ class Within(Event):
         stat = self._stat(experiment, outcome, alpha)
         full = np.broadcast_to(np.asarray(radius, dtype=float), stat.shape)
         r = ratio(stat, full)
-        vacuous = np.isposinf(full)
+        # an infinite radius, or one at least the statistic's largest value, cannot be exceeded
+        vacuous = full >= statistic_sup(self.statistic)
         if r.ndim == 2:
             r = r.max(axis=1)
             vacuous = vacuous.all(axis=1)
@@ -204,6 +253,10 @@ class AtLeast(Event):
     """
 
     strict: bool = False
+
+    def tighten(self, radius, factor: float):
+        """A lower bound tightened by ``factor`` rises: ``radius / factor``."""
+        return np.asarray(radius, dtype=float) / factor
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes and ratios."""
@@ -241,7 +294,7 @@ class Marginal(Event):
             ratio(err, radius),
             estimate,
             _median_bound(radius),
-            np.isposinf(radius),
+            radius >= statistic_sup("test_point_error"),
         )
 
 
@@ -262,6 +315,10 @@ class Identity(Event):
     """The guarantee's value (the "radius") equals ``stat`` within ``tol`` everywhere."""
 
     tol: float = 1e-10
+
+    def tighten(self, radius, factor: float):
+        """The value perturbed: ``radius * factor`` (an exact claim of another constant)."""
+        return np.asarray(radius, dtype=float) * factor
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes iff ``max |value - truth| <= tol``; ratio ``max diff / tol``."""
@@ -285,11 +342,19 @@ class Ordered(Event):
         """Short name for reports."""
         return " and ".join(f"{a} <= {b}" for a, b in self.pairs)
 
-    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
-        """Successes iff every pair is ordered; the ratio is ``a / b`` of the first pair."""
+    def evaluate_mutant(self, experiment, outcome, radius, alpha, factor, values):
+        """Every pair ordered with the larger side shrunk: ``a <= factor * b``."""
+        return self._ordered(outcome, factor), float("nan")
+
+    def _ordered(self, outcome, factor=1.0):
         success = np.ones(outcome.reps, dtype=bool)
         for a, b in self.pairs:
-            success &= getattr(outcome, a) <= getattr(outcome, b) + self.tol
+            success &= getattr(outcome, a) <= factor * getattr(outcome, b) + self.tol
+        return success
+
+    def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
+        """Successes iff every pair is ordered; the ratio is ``a / b`` of the first pair."""
+        success = self._ordered(outcome)
         first_a, first_b = self.pairs[0]
         r = ratio(getattr(outcome, first_a), getattr(outcome, first_b))
         return EventValues(success, r, float(success.mean()), float("nan"))
@@ -308,6 +373,10 @@ class PathWithin(Event):
     def describe(self) -> str:
         """Short name for reports."""
         return "path_within"
+
+    def evaluate_mutant(self, experiment, outcome, radius, alpha, factor, values):
+        """The path within ``factor`` times its radius: worst ratio ``<= factor``."""
+        return values.ratio <= factor, values.bound * factor
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes iff the path's worst ratio at this alpha is <= 1."""

@@ -31,8 +31,9 @@ from calcheck.simulations.provenance import generator
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import BoundRule
+from .protocol import Mutant
 from .rates import SeriesCheckResult
-from .roles import check_role
+from .roles import check_role, role_of
 
 __all__ = ["ExponentCheck", "ExponentCheckResult", "ExponentSeries", "ExponentSeriesResult"]
 
@@ -134,7 +135,10 @@ class ExponentCheck:
         level = false_alarm / len(self.series)
         rng = generator(root_seed, "exponent-bootstrap", self.id)
         results = tuple(self._fit(s, store, reps, root_seed, level, rng) for s in self.series)
-        return ExponentCheckResult(self, results, n_blocks_for(reps) * BLOCK_REPS, false_alarm)
+        mutant = exponent_mutant(results, self.tolerance) if role_of(self) == "guarantee" else None
+        return ExponentCheckResult(
+            self, results, n_blocks_for(reps) * BLOCK_REPS, false_alarm, mutant=mutant
+        )
 
     def _points(self, series, store, reps, root_seed):
         """``(theta, h, values (R,))`` per point of the series."""
@@ -191,6 +195,39 @@ class ExponentCheck:
         )
 
 
+#: Shifts of the claimed exponent a mutant tries (smallest first).
+MUTANT_SHIFTS = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
+
+
+def exponent_mutant(series, tolerance: float) -> Mutant:
+    """The claimed exponent shifted by +-m on the same means: the smallest m caught both ways.
+
+    Claiming ``claimed + m`` moves the excess to ``excess - m``: flagged when its interval
+    ``[lo - m, hi - m]`` leaves ``[-tolerance, tolerance]``, i.e. ``m > hi + tolerance`` for
+    +m and ``m > tolerance - lo`` for -m, in some series.
+    """
+    tried = ", ".join(f"{m:g}" for m in MUTANT_SHIFTS)
+    up = min(s.excess_ci[1] + tolerance for s in series)
+    down = min(tolerance - s.excess_ci[0] for s in series)
+    for m in MUTANT_SHIFTS:
+        if m > up and m > down:
+            return Mutant(
+                f"the claimed exponent shifted by +-{m:g}",
+                True,
+                m,
+                f"shifts {tried}",
+                f"caught above +{up:.2f} and below -{down:.2f}",
+            )
+    m = MUTANT_SHIFTS[-1]
+    return Mutant(
+        f"the claimed exponent shifted by +-{m:g}",
+        False,
+        m,
+        f"shifts {tried}",
+        f"caught only above +{up:.2f} and below -{down:.2f}",
+    )
+
+
 @dataclass(frozen=True)
 class ExponentSeriesResult:
     """Fit of one series.
@@ -237,6 +274,33 @@ class ExponentCheckResult(SeriesCheckResult):
     """Series fits of an exponent check and its verdict (violated if any series is)."""
 
     kind_name = "exponent check"
+    kind = "exponent"
+
+    def evidence(self) -> dict:
+        """The series with their means and fits, JSON-able (the protocol's evidence)."""
+        return {
+            "claim": f"E[stat] ~ h: excess exponent within +-{self.check.tolerance:g}",
+            "tolerance": self.check.tolerance,
+            "series": [
+                {
+                    "name": s.name,
+                    "varying": s.varying,
+                    "theta": list(s.theta),
+                    "means": list(s.means),
+                    "h": list(s.h),
+                    "exponent": s.exponent,
+                    "exponent_ci": list(s.exponent_ci),
+                    "claimed": s.claimed,
+                    "excess": s.excess,
+                    "excess_ci": list(s.excess_ci),
+                    "level": s.level,
+                    "c_fit": s.c_fit,
+                    "verdict": "violated" if s.violated else "consistent",
+                }
+                for s in self.series
+            ],
+            "cells": [],
+        }
 
     def _settings(self) -> str:
         return f"{self.reps} replicates per point, tolerance {self.check.tolerance:g}"

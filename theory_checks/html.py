@@ -131,7 +131,14 @@ def _summary(results: dict) -> str:
     lines = [
         f"<p class='{verdict}'><b>{len(checks) - len(wrong)} of {len(checks)} checks as "
         "expected.</b></p><ul>",
-        *(f"<li>{html.escape(part)}</li>" for part in role_count_text(checks).split(", ")),
+        *(
+            f"<li>{html.escape(part)}</li>"
+            for part in (
+                results["headline"]["text"] if "headline" in results else role_count_text(checks)
+            )
+            .replace("; apart: ", ", ")
+            .split(", ")
+        ),
     ]
     if wrong:
         items = ", ".join(

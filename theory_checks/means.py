@@ -21,8 +21,9 @@ from calcheck.bounds import registry
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
+from .protocol import Mutant, json_number
 from .rates import SeriesCheckResult
-from .roles import check_role
+from .roles import check_role, role_of
 
 __all__ = ["MeanCellsResult", "MeanZeroCheck", "MeanZeroCheckResult"]
 
@@ -77,7 +78,8 @@ class MeanZeroCheck:
             values.append((exp, np.asarray(self.statistic(exp, outcome), dtype=float)))
         cells = sum(v.shape[1] for _, v in values)
         level = false_alarm / cells
-        crit = norm.ppf(1 - level / 2) + norm.ppf(0.9)
+        z_level = norm.ppf(1 - level / 2)
+        crit = z_level + norm.ppf(0.9)
         results = []
         for exp, v in values:
             mean = v.mean(axis=0)
@@ -94,10 +96,12 @@ class MeanZeroCheck:
                     (float(np.min(crit * se)), float(np.max(crit * se))),
                     bool(np.any(p < level)),
                     level,
+                    tuple(float(x) for x in se),
                 )
             )
+        mutant = mean_mutant(results, z_level) if role_of(self) == "guarantee" else None
         return MeanZeroCheckResult(
-            self, tuple(results), n_blocks_for(reps) * BLOCK_REPS, false_alarm
+            self, tuple(results), n_blocks_for(reps) * BLOCK_REPS, false_alarm, mutant=mutant
         )
 
 
@@ -115,6 +119,19 @@ class MeanCellsResult:
     detectable: tuple
     violated: bool
     level: float
+    se: tuple = ()
+
+    @property
+    def vacuous(self) -> bool:
+        """Every cell's statistic is identically 0: the mean holds by construction."""
+        return bool(self.se) and all(
+            s == 0 and m == 0 for s, m in zip(self.se, self.means, strict=True)
+        )
+
+    def powerless_note(self) -> str:
+        """Cells whose statistic is identically 0 (no replicate could move the mean)."""
+        k = sum(s == 0 and m == 0 for s, m in zip(self.se, self.means, strict=True))
+        return f"{k} of {len(self.se)} cells have a statistic identically 0" if k else ""
 
     def describe(self) -> str:
         """One line: the largest |z| and the bias detectable with power 0.9."""
@@ -126,11 +143,54 @@ class MeanCellsResult:
         )
 
 
+def mean_mutant(cells, z_level: float) -> Mutant:
+    """The claim ``E[stat] = +-b`` with b the largest bias a cell detects with power 0.9.
+
+    Caught when, for each sign, some cell's mean differs from the claimed b by more than
+    ``z_level`` standard errors (the cells' own two-sided test, on the same replicates).
+    """
+    b = max(c.detectable[1] for c in cells)
+    hit = {}
+    for sign in (1, -1):
+        hit[sign] = any(
+            abs(m - sign * b) > z_level * se
+            for c in cells
+            for m, se in zip(c.means, c.se, strict=True)
+        )
+    return Mutant(
+        f"E[stat] = +-{b:.3g} in every cell (a bias the cells detect with power 0.9)",
+        hit[1] and hit[-1],
+        float(b),
+        "the largest power-0.9 bias of the cells, both signs",
+        "" if hit[1] and hit[-1] else "no cell's mean is that far from the claimed bias",
+    )
+
+
 @dataclass(frozen=True, repr=False)  # the shared __repr__
 class MeanZeroCheckResult(SeriesCheckResult):
     """Cells of a mean check and its verdict (violated if any cell's mean is not 0)."""
 
     kind_name = "mean check"
+    kind = "mean"
+
+    def evidence(self) -> dict:
+        """The cells' means and z-scores, JSON-able (the protocol's evidence)."""
+        return {
+            "claim": "E[stat] = 0 in every cell (two-sided z-tests, Bonferroni)",
+            "series": [
+                {
+                    "name": s.name,
+                    "n_grid": list(s.n_grid),
+                    "means": list(s.means),
+                    "z": [json_number(x) for x in s.z],
+                    "detectable": list(s.detectable),
+                    "level": s.level,
+                    "verdict": "violated" if s.violated else "consistent",
+                }
+                for s in self.series
+            ],
+            "cells": [],
+        }
 
     def _settings(self) -> str:
         return f"{self.reps} replicates per cell"

@@ -244,7 +244,7 @@ def draw_guarantee_pictures(results: dict, folder) -> dict[str, str]:
         if check.get("kind") == "rate" and check["expect"] == "consistent":
             rates.setdefault(check["guarantee"], []).append(check)
             continue
-        if check.get("kind") or not check.get("cells"):
+        if check.get("kind") not in (None, "coverage") or not check.get("cells"):
             continue  # exponent, mean and trade-off checks: their lines are in the report
         own, controls = by_guarantee.setdefault(check["guarantee"], ([], []))
         (controls if check["expect"] == "violated" else own).append(check)

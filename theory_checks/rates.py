@@ -18,11 +18,14 @@ proportion; n* is where the coverage curve last crosses 1 - delta from below, in
 linearly in log n between the two grid points around the crossing (the smallest grid n at
 which the coverage *passes* a test would depend on the number of replicates; the crossing
 estimates a replicate-free quantity). A grid must bracket the threshold: if no grid point
-fails, n* is only known to lie below the first one (unless the first one is the smallest n
-the method accepts, the symbol ``n_min``: then n* is that n), and if the last one fails it
-is infinite. Either way the series cannot support the claim and is reported violated, with
-the number of such points (``unbracketed``): a censored n* would flatten or steepen the
-slope, and a grid that starts above every threshold would make any rate look consistent.
+fails, n* is only known to lie at or below the first one -- also when the first one is the
+smallest n the method accepts (symbol ``n_min``): the coverage is then reached wherever the
+method runs, which measures nothing -- and if the last one fails it is only known to lie
+beyond the grid. Such a point is *censored*: left out of the fit and listed (``unbracketed``,
+``censored``), never evidence either way (a censored n* would flatten or steepen the slope,
+and a grid that starts above every threshold would make any rate look consistent). A series
+with fewer than 3 measured thresholds is *inconclusive*; a check none of whose series
+reaches a verdict is inconclusive, never violated and never a pass.
 
 Uncertainty. Columns are independent binomial counts, so resampling replicates is the same
 as drawing ``Binomial(R, p_j)`` counts: the bootstrap is exact and cheap. The slope's
@@ -41,8 +44,9 @@ from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 from calcheck.simulations.provenance import generator
 
 from .budgets import DEFAULT_FALSE_ALARM
-from .events import BoundRule
-from .roles import check_role
+from .events import MUTANT_FACTORS, BoundRule
+from .protocol import Mutant, json_number
+from .roles import check_role, role_of
 
 __all__ = [
     "Balanced",
@@ -233,11 +237,14 @@ class RateCheck:
         results = tuple(
             self._series_result(s, store, reps, root_seed, level, rng) for s in self.series
         )
-        return RateCheckResult(self, results, n_blocks_for(reps) * BLOCK_REPS, false_alarm)
+        mutant = rate_mutant(results, self.slack) if role_of(self) == "guarantee" else None
+        return RateCheckResult(
+            self, results, n_blocks_for(reps) * BLOCK_REPS, false_alarm, mutant=mutant
+        )
 
     def _series_result(self, series, store, reps, root_seed, level, rng) -> SeriesResult:
         target = 1.0 - self.delta
-        n_star, n_boot, h, theta, unbracketed = [], [], [], [], 0
+        n_star, n_boot, h, theta, censored = [], [], [], [], []
         for exp in series.experiments:
             outcome = load_outcome(store, exp, reps, root_seed)
             success = self.event.success(exp, outcome)
@@ -246,27 +253,38 @@ class RateCheck:
             symbols = exp.symbols(outcome)
             grid = symbols["n_grid"]
             cov = k / r
-            # a grid that starts at the smallest n the method accepts (symbol n_min) is
-            # not censored below: the threshold is then that n itself
-            exact_start = grid[0] == symbols.get("n_min")
-            unbracketed += int((cov.min() >= target and not exact_start) or cov[-1] < target)
+            # a threshold at the grid's first point (even the smallest n the method accepts,
+            # n_min: the coverage is already reached there) or past its last is censored:
+            # not a measured n*
+            censored.append(bool(cov.min() >= target or cov[-1] < target))
             n_star.append(float(threshold(cov, grid, target)))
             boot = rng.binomial(r, cov, size=(N_BOOT, k.size)) / r
             n_boot.append(threshold(boot, grid, target))
             h.append(self.rate(symbols))
             theta.append(float(symbols[series.varying]))
-        log_h, log_t = np.log(h), np.log(theta)
-        y, yb = np.log(n_star), np.log(np.stack(n_boot, axis=-1))
+        keep = ~np.asarray(censored)
+        unbracketed = int((~keep).sum())
+        ratios = np.asarray(n_star) / np.asarray(h)
+        if keep.sum() < 3:  # too few measured thresholds for a slope: no verdict
+            nan2 = (float("nan"), float("nan"))
+            return SeriesResult(
+                series.name, series.varying, tuple(theta), tuple(n_star), tuple(h),
+                float("nan"), nan2, float("nan"), float("nan"), nan2,
+                float(np.max(ratios[keep])) if keep.any() else float("nan"),
+                False, level, unbracketed, True, tuple(censored),
+            )  # fmt: skip
+        log_h, log_t = np.log(np.asarray(h)[keep]), np.log(np.asarray(theta)[keep])
+        y = np.log(np.asarray(n_star)[keep])
+        yb = np.log(np.stack(n_boot, axis=-1)[..., keep])
         slope = float(_slopes(log_h, y))
         boot_h = _slopes(log_h, yb)
         boot_t = _slopes(log_t, yb)
-        # censored thresholds make some bootstrap slopes infinite: their quantiles are
-        # inf or nan, reported as such (the series is violated anyway)
+        # a bootstrap resample may still put a threshold off the grid: its slope is
+        # infinite and its quantiles are reported as such
         with np.errstate(invalid="ignore"):
             lower = float(np.quantile(boot_h, level))
             slope_ci = tuple(float(q) for q in np.quantile(boot_h, (0.025, 0.975)))
             exponent_ci = tuple(float(q) for q in np.quantile(boot_t, (0.025, 0.975)))
-        ratios = np.asarray(n_star) / np.asarray(h)
         return SeriesResult(
             series.name,
             series.varying,
@@ -278,10 +296,12 @@ class RateCheck:
             lower,
             float(_slopes(log_t, y)),
             exponent_ci,
-            float(np.max(ratios)),
-            lower > 1.0 + self.slack or unbracketed > 0,
+            float(np.max(ratios[keep])),
+            lower > 1.0 + self.slack,
             level,
             unbracketed,
+            False,
+            tuple(censored),
         )
 
 
@@ -300,9 +320,14 @@ class SeriesResult:
     c_fit : float
         ``max n*/h`` over the series: the smallest constant the claim needs here.
     violated : bool
-        ``slope_lower > 1 + slack``, or a threshold not bracketed by its grid.
+        ``slope_lower > 1 + slack`` on the measured thresholds.
     unbracketed : int
-        Parameter points whose grid does not bracket n* (see the module docstring).
+        Parameter points whose grid does not bracket n* (see the module docstring): left
+        out of the fit, listed as powerless.
+    inconclusive : bool
+        Fewer than 3 measured thresholds: the series reaches no verdict.
+    censored : tuple of bool
+        Per point: its threshold is off the grid (not measured).
     """
 
     name: str
@@ -319,9 +344,26 @@ class SeriesResult:
     violated: bool
     level: float
     unbracketed: int = 0
+    inconclusive: bool = False
+    censored: tuple = ()
+
+    def powerless_note(self) -> str:
+        """Which thresholds are not measured ("" when every one is)."""
+        if not self.unbracketed:
+            return ""
+        head = "inconclusive: " if self.inconclusive else ""
+        points = [
+            f"{self.varying}={t:g}" for t, c in zip(self.theta, self.censored, strict=True) if c
+        ]
+        return f"{head}{self.unbracketed} threshold(s) off the grid ({', '.join(points)})"
 
     def describe(self) -> str:
         """One line: exponent, slope on log h and the fitted constant."""
+        if self.inconclusive:
+            return (
+                f"{self.name}: inconclusive: {self.unbracketed} of {len(self.theta)} "
+                "thresholds outside the grid, fewer than 3 measured"
+            )
         e_lo, e_hi = self.exponent_ci
         s_lo, s_hi = self.slope_ci
         return (
@@ -329,7 +371,7 @@ class SeriesResult:
             f"slope on log h {self.slope:.2f} [{s_lo:.2f}, {s_hi:.2f}] (lower bound "
             f"{self.slope_lower:.2f} at {self.level:.2g}); c = max n*/h = {self.c_fit:.3g}"
             + (
-                f"; {self.unbracketed} threshold(s) outside the grid: no verdict possible"
+                f"; {self.unbracketed} threshold(s) outside the grid, left out of the fit"
                 if self.unbracketed
                 else ""
             )
@@ -345,16 +387,41 @@ class SeriesCheckResult:
     reps: int
     false_alarm: float
     cells: tuple = ()
+    mutant: Mutant | None = None
     verdict: str = field(init=False)
     passed: bool = field(init=False)
 
     def __post_init__(self):
-        bad = any(s.violated for s in self.series)
-        object.__setattr__(self, "verdict", "violated" if bad else "consistent")
-        object.__setattr__(self, "passed", self.verdict == self.check.expect)
+        if any(s.violated for s in self.series):
+            verdict = "violated"
+        elif self.series and all(_powerless(s) for s in self.series):
+            verdict = "vacuous" if any(_vacuous(s) for s in self.series) else "inconclusive"
+        else:
+            verdict = "consistent"
+        object.__setattr__(self, "verdict", verdict)
+        caught = self.mutant is None or self.mutant.caught
+        object.__setattr__(self, "passed", self.verdict == self.check.expect and caught)
 
     #: Kind of check named in ``repr``; subclasses say what a replicate count is per.
     kind_name = "check"
+    #: The protocol's name of the kind.
+    kind = "series"
+
+    @property
+    def powerless(self) -> tuple[str, ...]:
+        """Series (or their points) that could not have failed, each with why."""
+        out = []
+        for s in self.series:
+            why = getattr(s, "powerless_note", None)
+            note = why() if callable(why) else ""
+            if note:
+                out.append(f"{s.name}: {note}")
+        return tuple(out)
+
+    def power_text(self) -> str:
+        """The smallest wrong claim the check would have caught (its mutant)."""
+        m = self.mutant
+        return "-" if m is None else (m.claim if m.caught else "none found")
 
     def _settings(self) -> str:
         return f"{self.reps} replicates"
@@ -370,13 +437,91 @@ class SeriesCheckResult:
         return "\n".join(lines) + ">"
 
 
+def _series_dict(s) -> dict:
+    return {
+        "name": s.name,
+        "varying": s.varying,
+        "theta": list(s.theta),
+        "n_star": [json_number(x) for x in s.n_star],
+        "h": list(s.h),
+        "slope": json_number(s.slope),
+        "slope_ci": [json_number(x) for x in s.slope_ci],
+        "slope_lower": json_number(s.slope_lower),
+        "level": s.level,
+        "exponent": json_number(s.exponent),
+        "exponent_ci": [json_number(x) for x in s.exponent_ci],
+        "c_fit": json_number(s.c_fit),
+        "unbracketed": s.unbracketed,
+        "censored": list(s.censored),
+        "verdict": "violated" if s.violated else "inconclusive" if s.inconclusive else "consistent",
+    }
+
+
+def _powerless(series) -> bool:
+    return bool(getattr(series, "inconclusive", False) or getattr(series, "vacuous", False))
+
+
+def _vacuous(series) -> bool:
+    return bool(getattr(series, "vacuous", False))
+
+
+def rate_mutant(series, slack: float) -> Mutant:
+    """The rate claim tightened: ``n* <= c h^p`` with ``p < 1``, on the same thresholds.
+
+    The slope of log n* on log h^p is the slope on log h divided by p, so the mutant at p is
+    flagged exactly when some measured series has ``slope_lower > p (1 + slack)``.
+    """
+    tried = ", ".join(f"{p:g}" for p in MUTANT_FACTORS)
+    measured = [s for s in series if not s.inconclusive]
+    for p in MUTANT_FACTORS:
+        hits = [s for s in measured if s.slope_lower > p * (1.0 + slack)]
+        if hits:
+            s = max(hits, key=lambda x: x.slope_lower)
+            return Mutant(
+                f"n* <= c h^{p:g} (the rate's exponent times {p:g})",
+                True,
+                p,
+                f"exponent times {tried}",
+                f"{s.name}: slope lower bound {s.slope_lower:.2f} > {p * (1 + slack):.2f}",
+            )
+    p = MUTANT_FACTORS[-1]
+    why = (
+        "no series has a measured threshold slope"
+        if not measured
+        else f"largest slope lower bound {max(s.slope_lower for s in measured):.2f}"
+    )
+    return Mutant(
+        f"n* <= c h^{p:g} (the rate's exponent times {p:g})",
+        False,
+        p,
+        f"exponent times {tried}",
+        why,
+    )
+
+
 @dataclass(frozen=True, repr=False)  # the shared __repr__
 class RateCheckResult(SeriesCheckResult):
     """Series fits of a rate check and its verdict (violated if any series is)."""
 
+    kind = "rate"
+
+    def evidence(self) -> dict:
+        """The series with their thresholds and fits, JSON-able (the protocol's evidence)."""
+        ch = self.check
+        return {
+            "claim": f"n*/h bounded: slope of log n* on log h <= 1 + {ch.slack:g}",
+            "delta": ch.delta,
+            "slack": ch.slack,
+            "series": [_series_dict(s) for s in self.series],
+            "cells": [],
+        }
+
     def worst_series(self) -> SeriesResult:
-        """The series with the largest lower slope bound."""
-        return max(self.series, key=lambda s: s.slope_lower)
+        """The series with the largest lower slope bound (inconclusive ones last)."""
+        return max(
+            self.series,
+            key=lambda s: (not s.inconclusive, -np.inf if s.inconclusive else s.slope_lower),
+        )
 
     kind_name = "rate check"
 

@@ -115,6 +115,7 @@ def _result_types() -> dict:
     from .check import CellResult, CheckResult
     from .exponents import ExponentCheckResult, ExponentSeriesResult
     from .means import MeanCellsResult, MeanZeroCheckResult
+    from .protocol import Mutant
     from .rates import RateCheckResult, SeriesResult
     from .tradeoff import TradeoffCheckResult, TradeoffMember
     from .verdicts import CoverageVerdict
@@ -127,6 +128,7 @@ def _result_types() -> dict:
         ExponentSeriesResult,
         MeanCellsResult,
         MeanZeroCheckResult,
+        Mutant,
         RateCheckResult,
         SeriesResult,
         TradeoffCheckResult,

@@ -8,20 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import shutil
 import time
 from pathlib import Path
 
 from calcheck.simulations._io import atomic_write_text, json_text
 
+from .audit import audit_table
 from .check import CheckResult
-from .exponents import ExponentCheckResult
-from .means import MeanZeroCheckResult
-from .rates import is_rate_result
-from .roles import role_count_text, role_of
+from .implied import implied_by
+from .roles import headline, role_count_text, role_of
 from .summary import SUMMARY_HEADERS, number_text, printed_claim_lines, printed_claims, summary_row
-from .tradeoff import TradeoffCheckResult
 
 __all__ = [
     "SUMMARY_HEADERS",
@@ -36,77 +33,10 @@ __all__ = [
 ]
 
 
-def _clean(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    return x
-
-
-def _cell_dict(c) -> dict:
-    v = dataclasses.asdict(c.verdict)
-    return {
-        "experiment": c.experiment,
-        "law": c.law,
-        "n": c.n,
-        "n_bins": c.n_bins,
-        "alpha": c.alpha,
-        "bound": _clean(c.bound),
-        "verdict": (
-            "violated" if c.violated else "consistent" if c.has_power else "vacuous"
-        ),
-        **{k: _clean(val) for k, val in v.items()},
-        "estimate": c.estimate,
-        "ratio_quantile": _clean(c.ratio_quantile),
-        "tightness": _clean(c.tightness),
-        "detectable_factor": _clean(c.detectable_factor),
-        "empty_bins": c.empty_bins,
-        "vacuous_replicates": c.vacuous_replicates,
-        "no_power": c.no_power or None,
-        "exact_coverage": c.exact_coverage,
-        "exact_route": c.exact_route or None,
-    }
-
-
-def _series_dict(s) -> dict:
-    return {
-        "name": s.name,
-        "varying": s.varying,
-        "theta": list(s.theta),
-        "n_star": [_clean(x) for x in s.n_star],
-        "h": list(s.h),
-        "slope": _clean(s.slope),
-        "slope_ci": [_clean(x) for x in s.slope_ci],
-        "slope_lower": _clean(s.slope_lower),
-        "level": s.level,
-        "exponent": _clean(s.exponent),
-        "exponent_ci": [_clean(x) for x in s.exponent_ci],
-        "c_fit": _clean(s.c_fit),
-        "unbracketed": s.unbracketed,
-        "verdict": "violated" if s.violated else "consistent",
-    }
-
-
-def _exponent_series_dict(s) -> dict:
-    return {
-        "name": s.name,
-        "varying": s.varying,
-        "theta": list(s.theta),
-        "means": list(s.means),
-        "h": list(s.h),
-        "exponent": s.exponent,
-        "exponent_ci": list(s.exponent_ci),
-        "claimed": s.claimed,
-        "excess": s.excess,
-        "excess_ci": list(s.excess_ci),
-        "level": s.level,
-        "c_fit": s.c_fit,
-        "verdict": "violated" if s.violated else "consistent",
-    }
-
-
 def _check_dict(r) -> dict:
-    """The keys every result shares (coverage checks and rate checks)."""
+    """The keys every result shares: the check protocol (:mod:`.protocol`)."""
     ch = r.check
+    mutant = getattr(r, "mutant", None)
     return {
         "id": ch.id,
         "guarantee": ch.guarantee,
@@ -115,73 +45,29 @@ def _check_dict(r) -> dict:
         "bound_mode": ch.bound_mode,
         "expect": ch.expect,
         "role": role_of(ch),
+        "kind": r.kind,
         "verdict": r.verdict,
         "passed": r.passed,
         "reps": r.reps,
         "false_alarm": r.false_alarm,
+        "mutant": None if mutant is None else dataclasses.asdict(mutant),
+        "power": r.power_text(),
+        "powerless": list(r.powerless),
         "experiments": ch.law_specs(),
     }
 
 
-def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
-    """Every verdict of a run, JSON-able."""
-    checks = []
-    for r in results:
-        ch = r.check
-        if isinstance(r, MeanZeroCheckResult):
-            extra = {
-                "kind": "mean",
-                "claim": "E[stat] = 0 in every cell (two-sided z-tests, Bonferroni)",
-                "series": [
-                    {
-                        "name": s.name,
-                        "n_grid": list(s.n_grid),
-                        "means": list(s.means),
-                        "z": [_clean(x) for x in s.z],
-                        "detectable": list(s.detectable),
-                        "level": s.level,
-                        "verdict": "violated" if s.violated else "consistent",
-                    }
-                    for s in r.series
-                ],
-                "cells": [],
-            }
-        elif isinstance(r, TradeoffCheckResult):
-            extra = {
-                "kind": "tradeoff",
-                "claim": "every member wide (P(width >= 1/2) >= 1 - 2 alpha) or invalid",
-                "series": [m.as_dict() for m in r.series],
-                "cells": [],
-            }
-        elif isinstance(r, ExponentCheckResult):
-            extra = {
-                "kind": "exponent",
-                "claim": f"E[stat] ~ h: excess exponent within +-{ch.tolerance:g}",
-                "tolerance": ch.tolerance,
-                "series": [_exponent_series_dict(s) for s in r.series],
-                "cells": [],
-            }
-        elif is_rate_result(r):
-            extra = {
-                "kind": "rate",
-                "claim": f"n*/h bounded: slope of log n* on log h <= 1 + {ch.slack:g}",
-                "delta": ch.delta,
-                "slack": ch.slack,
-                "series": [_series_dict(s) for s in r.series],
-                "cells": [],
-            }
-        else:
-            extra = {
-                "claim": ch.claim,
-                "per_cell_level": r.cells[0].verdict.level if r.cells else None,
-                "vacuity": r.vacuity_note() or None,
-                "cells": [_cell_dict(c) for c in r.cells],
-            }
-        checks.append({**_check_dict(r), **extra})
+def results_to_dict(results: list, meta: dict) -> dict:
+    """Every verdict of a run, JSON-able: the protocol's keys plus each kind's evidence."""
+    implied = implied_by(results)
+    checks = [
+        {**_check_dict(r), "implied_by": implied.get(r.check.id), **r.evidence()} for r in results
+    ]
     return {
         "meta": meta,
         "all_passed": all(r.passed for r in results),
         "roles": role_count_text(checks),
+        "headline": headline(checks),
         "printed_claims": printed_claims(checks),
         "checks": checks,
     }
@@ -189,8 +75,14 @@ def results_to_dict(results: list[CheckResult], meta: dict) -> dict:
 
 #: Columns of the one-row-per-check summary (markdown, terminal and HTML).
 def vacuity_lines(data: dict) -> list[str]:
-    """One line per check with cells that have no power (why, and which cells)."""
-    return [f"{c['id']}: {c['vacuity']}" for c in data["checks"] if c.get("vacuity")]
+    """One line per check with cells (or series points) that have no power, and why."""
+    lines = []
+    for c in data["checks"]:
+        if c.get("vacuity"):
+            lines.append(f"{c['id']}: {c['vacuity']}")
+        elif c.get("powerless"):
+            lines.append(f"{c['id']}: {'; '.join(c['powerless'])}")
+    return lines
 
 
 def rate_lines(data: dict) -> list[str]:
@@ -297,7 +189,8 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         f"{meta.get('false_alarm')} per check (Bonferroni over its cells), calcheck "
         f"{meta.get('version')}.",
         "",
-        f"**{len(results) - n_fail} of {len(results)} checks as expected**: {data['roles']}.",
+        f"**{len(results) - n_fail} of {len(results)} checks as expected**: "
+        f"{data['headline']['text']}.",
         "",
         *_md_section(
             "## Printed claims that fail",
@@ -328,6 +221,14 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
             "(95% bootstrap intervals); the verdict is the slope of log n* on log h.",
             [f"- {line}" for line in rate_lines(data)],
         ),
+        "## Audit",
+        "",
+        "One row per check: the same-path mutant (the claim tightened on the same draws) and "
+        "whether the check caught it, its power, its powerless cells and the check that "
+        "implies it on the same draws (`calcheck audit` prints this table).",
+        "",
+        audit_table(data, markdown=True),
+        "",
         f"Regenerate: `{meta.get('command', 'calcheck run')}`",
         "",
     ]

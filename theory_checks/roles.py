@@ -31,6 +31,8 @@ __all__ = [
     "ROLES",
     "VALID_FORMS",
     "check_role",
+    "headline",
+    "headline_text",
     "role_count_text",
     "role_of",
 ]
@@ -58,6 +60,85 @@ _COUNTED = {
     "hypothesis": ("dropped hypotheses", "as stated"),
     "identity": ("identities (hold by construction)", "checked exactly"),
 }
+
+
+def headline(checks) -> dict:
+    """What a run's verdicts say, counting only what could have failed.
+
+    ``checks`` are result dicts (``role``, ``passed``, ``verdict``, ``mutant``,
+    ``implied_by``, ``powerless``). Guarantees count as *verified* only when consistent with
+    their same-path mutant caught; a guarantee implied by another on the same draws, an
+    identity, a powerless cell and an inconclusive check are counted apart.
+    """
+
+    def mine(role):
+        return [c for c in checks if _role_of_record(c) == role]
+
+    own = [c for c in mine("guarantee") if not c.get("implied_by")]
+    implied = [c for c in mine("guarantee") if c.get("implied_by")]
+    verified = [c for c in own if c["verdict"] == "consistent" and _caught(c)]
+    cannot_fail = [c["id"] for c in own if c["verdict"] == "consistent" and not _caught(c)]
+    out = {
+        "guarantees_verified": len(verified),
+        "guarantees": len(own),
+        "cannot_fail_on_design": cannot_fail,
+        "guarantees_violated": [c["id"] for c in own if c["verdict"] == "violated"],
+        "controls_caught": sum(bool(c["passed"]) for c in mine("control")),
+        "controls": len(mine("control")),
+        "printed_claims_fail": sum(bool(c["passed"]) for c in mine("counterexample")),
+        "printed_claims": len(mine("counterexample")),
+        "hypotheses_as_stated": sum(bool(c["passed"]) for c in mine("hypothesis")),
+        "hypotheses": len(mine("hypothesis")),
+        "identities_checked": sum(bool(c["passed"]) for c in mine("identity")),
+        "identities": len(mine("identity")),
+        "implied": {c["id"]: c["implied_by"] for c in implied},
+        "powerless_cells": sum(len(c.get("powerless") or ()) for c in checks),
+        "vacuous": [c["id"] for c in checks if c["verdict"] == "vacuous"],
+        "inconclusive": [c["id"] for c in checks if c["verdict"] == "inconclusive"],
+    }
+    out["text"] = headline_text(out)
+    return out
+
+
+def _caught(record) -> bool:
+    mutant = record.get("mutant")
+    return mutant is None or bool(mutant.get("caught"))
+
+
+def headline_text(h: dict) -> str:
+    """The headline as one sentence, then what is counted apart."""
+    parts = [
+        f"{h['guarantees_verified']} of {h['guarantees']} guarantees verified "
+        "(consistent, with a same-path mutant caught)"
+    ]
+    if h["controls"]:
+        parts.append(f"{h['controls_caught']} of {h['controls']} negative controls caught")
+    if h["printed_claims"]:
+        parts.append(
+            f"{h['printed_claims_fail']} of {h['printed_claims']} printed claims fail as printed"
+        )
+    if h["hypotheses"]:
+        parts.append(
+            f"{h['hypotheses_as_stated']} of {h['hypotheses']} dropped hypotheses as stated"
+        )
+    apart = []
+    if h["cannot_fail_on_design"]:
+        apart.append(f"{len(h['cannot_fail_on_design'])} guarantees cannot fail on this design")
+    if h["identities"]:
+        apart.append(
+            f"{h['identities_checked']} of {h['identities']} identities checked exactly "
+            "(hold by construction)"
+        )
+    if h["implied"]:
+        apart.append(f"{len(h['implied'])} implied by another check on the same draws")
+    if h["powerless_cells"]:
+        apart.append(f"{h['powerless_cells']} powerless cells or points listed")
+    if h["vacuous"]:
+        apart.append(f"{len(h['vacuous'])} vacuous")
+    if h["inconclusive"]:
+        apart.append(f"{len(h['inconclusive'])} inconclusive")
+    text = ", ".join(parts)
+    return text + (f"; apart: {', '.join(apart)}" if apart else "")
 
 
 def role_count_text(checks) -> str:

@@ -190,7 +190,7 @@ def printed_claims(checks: list[dict]) -> list[dict]:
             "fails": bool(c["passed"]),
             "where": row[4],
             "numbers": f"{row[5]} vs claimed {row[6]} "
-            + (f"({row[7]})" if c.get("kind") else f"(p = {row[7]})"),
+            + (f"({row[7]})" if c.get("kind") not in (None, "coverage") else f"(p = {row[7]})"),
             "valid_form": None,
         }
         valid = VALID_FORMS.get(g.id)

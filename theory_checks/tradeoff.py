@@ -26,9 +26,10 @@ from calcheck.bounds import registry
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
+from .protocol import Mutant
 from .rates import SeriesCheckResult
-from .roles import check_role
-from .verdicts import CoverageVerdict, coverage_verdict
+from .roles import check_role, role_of
+from .verdicts import CoverageVerdict, coverage_verdict, critical_count
 
 __all__ = ["TradeoffCheck", "TradeoffCheckResult", "TradeoffMember"]
 
@@ -84,6 +85,7 @@ class TradeoffCheck:
         """The two exact tests of every member and alpha, from outcomes in ``store``."""
         level = false_alarm / (2 * len(self.members) * len(self.alphas))
         series = []
+        mutant_hits = {w: [] for w in MUTANT_WIDTHS}
         for name, wide_exp, valid_exp in self.members:
             wide_out = load_outcome(store, wide_exp, reps, root_seed)
             valid_out = load_outcome(store, valid_exp, reps, root_seed)
@@ -94,6 +96,10 @@ class TradeoffCheck:
                     int(np.sum(width >= 0.5)), width.size, 1 - 2 * alpha, level=level
                 )
                 valid = coverage_verdict(int(np.sum(miss <= 1)), miss.size, 1 - alpha, level=level)
+                crit = critical_count(width.size, 1 - 2 * alpha, level)
+                for w in MUTANT_WIDTHS:  # the claim with a larger width: same draws, same test
+                    if int(np.sum(width >= w)) <= crit and not valid.violated:
+                        mutant_hits[w].append(f"{name} a={alpha:g}")
                 series.append(
                     TradeoffMember(
                         name,
@@ -105,9 +111,35 @@ class TradeoffCheck:
                         valid,
                     )
                 )
+        mutant = _mutant(mutant_hits) if role_of(self) == "guarantee" else None
         return TradeoffCheckResult(
-            self, tuple(series), n_blocks_for(reps) * BLOCK_REPS, false_alarm
+            self, tuple(series), n_blocks_for(reps) * BLOCK_REPS, false_alarm, mutant=mutant
         )
+
+
+#: Widths a mutant claims in place of 1/2 (smallest first).
+MUTANT_WIDTHS = (0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _mutant(hits: dict) -> Mutant:
+    """The smallest claimed width above 1/2 that some valid member is shown to miss."""
+    tried = ", ".join(f"{w:g}" for w in MUTANT_WIDTHS)
+    for w in MUTANT_WIDTHS:
+        if hits[w]:
+            return Mutant(
+                f"valid intervals have width >= {w:g} w.p. >= 1 - 2 alpha",
+                True,
+                w,
+                f"widths {tried}",
+                f"narrow and valid: {', '.join(hits[w][:3])}",
+            )
+    return Mutant(
+        "valid intervals have width >= 1 w.p. >= 1 - 2 alpha",
+        False,
+        1.0,
+        f"widths {tried}",
+        "no valid member is shown narrower than 1",
+    )
 
 
 @dataclass(frozen=True)
@@ -178,6 +210,15 @@ class TradeoffCheckResult(SeriesCheckResult):
     """Members of a trade-off check; violated if any member is narrow and valid."""
 
     kind_name = "trade-off check"
+    kind = "tradeoff"
+
+    def evidence(self) -> dict:
+        """Every member's two tests, JSON-able (the protocol's evidence)."""
+        return {
+            "claim": "every member wide (P(width >= 1/2) >= 1 - 2 alpha) or invalid",
+            "series": [m.as_dict() for m in self.series],
+            "cells": [],
+        }
 
     def _settings(self) -> str:
         return f"{self.reps} replicates per law"
