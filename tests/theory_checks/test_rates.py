@@ -38,7 +38,8 @@ def test_lemma43_rate_and_control_on_shared_data(tmp_path):
 
 def test_a_grid_that_does_not_bracket_the_threshold_gives_no_consistent_verdict(tmp_path):
     # Grids that start above every threshold would make any rate look consistent: the
-    # censored thresholds are counted and the series is reported violated.
+    # censored thresholds are counted, left out of the fit, and the series (with fewer
+    # than 3 measured thresholds) is inconclusive: neither consistent nor violated.
     from calcheck.simulations.experiments.klm19 import BinBalanceExperiment
 
     high = RateSeries(
@@ -50,5 +51,9 @@ def test_a_grid_that_does_not_bracket_the_threshold_gives_no_consistent_verdict(
     with ResultStore(tmp_path / "s.sqlite") as store:
         (result,) = run_checks([check], store, reps=200, root_seed=3).results
     assert result.series[0].unbracketed == 3
-    assert result.verdict == "violated"
-    assert "outside the grid" in repr(result)
+    assert result.series[0].censored == (True, True, True)
+    assert result.verdict == "inconclusive"
+    assert not result.passed
+    assert "inconclusive" in repr(result)
+    assert result.powerless == ("grids above n*: inconclusive: 3 threshold(s) off the grid "
+                                "(n_bins=10, n_bins=30, n_bins=100)",)  # fmt: skip

@@ -34,7 +34,7 @@ def quick():
 
 def test_every_check_has_a_role_that_fits_its_expectation(quick):
     roles = {cid: role_of(c) for cid, c in quick.items()}
-    assert set(roles.values()) == set(ROLES)
+    assert set(roles.values()) == set(ROLES)  # every role is used, identities included
     assert {k for k, r in roles.items() if r == "counterexample"} == COUNTEREXAMPLES
     assert {k for k, r in roles.items() if r == "hypothesis"} == HYPOTHESES
     for cid, c in quick.items():
@@ -69,7 +69,7 @@ def test_printed_claims_lead_and_a_counterexample_that_holds_fails_the_run(
     assert main(["run", "--checks", "gpr20.cor3", "--reps", "300", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "Printed claims that fail" in text
-    assert "2 of 2 guarantees consistent" in text
+    assert "2 of 2 guarantees verified" in text
     assert "1 of 1 printed claims fail as printed" in text
     data = json.loads((out / "results.json").read_text())
     assert {c["id"]: c["role"] for c in data["checks"]}["gpr20.cor3.control.counterexample"] == (
