@@ -14,6 +14,7 @@ from pathlib import Path
 from calcheck.figures.findings import status
 from calcheck.simulations._io import atomic_write_text
 
+from .audit import AUDIT_HEADERS, audit_rows
 from .doclinks import docs_base_url, guarantee_doc_url
 from .report import SUMMARY_HEADERS, rate_lines, summary_row
 from .roles import role_count_text
@@ -88,6 +89,37 @@ def _verdict_table(results: dict, base: str | None = None) -> str:
         "larger the bound is than the claimed-level quantile of the error; detects x k: the "
         "check would flag the bound multiplied by any factor below k at this budget.</p>"
         + _rate_fits(results)
+    )
+
+
+def _audit(results: dict) -> str:
+    """The audit table: what each verdict rests on (``calcheck audit``)."""
+    if "headline" not in results:  # a results.json written before the check protocol
+        return ""
+    rows = []
+    for r in audit_rows(results):
+        bad = r["role"] == "guarantee" and r["caught"] is False
+        cells = [
+            html.escape("-" if r[h] is None else ("yes" if r[h] is True else "NO")
+                        if isinstance(r[h], bool) else str(r[h]))
+            for h in AUDIT_HEADERS
+        ]  # fmt: skip
+        cells[0] = f"<code>{cells[0]}</code>"
+        rows.append(
+            f"<tr class='{'fail' if bad else ''}'>"
+            + "".join(f"<td>{c}</td>" for c in cells)
+            + "</tr>"
+        )
+    return (
+        "<h2>Audit</h2><p>What each verdict rests on: the same-path mutant (the claim "
+        "tightened on the same draws) and whether the check caught it, its power (the "
+        "smallest wrong claim it would have caught), its powerless cells and the check that "
+        "implies it on the same draws. <code>calcheck audit</code> prints the same rows.</p>"
+        "<table><tr>"
+        + "".join(f"<th>{html.escape(h)}</th>" for h in AUDIT_HEADERS)
+        + "</tr>"
+        + "".join(rows)
+        + "</table>"
     )
 
 
@@ -265,6 +297,7 @@ def write_html(
         body.append(_summary(results))
         body.append(_docs_note(base))
         body.append(_verdict_table(results, base))
+        body.append(_audit(results))
         if pictures is not None:
             rel = os.path.relpath(Path(pictures), page.parent)
             body.append(_pictures(results, Path(pictures), rel + "/", base))
