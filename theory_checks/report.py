@@ -103,6 +103,12 @@ def rate_lines(data: dict) -> list[str]:
                 )
             continue
         for s in c.get("series", ()):
+            if s.get("verdict") == "inconclusive":
+                lines.append(
+                    f"{c['id']} | {s['name']}: inconclusive ({s['unbracketed']} of "
+                    f"{len(s['theta'])} thresholds off the grid)"
+                )
+                continue
             e_lo, e_hi = s["exponent_ci"]
             lines.append(
                 f"{c['id']} | {s['name']}: n* ~ {s['varying']}^{number_text(s['exponent'])} "

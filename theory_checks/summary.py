@@ -51,12 +51,13 @@ def _rate_row(check: dict) -> tuple[str, ...]:
     # The series with the largest lower slope bound plays the worst cell.
     def key(s):
         lower = s["slope_lower"]
-        return (s["unbracketed"], lower if isinstance(lower, int | float) else -math.inf)
+        measured = s.get("verdict") != "inconclusive"
+        return (measured, lower if isinstance(lower, int | float) else -math.inf)
 
     worst = max(check["series"], key=key)
     status = "as expected" if check["passed"] else "NOT as expected"
     lo, hi = worst["slope_ci"]
-    censored = f"; {worst['unbracketed']} n* outside grid" if worst["unbracketed"] else ""
+    censored = f"; {worst['unbracketed']} n* off the grid" if worst["unbracketed"] else ""
     return (
         check["id"],
         f"rate {check['role']}",
@@ -129,16 +130,12 @@ def _tradeoff_row(check: dict) -> tuple[str, ...]:
 
 
 def summary_row(check: dict) -> tuple[str, ...]:
-    """One check of :func:`results_to_dict` as the strings of :data:`SUMMARY_HEADERS`."""
-    if check.get("kind") == "rate":
-        return (*_rate_row(check), "-")
-    if check.get("kind") == "exponent":
-        return (*_exponent_row(check), "-")
-    if check.get("kind") == "mean":
-        return (*_mean_row(check), "-")
-    if check.get("kind") == "tradeoff":
-        return (*_tradeoff_row(check), "-")
-    return (*_coverage_row(check), _detects(check))
+    """One check of :func:`results_to_dict` as the strings of :data:`SUMMARY_HEADERS`.
+
+    Each kind of the check protocol has its row (:data:`ROWS`, by the record's ``kind``).
+    """
+    kind = check.get("kind") or "coverage"  # a results.json written before kinds existed
+    return ROWS[kind](check)
 
 
 def _detects(check: dict) -> str:
@@ -163,6 +160,16 @@ def _coverage_row(check: dict) -> tuple[str, ...]:
         f"{worst['p_value']:.3g}",
         f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-",
     )
+
+
+#: Kind of check (:mod:`~calcheck.theory_checks.protocol`) -> its summary row.
+ROWS = {
+    "coverage": lambda c: (*_coverage_row(c), _detects(c)),
+    "rate": lambda c: (*_rate_row(c), "-"),
+    "exponent": lambda c: (*_exponent_row(c), "-"),
+    "mean": lambda c: (*_mean_row(c), "-"),
+    "tradeoff": lambda c: (*_tradeoff_row(c), "-"),
+}
 
 
 def printed_claims(checks: list[dict]) -> list[dict]:

@@ -28,12 +28,13 @@ PAPER_TITLES = {
     "klm19": "Kumar, Liang & Ma (NeurIPS 2019): verified uncertainty calibration",
     "nch14": "Naeini, Cooper & Hauskrecht (2014): binary classifier calibration",
 }
-ROLE_ORDER = ("guarantee", "control", "counterexample", "hypothesis")
+ROLE_ORDER = ("guarantee", "control", "counterexample", "hypothesis", "identity")
 ROLE_NAMES = {
     "guarantee": "guarantee checks",
     "control": "negative controls",
     "counterexample": "printed claims that fail",
     "hypothesis": "dropped hypotheses",
+    "identity": "identities (hold by construction)",
 }
 
 
@@ -160,6 +161,36 @@ def roles_table(paper: str) -> str:
         cells = " | ".join(str(roles.get(r, 0)) for r in ROLE_ORDER)
         lines.append(f"| {budget} | {len(mine)} | {cells} |")
     return "\n".join(lines)
+
+
+def audit_page(paper: str) -> str:
+    """The audit rows of the paper's checks in the recorded quick run (``calcheck audit``)."""
+    run = _recorded_run()
+    rows = [r for r in run.get("audit", []) if r["check"].split(".")[0] == paper]
+    if not rows:
+        return (
+            "*The recorded quick run predates the audit* (`docs/tools/record_run.py quick` "
+            "records it).\n"
+        )
+    head = run.get("headline", {}).get("text", "")
+    lines = [
+        f"From the recorded quick run ({run['date_utc']} UTC, commit `{run['commit']}`; the "
+        f"whole run: {_cell(head)}). One row per check: the same-path mutant (the claim "
+        "tightened on the same draws) and whether the check caught it, its power (the "
+        "smallest wrong claim it would have caught), its powerless cells and the check that "
+        "implies it on the same draws ({doc}`/user_guide/checks`).",
+        "",
+        "| check | role | kind | verdict | mutant | caught | power | powerless | implied by |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        caught = "-" if r["caught"] is None else ("yes" if r["caught"] else "**NO**")
+        lines.append(
+            f"| `{r['check']}` | {r['role']} | {r['kind']} | {r['verdict']} | "
+            f"{_cell(r['mutant'] or '-')} | {caught} | {_cell(r['power'])} | "
+            f"{r['powerless']} | {_cell(r['implied by'] or '-')} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def counterexamples_page(paper: str) -> str:
@@ -394,6 +425,7 @@ def write_pages(app=None) -> None:
     for paper in PAPER_TITLES:
         pages[f"{paper}_guarantees.md"] = guarantees_page(paper)
         pages[f"{paper}_roles.md"] = roles_table(paper)
+        pages[f"{paper}_audit.md"] = audit_page(paper)
         pages[f"{paper}_counterexamples.md"] = counterexamples_page(paper)
         pages[f"{paper}_figures.md"] = figures_page(paper)
         pages[f"{paper}_not_covered.md"] = not_covered_page(paper)

@@ -59,6 +59,13 @@ def _commit() -> str:
         return "unknown"
 
 
+def audit_rows(results: dict) -> list:
+    """The run's audit rows (``calcheck audit``), for the paper pages."""
+    from calcheck.theory_checks.audit import audit_rows as rows
+
+    return rows(results)
+
+
 def check_rows(results: dict) -> dict:
     """Check id -> the run's summary row (the report's columns), for the paper pages."""
     from calcheck.theory_checks.summary import SUMMARY_HEADERS, summary_row
@@ -99,6 +106,8 @@ def measure(name: str, command: list[str]) -> dict:
         "checks": len(checks),
         "as_expected": sum(bool(c["passed"]) for c in checks),
         "roles": results.get("roles"),
+        "headline": results.get("headline"),
+        "audit": audit_rows(results) if "headline" in results else [],
         "blocks": meta.get("blocks"),
         "cpu_seconds_by_experiment_kind": meta.get("cpu_seconds_by_experiment_kind"),
         "seed": meta.get("seed"),
