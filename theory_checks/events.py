@@ -99,7 +99,7 @@ UNIT_STATISTICS = frozenset(
 
 #: Factors a same-path mutant tightens a claim by (largest first): the mutant of a check
 #: is the stated claim tightened by the largest of these that the check catches.
-MUTANT_FACTORS = (0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
+MUTANT_FACTORS = (0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05)
 
 
 def statistic_sup(name: str) -> float:
@@ -204,6 +204,9 @@ class Event:
 
     statistic: str = ""
     uses_bound: bool = field(default=True, init=False)
+    #: Whether the event draws randomness of its own (a fresh test point, a uniform U):
+    #: its success set cannot imply another event's by construction.
+    randomised: bool = field(default=False, init=False)
 
     def describe(self) -> str:
         """Short name for reports."""
@@ -283,6 +286,7 @@ class Marginal(Event):
     """A fresh test point within the radius (outcome: a :class:`BinOutcome`)."""
 
     statistic: str = "test_point_error"
+    randomised: bool = field(default=True, init=False)
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes (drawn test point) and the exact conditional coverage as estimate."""
@@ -301,6 +305,8 @@ class Marginal(Event):
 @dataclass(frozen=True)
 class MeanAtMost(Event):
     """``E[stat] <= bound``, tested as ``P(U >= stat) >= 1 - bound`` (claim ``1-bound``)."""
+
+    randomised: bool = field(default=True, init=False)
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes ``1{U >= stat}``; the ratio is ``stat / bound``."""

@@ -1,7 +1,8 @@
 """Implied checks: a check whose evidence is contained in another's on the same draws.
 
 Two guarantee checks of one paper that read the same experiments at the same alphas with
-the same claimed coverage in every cell are compared replicate by replicate: if in every
+the same claimed coverage in every cell, neither with randomness of its own (a fresh test
+point, an auxiliary uniform), are compared replicate by replicate: if in every
 cell each replicate where check X's event holds is one where check Y's holds too (Y's
 success set contains X's -- a weaker radius on the same statistic, or a smaller statistic
 against the same radius: ECE <= max error), then X consistent implies Y consistent and Y
@@ -44,6 +45,8 @@ def implied_by(results) -> dict:
     groups: dict = {}
     for order, r in enumerate(results):
         if getattr(r, "kind", "") != "coverage" or role_of(r.check) != "guarantee":
+            continue
+        if r.check.event.randomised:  # its own test point or U: no structural implication
             continue
         if not r.cells:
             continue
