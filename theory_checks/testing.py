@@ -54,7 +54,9 @@ def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:
     ------
     AssertionError
         When the check is violated (or vacuous); the message gives the worst cell's coverage,
-        its Clopper-Pearson interval and the claim.
+        its Clopper-Pearson interval and the claim. Also when the check cannot fail on its
+        design: its same-path mutant (the bound times 0.05, say) is not caught either, so
+        "holds" would say nothing (choose a law or n where the bound is nearer tight).
 
     Examples
     --------
@@ -68,6 +70,12 @@ def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:
     result = verify(guarantee_id, law, **kwargs)
     if result.verdict != "consistent":
         raise AssertionError(_message(result, "consistent"))
+    if result.mutant is not None and not result.mutant.caught:
+        raise AssertionError(
+            f"{result.check.guarantee} is consistent on this design but cannot fail on it: "
+            f"its same-path mutant ({result.mutant.claim}) is not caught either "
+            f"({result.mutant.detail}); choose a law, n or B where the bound is nearer tight"
+        )
     return result
 
 

@@ -39,13 +39,13 @@ def test_a_guarantee_carries_a_same_path_mutant_that_its_check_catches():
 
 
 def test_a_bound_that_cannot_fail_on_its_design_does_not_pass():
-    # 0.95 is below the statistic's range, so the cells have power; but a max error near
-    # 0.03 never reaches even a tenth of it: the mutant is not caught, and the guarantee
-    # is "cannot fail on this design", never "verified"
+    # 0.95 is below the statistic's range, so the cells have power; but at n = 20000 a max
+    # error near 0.03 never reaches even 0.05 times it: the mutant is not caught, and the
+    # guarantee is "cannot fail on this design", never "verified"
     loose = define_guarantee(
         "proto.loose", lambda n, n_bins, alpha: 0.95 + 0 * n, method="umd", event="conditional"
     )
-    result = verify(loose, "uniform_half", n=2000, n_bins=10, reps=300, rng=0)
+    result = verify(loose, "uniform_half", n=20000, n_bins=10, reps=300, rng=0)
     assert result.verdict == "consistent"
     assert not result.mutant.caught
     assert not result.passed
@@ -150,3 +150,13 @@ def test_every_kind_has_the_protocol(kind):
     assert cls.kind == kind
     for name in ("evidence", "power_text", "powerless"):
         assert hasattr(cls, name)
+
+
+def test_assert_guarantee_holds_refuses_a_check_that_cannot_fail():
+    from calcheck.testing import assert_guarantee_holds
+
+    loose = define_guarantee(
+        "proto.loose2", lambda n, n_bins, alpha: 0.95 + 0 * n, method="umd", event="conditional"
+    )
+    with pytest.raises(AssertionError, match="cannot fail on it"):
+        assert_guarantee_holds(loose, "uniform_half", n=20000, n_bins=10, reps=300, rng=0)
