@@ -27,6 +27,8 @@ The layers are subpackages: :mod:`calcheck.bounds` (guarantees as pure functions
 from __future__ import annotations
 
 import importlib
+import sys
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 # In a source checkout (and an editable install) the layers live beside this folder, at the
@@ -34,6 +36,57 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 if not (_HERE / "bounds").is_dir() and (_HERE.parent / "bounds" / "__init__.py").is_file():
     __path__.append(str(_HERE.parent))
+
+_LAYERS = frozenset({"bounds", "simulations", "theory_checks", "figures"})
+
+
+class _Alias:
+    """Loader of ``bounds.x``: the module ``calcheck.bounds.x`` itself, never a second copy."""
+
+    def __init__(self, target: str):
+        self.target = target
+        self.spec: ModuleSpec | None = None
+
+    def create_module(self, spec):
+        try:
+            module = importlib.import_module(self.target)
+        except ModuleNotFoundError as error:
+            if error.name != self.target:
+                raise
+            raise ModuleNotFoundError(f"No module named {spec.name!r}", name=spec.name) from None
+        self.spec = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = self.spec  # module_from_spec put the alias's spec there
+
+
+class _LayerAliases:
+    """Import a bare-named layer's modules as the ``calcheck.*`` modules themselves.
+
+    Where the repository root is on the path (a source tree, an editable install), ``import
+    bounds`` finds the layer by its bare name; its ``__init__`` then puts ``calcheck.bounds``
+    in its place in ``sys.modules``. This finder, first on ``sys.meta_path``, does the same
+    for every module below a layer so aliased (``bounds.guarantee`` is
+    ``calcheck.bounds.guarantee``), so no module is loaded twice. It aliases nothing else: not a
+    layer's bare name itself, nor the modules of another package that happens to be called
+    ``bounds``, nor anything in a wheel, where the bare names do not exist.
+    """
+
+    calcheck_layer_aliases = True
+
+    def find_spec(self, name, path=None, target=None):
+        top, dot, _ = name.partition(".")
+        if not dot or top not in _LAYERS:
+            return None
+        parent = sys.modules.get(top)
+        if parent is None or parent is not sys.modules.get(f"calcheck.{top}"):
+            return None
+        return ModuleSpec(name, _Alias(f"calcheck.{name}"))
+
+
+if not any(getattr(finder, "calcheck_layer_aliases", False) for finder in sys.meta_path):
+    sys.meta_path.insert(0, _LayerAliases())
 
 __version__ = "0.1.0"
 

@@ -1,7 +1,10 @@
 """The wheel installs exactly one top-level import package, ``calcheck``.
 
 Builds the wheel from the repository (hatchling, without build isolation), reads its file
-list, then imports it from a folder of its own with the repository taken off the path.
+list, then imports it from a folder of its own with the repository taken off the path. An
+editable install (and a source tree) has the repository root on the path, so the layers are
+importable by their bare names too: ``bounds`` must then be ``calcheck.bounds`` itself, never a
+second copy of it.
 """
 
 from __future__ import annotations
@@ -71,3 +74,85 @@ print(calcheck.get_guarantee('gr21.thm3').function(n=3000, n_bins=10, alpha=0.1)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("0.094")
+
+
+# Imports a layer by its bare name and through calcheck, in the order given, and checks that
+# both names are the same module objects (a second copy has its own Guarantee class).
+ALIAS_PROBE = """
+import sys
+first = sys.argv[1]
+__import__(first)
+import bounds, bounds.guarantee, simulations.laws, theory_checks, figures
+import calcheck, calcheck.bounds.guarantee, calcheck.simulations.laws
+from bounds.guarantee import Guarantee
+from figures import registry
+assert Path(bounds.__file__).parent == root / 'bounds', bounds.__file__
+assert bounds is calcheck.bounds, (bounds, calcheck.bounds)
+assert bounds.guarantee is calcheck.bounds.guarantee
+assert Guarantee is calcheck.bounds.guarantee.Guarantee
+assert isinstance(calcheck.get_guarantee('gr21.thm3'), Guarantee)
+assert simulations.laws is calcheck.simulations.laws and simulations is calcheck.simulations
+assert theory_checks is calcheck.theory_checks and figures is calcheck.figures
+assert registry is calcheck.figures.registry
+import simulations.engine  # not loaded yet: loaded once, under calcheck's name
+assert simulations.engine is sys.modules['calcheck.simulations.engine']
+assert simulations.engine.__spec__.name == 'calcheck.simulations.engine'
+layers = ('bounds', 'simulations', 'theory_checks', 'figures')
+bare = {k: m for k, m in sys.modules.items() if k.split('.')[0] in layers}
+for name, module in bare.items():
+    assert module is sys.modules['calcheck.' + name], name
+try:
+    import bounds.no_such_module
+except ModuleNotFoundError as error:
+    assert error.name == 'bounds.no_such_module', error.name
+print('one copy')
+"""
+
+
+@pytest.fixture(scope="module")
+def editable(tmp_path_factory) -> Path:
+    """The editable wheel hatchling builds for ``pip install -e``, unpacked."""
+    out = tmp_path_factory.mktemp("editable")
+    build = "import sys; from hatchling.build import build_editable; build_editable(sys.argv[1])"
+    subprocess.run([sys.executable, "-c", build, str(out)], cwd=ROOT, check=True)
+    (path,) = out.glob("calcheck-*.whl")
+    site = out / "site"
+    with zipfile.ZipFile(path) as z:
+        z.extractall(site)
+    return site
+
+
+@pytest.mark.parametrize("first", ["bounds", "calcheck.bounds"])
+def test_editable_install_loads_each_layer_once(editable, first, tmp_path):
+    # the editable install's .pth alone puts the repository on the path (first, so that an
+    # installed copy of calcheck cannot come before it)
+    setup = f"""
+import site, sys
+from pathlib import Path
+root = Path({str(ROOT)!r})
+sys.path[:] = [p for p in sys.path[1:] if Path(p or '.').resolve() != root]
+before = list(sys.path)
+site.addsitedir({str(editable)!r})
+sys.path[:] = [p for p in sys.path if p not in before] + before
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", setup + ALIAS_PROBE, first],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "one copy"
+
+
+@pytest.mark.parametrize("first", ["bounds", "calcheck.bounds"])
+def test_source_tree_loads_each_layer_once(first):
+    # ``python -c`` from the repository root: the root is on the path as the current folder
+    setup = f"""
+from pathlib import Path
+root = Path({str(ROOT)!r})
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", setup + ALIAS_PROBE, first],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "one copy"
