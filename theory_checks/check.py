@@ -26,10 +26,17 @@ from calcheck.bounds import registry
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
+from .coverage_evidence import (
+    CellResult,
+    cell_dict,
+    cell_label,
+    coverage_mutant,
+    mutant_counts,
+    plot_cells,
+)
 from .events import (
     ALPHA_FREE,
     CLAIMS,
-    MUTANT_FACTORS,
     BoundRule,
     Event,
     MeanAtMost,
@@ -38,9 +45,9 @@ from .events import (
 )
 from .exact_evidence import with_exact_evidence
 from .power import detectable_factor, no_power
-from .protocol import Mutant, json_number
+from .protocol import Mutant
 from .roles import check_role, role_of
-from .verdicts import CoverageVerdict, coverage_verdict, critical_count
+from .verdicts import coverage_verdict
 
 __all__ = ["CellResult", "Check", "CheckResult", "with_sharper_controls"]
 
@@ -156,63 +163,15 @@ class Check:
                 cells.append(with_exact_evidence(self, exp, alpha, radius, cell))
                 if self.has_mutant:
                     mutant_cells.append(
-                        _mutant_counts(self, exp, outcome, radius, alpha, values, claim)
+                        mutant_counts(self, exp, outcome, radius, alpha, values, claim)
                     )
-        mutant = _mutant(mutant_cells, cells, level) if self.has_mutant else None
+        mutant = coverage_mutant(mutant_cells, cells, level) if self.has_mutant else None
         return CheckResult(self, tuple(cells), n_blocks_for(reps) * BLOCK_REPS, false_alarm, mutant)
 
     @property
     def has_mutant(self) -> bool:
         """Whether the check is a guarantee's: its claim is tightened into a same-path mutant."""
         return role_of(self) == "guarantee"
-
-
-def _mutant_counts(check, exp, outcome, radius, alpha, values, claim) -> list:
-    """``(successes, trials, claimed)`` of the claim tightened by each mutant factor."""
-    out = []
-    for f in MUTANT_FACTORS:
-        success, bound = check.event.evaluate_mutant(exp, outcome, radius, alpha, f, values)
-        claimed = claim(alpha if alpha is not None else 0.0, bound)
-        claimed = min(max(claimed, np.nextafter(0.0, 1.0)), 1.0)
-        success = np.asarray(success, dtype=bool)
-        out.append((int(success.sum()), success.size, float(claimed)))
-    return out
-
-
-def _mutant(mutant_cells, cells, level) -> Mutant:
-    """The largest tightening the check catches on its own cells (same draws, same tests)."""
-    counts_cache: dict = {}
-
-    def flagged(successes, trials, claimed):
-        key = (trials, claimed)
-        if key not in counts_cache:
-            counts_cache[key] = (
-                trials - 1 if claimed >= 1 else critical_count(trials, claimed, level)
-            )
-        return successes <= counts_cache[key]
-
-    tried = ", ".join(f"{f:g}" for f in MUTANT_FACTORS)
-    for j, f in enumerate(MUTANT_FACTORS):
-        hits = [i for i, per_factor in enumerate(mutant_cells) if flagged(*per_factor[j])]
-        if hits:
-            c = cells[hits[0]]
-            k, r, claimed = mutant_cells[hits[0]][j]
-            return Mutant(
-                f"the stated bound times {f:g}",
-                True,
-                f,
-                f"bound times {tried}",
-                f"{len(hits)} of {len(cells)} cells flag it, first {_cell_label(c)}: "
-                f"coverage {k / r:.4f} vs claimed {claimed:.4f}",
-            )
-    f = MUTANT_FACTORS[-1]
-    return Mutant(
-        f"the stated bound times {f:g}",
-        False,
-        f,
-        f"bound times {tried}",
-        f"no cell flags even the bound times {f:g}",
-    )
 
 
 def with_sharper_controls(checks: list, factors: dict) -> list:
@@ -280,63 +239,6 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
 
 
 @dataclass(frozen=True)
-class CellResult:
-    """Verdict of one (experiment, alpha) cell of a check.
-
-    ``ratio_quantile`` is the claimed-level quantile of the per-replicate ratio (error /
-    bound, or bound / statistic for lower-bound events; the mean for expectations) and
-    ``tightness`` its inverse: how many times larger the bound is than needed here.
-    ``detectable_factor`` k: this cell would flag the bound multiplied by any factor below
-    k, at this budget (None where the event is not "error <= bound").
-    ``vacuous_replicates``: replicates in which the event holds by construction (an infinite
-    bound, or one that reaches the statistic's range, e.g. a radius >= 1 on an error in
-    [0, 1]); ``no_power`` says why the cell cannot flag anything whatever the data ("" when
-    it can: see :attr:`has_power`). ``exact_coverage`` (with ``exact_route``) is the cell's
-    exact probability where calcheck can compute one: it decides (:attr:`violated`).
-    ``success_bits`` holds the per-replicate successes, packed (:meth:`successes`).
-    """
-
-    law: str
-    n: int
-    n_bins: int
-    alpha: float | None
-    bound: float
-    verdict: CoverageVerdict
-    estimate: float
-    ratio_quantile: float
-    tightness: float
-    empty_bins: int
-    experiment: str = ""
-    detectable_factor: float | None = None
-    vacuous_replicates: int = 0
-    no_power: str = ""
-    exact_coverage: float | None = None
-    exact_route: str = ""
-    success_bits: str = ""
-
-    @property
-    def violated(self) -> bool:
-        """Whether the cell is flagged: by its exact coverage where known, else by its test.
-
-        Exact evidence decides (:mod:`~calcheck.theory_checks.exact_evidence`): the Monte
-        Carlo test stays beside it as a cross-check.
-        """
-        if self.exact_coverage is not None:
-            return self.exact_coverage < self.verdict.claimed
-        return self.verdict.violated
-
-    @property
-    def has_power(self) -> bool:
-        """Whether some outcome of the replicates would flag this cell."""
-        return not self.no_power
-
-    def successes(self) -> np.ndarray:
-        """The per-replicate successes (kept packed: implied checks compare them)."""
-        bits = np.frombuffer(base64.b64decode(self.success_bits), dtype=np.uint8)
-        return np.unpackbits(bits, count=self.verdict.trials).astype(bool)
-
-
-@dataclass(frozen=True)
 class CheckResult:
     """All cells of a check and its overall verdict.
 
@@ -374,13 +276,13 @@ class CheckResult:
             "claim": self.check.claim,
             "per_cell_level": self.cells[0].verdict.level if self.cells else None,
             "vacuity": self.vacuity_note() or None,
-            "cells": [_cell_dict(c) for c in self.cells],
+            "cells": [cell_dict(c) for c in self.cells],
         }
 
     @property
     def powerless(self) -> tuple[str, ...]:
         """The cells that could not have failed, each with why (the protocol's name)."""
-        return tuple(f"{_cell_label(c)}: {c.no_power}" for c in self.vacuous_cells)
+        return tuple(f"{cell_label(c)}: {c.no_power}" for c in self.vacuous_cells)
 
     def power_text(self) -> str:
         """The smallest wrong claim the check would have caught (its detectable factor)."""
@@ -407,7 +309,7 @@ class CheckResult:
             else f"{len(cells)} of {len(self.cells)} cells have no power "
             "(the verdict comes from the others)"
         )
-        labels = ", ".join(_cell_label(c) for c in cells[:4])
+        labels = ", ".join(cell_label(c) for c in cells[:4])
         more = f" and {len(cells) - 4} more" if len(cells) > 4 else ""
         return f"{head} -- {labels}{more}: {'; '.join(reasons)}"
 
@@ -456,71 +358,7 @@ class CheckResult:
         -------
         matplotlib Axes
         """
-        own = ax is None
-        if own:
-            from matplotlib.figure import Figure
-
-            ax = Figure(
-                figsize=(6.4, 0.35 * len(self.cells) + 1.8), layout="constrained"
-            ).subplots()
-        y = np.arange(len(self.cells))
-        cov = np.array([c.verdict.coverage for c in self.cells])
-        lo = np.array([c.verdict.ci_low for c in self.cells])
-        hi = np.array([c.verdict.ci_high for c in self.cells])
-        claimed = np.array([c.verdict.claimed for c in self.cells])
-        bad = np.array([c.violated for c in self.cells])
-        ax.errorbar(
-            cov,
-            y,
-            xerr=[cov - lo, hi - cov],
-            fmt="o",
-            color="tab:blue",
-            ms=4,
-            label="coverage (95% CP)",
-        )
-        ax.scatter(claimed, y, marker="|", s=200, color="black", label="claimed")
-        if bad.any():
-            ax.scatter(cov[bad], y[bad], color="tab:red", zorder=3, label="violated")
-        ax.set_yticks(y, [_cell_label(c) for c in self.cells], fontsize=7)
-        ax.set_xlabel("probability of the guaranteed event")
-        ax.set_title(
-            f"{self.check.id}: {self.verdict} "
-            f"({'as expected' if self.passed else 'NOT as expected'})",
-            fontsize=9,
-        )
-        if own:  # a figure of our own: the legend goes below the axes, outside the data
-            ax.figure.legend(fontsize=7, loc="outside lower center", ncol=3, frameon=False)
-        else:
-            ax.legend(fontsize=7, loc="best")
-        return ax
-
-
-def _cell_dict(c: CellResult) -> dict:
-    v = dataclasses.asdict(c.verdict)
-    return {
-        "experiment": c.experiment,
-        "law": c.law,
-        "n": c.n,
-        "n_bins": c.n_bins,
-        "alpha": c.alpha,
-        "bound": json_number(c.bound),
-        "verdict": "violated" if c.violated else "consistent" if c.has_power else "vacuous",
-        **{k: json_number(val) for k, val in v.items()},
-        "estimate": c.estimate,
-        "ratio_quantile": json_number(c.ratio_quantile),
-        "tightness": json_number(c.tightness),
-        "detectable_factor": json_number(c.detectable_factor),
-        "empty_bins": c.empty_bins,
-        "vacuous_replicates": c.vacuous_replicates,
-        "no_power": c.no_power or None,
-        "exact_coverage": c.exact_coverage,
-        "exact_route": c.exact_route or None,
-    }
-
-
-def _cell_label(c: CellResult) -> str:
-    alpha = "" if c.alpha is None else f" a={c.alpha:g}"
-    return f"{c.law} n={c.n} B={c.n_bins}{alpha}"
+        return plot_cells(self, ax)
 
 
 @dataclass(frozen=True)
@@ -541,6 +379,9 @@ class StudyAdapter:
     claim : str
     bound : BoundRule
     description : str
+    role : str
+        The study's role: ``""`` (a guarantee) or ``"identity"`` for a result that holds by
+        construction (checked exactly, no mutant).
     """
 
     guarantee: str
@@ -551,6 +392,7 @@ class StudyAdapter:
     claim: str = "1-alpha"
     bound: BoundRule = field(default_factory=BoundRule)
     description: str = ""
+    role: str = ""
 
     def check(self, laws, grid: dict, alphas, *, check_id: str | None = None) -> Check:
         """A :class:`Check` of the guarantee on ``laws`` over the product of ``grid``."""
@@ -586,4 +428,5 @@ class StudyAdapter:
             "consistent",
             self.bound,
             self.description,
+            self.role,
         )

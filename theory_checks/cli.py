@@ -20,6 +20,7 @@ from calcheck.simulations._io import json_text, writable_folder
 from calcheck.simulations.parallel import LOG_FORMAT
 from calcheck.simulations.provenance import package_version
 
+from .cli_audit import cmd_audit
 from .cli_run import add_run_arguments, cmd_run
 from .cli_search import add_search_arguments, cmd_search
 
@@ -297,39 +298,6 @@ def _cmd_bench(args) -> int:
     return 0
 
 
-def _cmd_audit(args) -> int:
-    import json
-    from pathlib import Path
-
-    from .audit import audit_problems, audit_rows, audit_table
-
-    path = Path(args.results)
-    if path.is_dir():
-        path = path / "results.json"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"no results at {str(path)!r}: run `calcheck run --out {path.parent}` first, "
-            "or name a run's results.json with --results"
-        )
-    try:
-        data = json.loads(path.read_text())
-        rows = audit_rows(data)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path} is not a calcheck run's results.json ({exc})") from None
-    problems = audit_problems(data)
-    if args.json:
-        print(json_text({"results": str(path), "rows": rows, "problems": problems}, indent=1))
-    else:
-        print(audit_table(data))
-        head = data.get("headline", {}).get("text")
-        if head:
-            print(f"\n{head}.")
-        if problems:
-            print("\nGuarantees that cannot fail on this design (reclassify or redesign them):")
-            print("\n".join(f"  {line}" for line in problems))
-    return 1 if problems else 0
-
-
 def _positive_int(text):
     v = int(text)
     if v < 1 and v != -1:
@@ -432,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a run's output folder or its results.json",
     )
     s.add_argument("--json", action="store_true", help="print the rows as JSON")
-    s.set_defaults(func=_cmd_audit)
+    s.set_defaults(func=cmd_audit)
 
     s = sub.add_parser("bench", help="time each hot path against its own floor (ratios)")
     s.add_argument("--n", type=int, default=10_000, help="calibration points")

@@ -46,7 +46,9 @@ from calcheck.simulations.provenance import generator
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import MUTANT_FACTORS, BoundRule
 from .protocol import Mutant, json_number
+from .rate_events import Balanced, FactorWithin, SquaredCEWithin
 from .roles import check_role, role_of
+from .series import SeriesCheckResult
 
 __all__ = [
     "Balanced",
@@ -62,63 +64,6 @@ __all__ = [
 
 #: Bootstrap resamples of the coverage counts (enough for a 1e-4 lower quantile).
 N_BOOT = 20000
-
-
-# ------------------------------------------------------------------- grid events
-@dataclass(frozen=True)
-class FactorWithin:
-    """``|stat - truth| <= r truth`` at every grid column (klm19 Sec. 5: r = 1/2)."""
-
-    statistic: str
-    truth: str = "ce_sq"
-    r: float = 0.5
-
-    def describe(self) -> str:
-        """Short name for reports."""
-        return f"|{self.statistic} - {self.truth}| <= {self.r:g} {self.truth}"
-
-    def success(self, experiment, outcome) -> np.ndarray:
-        """Boolean array ``(R, G)``."""
-        truth = experiment.symbols(outcome)[self.truth]
-        stat = np.asarray(getattr(outcome, self.statistic), dtype=float)
-        return np.abs(stat - truth) <= self.r * truth
-
-
-@dataclass(frozen=True)
-class Balanced:
-    """The fitted bins are ``factor``-well-balanced (klm19 Definition 4.2)."""
-
-    factor: float = 2.0
-
-    def describe(self) -> str:
-        """Short name for reports."""
-        return f"1/({self.factor:g}B) <= P(I_j) <= {self.factor:g}/B for all j"
-
-    def success(self, experiment, outcome) -> np.ndarray:
-        """Boolean array ``(R, G)``."""
-        return outcome.imbalance(self.factor) <= 1.0
-
-
-@dataclass(frozen=True)
-class SquaredCEWithin:
-    """``stat <= factor * min_ce_sq + eps_sq`` (klm19 Theorem 4.1: factor 2).
-
-    ``min_ce_sq`` (the best CE^2 in the family) and ``eps_sq`` come from the experiment's
-    symbols; ``factor = 0`` claims the well-specified bound on any law (a control).
-    """
-
-    statistic: str
-    factor: float = 2.0
-
-    def describe(self) -> str:
-        """Short name for reports."""
-        return f"{self.statistic} <= {self.factor:g} min_G CE^2 + eps^2"
-
-    def success(self, experiment, outcome) -> np.ndarray:
-        """Boolean array ``(R, G)``."""
-        s = experiment.symbols(outcome)
-        bound = self.factor * s["min_ce_sq"] + s["eps_sq"]
-        return np.asarray(getattr(outcome, self.statistic), dtype=float) <= bound
 
 
 # ------------------------------------------------------------------ thresholds
@@ -378,65 +323,6 @@ class SeriesResult:
         )
 
 
-@dataclass(frozen=True)
-class SeriesCheckResult:
-    """Series fits of a check over parameter series; violated if any series is."""
-
-    check: object
-    series: tuple
-    reps: int
-    false_alarm: float
-    cells: tuple = ()
-    mutant: Mutant | None = None
-    verdict: str = field(init=False)
-    passed: bool = field(init=False)
-
-    def __post_init__(self):
-        if any(s.violated for s in self.series):
-            verdict = "violated"
-        elif self.series and all(_powerless(s) for s in self.series):
-            verdict = "vacuous" if any(_vacuous(s) for s in self.series) else "inconclusive"
-        else:
-            verdict = "consistent"
-        object.__setattr__(self, "verdict", verdict)
-        caught = self.mutant is None or self.mutant.caught
-        object.__setattr__(self, "passed", self.verdict == self.check.expect and caught)
-
-    #: Kind of check named in ``repr``; subclasses say what a replicate count is per.
-    kind_name = "check"
-    #: The protocol's name of the kind.
-    kind = "series"
-
-    @property
-    def powerless(self) -> tuple[str, ...]:
-        """Series (or their points) that could not have failed, each with why."""
-        out = []
-        for s in self.series:
-            why = getattr(s, "powerless_note", None)
-            note = why() if callable(why) else ""
-            if note:
-                out.append(f"{s.name}: {note}")
-        return tuple(out)
-
-    def power_text(self) -> str:
-        """The smallest wrong claim the check would have caught (its mutant)."""
-        m = self.mutant
-        return "-" if m is None else (m.claim if m.caught else "none found")
-
-    def _settings(self) -> str:
-        return f"{self.reps} replicates"
-
-    def __repr__(self) -> str:
-        kind = "negative control" if self.check.is_control else self.kind_name
-        status = "as expected" if self.passed else "NOT as expected"
-        lines = [
-            f"<{type(self).__name__} {self.check.id} ({kind} of {self.check.guarantee}): "
-            f"{self.verdict}, {status}; {self._settings()}"
-        ]
-        lines += [f"  {s.describe()}" for s in self.series]
-        return "\n".join(lines) + ">"
-
-
 def _series_dict(s) -> dict:
     return {
         "name": s.name,
@@ -455,14 +341,6 @@ def _series_dict(s) -> dict:
         "censored": list(s.censored),
         "verdict": "violated" if s.violated else "inconclusive" if s.inconclusive else "consistent",
     }
-
-
-def _powerless(series) -> bool:
-    return bool(getattr(series, "inconclusive", False) or getattr(series, "vacuous", False))
-
-
-def _vacuous(series) -> bool:
-    return bool(getattr(series, "vacuous", False))
 
 
 def rate_mutant(series, slack: float) -> Mutant:

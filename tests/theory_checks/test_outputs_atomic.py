@@ -145,7 +145,7 @@ def test_the_report_opens_with_a_summary_and_draws_each_guarantee(tmp_path, caps
     assert (out / "plots" / "gr21_cor1.png").is_file()
     page = (out / "report.html").read_text()
     assert page.index("<h2>Summary</h2>") < page.index("<h2>Theory checks</h2>")
-    assert "2 of 2 guarantees consistent" in page
+    assert "2 of 2 guarantees verified" in page
     assert "3 of 3 negative controls caught" in page
     assert "1 of 1 dropped hypotheses as stated" in page  # no tie-breaking on atoms
     assert "plots/gr21_thm3.png" in page
