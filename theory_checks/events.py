@@ -234,6 +234,14 @@ class Event:
 class Within(Event):
     """``stat <= radius``; for a per-bin statistic ``(R, B)``, every bin within its radius."""
 
+    def evaluate_mutant(self, experiment, outcome, radius, alpha, factor, values):
+        """``stat <= factor * radius`` in every bin: the worst ratio ``<= factor``.
+
+        The ratio is ``max_b stat_b / radius_b``, so scaling every radius by ``factor`` scales
+        it by ``1 / factor``: the same event, without computing the statistic again.
+        """
+        return values.ratio <= factor, values.bound * factor
+
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes and ratios."""
         stat = self._stat(experiment, outcome, alpha)
@@ -287,6 +295,10 @@ class Marginal(Event):
 
     statistic: str = "test_point_error"
     randomised: bool = field(default=True, init=False)
+
+    def evaluate_mutant(self, experiment, outcome, radius, alpha, factor, values):
+        """The same test point within ``factor`` times the radius: its ratio ``<= factor``."""
+        return values.ratio <= factor, values.bound * factor
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes (drawn test point) and the exact conditional coverage as estimate."""

@@ -160,3 +160,22 @@ def test_assert_guarantee_holds_refuses_a_check_that_cannot_fail():
     )
     with pytest.raises(AssertionError, match="cannot fail on it"):
         assert_guarantee_holds(loose, "uniform_half", n=20000, n_bins=10, reps=300, rng=0)
+
+
+def test_within_mutant_is_the_event_at_the_tightened_radius():
+    # the shortcut (worst ratio <= factor) is the event re-evaluated at factor * radius
+    rng = np.random.default_rng(3)
+    stat = rng.uniform(0, 0.2, size=(500, 4))
+    stat[:5] = 0.0
+
+    class Exp:
+        def statistic(self, outcome, name, alpha):
+            return stat
+
+    radius = np.array([0.1, 0.15, 0.0, np.inf])
+    event = Within("max_error")
+    values = event.evaluate(Exp(), None, radius, 0.1)
+    for f in MUTANT_FACTORS:
+        fast, _ = event.evaluate_mutant(Exp(), None, radius, 0.1, f, values)
+        slow = event.evaluate(Exp(), None, radius * f, 0.1).success
+        np.testing.assert_array_equal(fast, slow)
