@@ -45,8 +45,9 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
     s.add_argument(
         "--checks",
         nargs="+",
+        action="extend",
         metavar="ID",
-        help="check ids, prefixes or glob patterns (default: all)",
+        help="check ids, prefixes or glob patterns (default: all; repeatable: the lists add up)",
     )
     s.add_argument(
         "--budget", choices=("quick", "full"), default="quick", help="replicates, laws, grid"

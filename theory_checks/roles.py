@@ -109,7 +109,7 @@ def headline_text(h: dict) -> str:
     """The headline as one sentence, then what is counted apart."""
     parts = [
         f"{h['guarantees_verified']} of {h['guarantees']} guarantees verified "
-        "(consistent, with a same-path mutant caught)"
+        "(consistent with a same-path mutant caught)"
     ]
     if h["controls"]:
         parts.append(f"{h['controls_caught']} of {h['controls']} negative controls caught")

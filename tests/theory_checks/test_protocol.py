@@ -179,3 +179,11 @@ def test_within_mutant_is_the_event_at_the_tightened_radius():
         fast, _ = event.evaluate_mutant(Exp(), None, radius, 0.1, f, values)
         slow = event.evaluate(Exp(), None, radius * f, 0.1).success
         np.testing.assert_array_equal(fast, slow)
+
+
+def test_repeated_checks_options_add_up(tmp_path, capsys):
+    out = tmp_path / "o"
+    main(["run", "--checks", "gr21.thm3", "--checks", "nch14.eq2", "--reps", "200",
+          "--out", str(out), "--json"])  # fmt: skip
+    ids = {c["id"] for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert "gr21.thm3" in ids and "nch14.eq2" in ids
