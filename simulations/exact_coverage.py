@@ -60,9 +60,11 @@ __all__ = [
     "bin_within_probability",
     "exact_coverage",
     "expected_bin_masses",
+    "layout_coverage",
     "looseness_grid",
     "smallest_exact_eps",
     "smallest_top_label_eps",
+    "sup_binomial_tail",
     "top_label_exact_coverage",
 ]
 
@@ -228,6 +230,137 @@ def _coverage(counts, weights, etas, eps: np.ndarray, event: str) -> np.ndarray:
             out = out + w[inverse == j].sum() * _within(int(m), float(eta), e)
         out = np.clip(out, 0.0, 1.0)
     return out.reshape(np.shape(eps))
+
+
+def layout_coverage(counts, weights, etas, eps, *, event="conditional"):
+    r"""Exact coverage of independent binomial bins: any layout, one eta per bin.
+
+    Bin b averages ``counts[b]`` labels, i.i.d. Bernoulli(``etas[b]``), independently of the
+    other bins; ``weights[b]`` is the probability that a fresh test point falls in bin b.
+
+    .. math:: \text{conditional: } \prod_b P(|K_b/m_b - \eta_b| \le \varepsilon),
+              \qquad \text{marginal: } \sum_b w_b\, P(|K_b/m_b - \eta_b| \le \varepsilon).
+
+    :func:`exact_coverage` (one eta, gr21 Algorithm 1's layout) and
+    :func:`top_label_exact_coverage` (gr22 Algorithm 8, one eta per class) are this function on
+    their layouts; :mod:`calcheck.theory_checks.exact_evidence` uses it on an experiment's
+    parts (gr21 Lemma 2: the bins are independent binomials at constant eta).
+
+    Parameters
+    ----------
+    counts : 1-d array_like of int
+        ``m_b >= 1``.
+    weights : 1-d array_like of float
+        Test masses ``w_b >= 0`` summing to 1 (used by the marginal event only).
+    etas : 1-d array_like of float
+        Constant bias of each bin, in (0, 1).
+    eps : float or 1-d array_like
+        Radii.
+    event : {"conditional", "marginal"}
+
+    Returns
+    -------
+    float or ndarray
+        In [0, 1], shape of ``eps``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: arrays of different lengths, a count < 1, an eta outside
+        (0, 1), weights that are negative or do not sum to 1, a NaN radius, an unknown event.
+    """
+    m = np.asarray(counts)
+    w = np.asarray(weights, dtype=float)
+    e_b = np.asarray(etas, dtype=float)
+    if m.ndim != 1 or m.size == 0 or w.shape != m.shape or e_b.shape != m.shape:
+        raise ValueError(
+            f"counts, weights and etas must be 1-d arrays of one length, got shapes "
+            f"{np.shape(counts)}, {np.shape(weights)}, {np.shape(etas)}"
+        )
+    if not np.issubdtype(m.dtype, np.integer) or np.any(m < 1) or np.any(m > MAX_POINTS):
+        raise ValueError(f"counts must be integers in 1..{MAX_POINTS}, got {counts!r}")
+    if np.any(~(e_b > 0) | ~(e_b < 1)):
+        raise ValueError(f"etas must lie in (0, 1), got {etas!r}")
+    if np.any(~np.isfinite(w) | (w < 0)) or abs(w.sum() - 1.0) > 1e-9:
+        raise ValueError(f"weights must be >= 0 and sum to 1, got {weights!r}")
+    _choice(event, EVENTS, "event")
+    e = check_eps(eps)
+    return _scalar_or_array(_coverage(m.astype(np.int64), w, e_b, e, event))
+
+
+def sup_binomial_tail(m, eps) -> tuple[float, float]:
+    r"""``(sup, p)``: the exact supremum over p of ``P(|Bin(m, p)/m - p| > eps)``, and where.
+
+    .. math:: \sup_{p \in [0, 1]} P\big(|K/m - p| > \varepsilon\big),
+              \qquad K \sim \mathrm{Bin}(m, p).
+
+    Between the p where a cut-off ``m (p - eps)`` or ``m (p + eps)`` crosses an integer the
+    failing counts are fixed, ``K <= a`` or ``K >= b``, and the tail
+    ``P(K <= a) + P(K >= b)`` is quasi-convex in p (its derivative is
+    ``m [f_{m-1}(b - 1) - f_{m-1}(a)]``, whose sign changes once, from - to +, since
+    ``f_{m-1}(b-1) / f_{m-1}(a)`` grows with p): its supremum on each piece is a one-sided
+    limit at an end. Those limits are just past ``p = k/m + eps`` (the count k leaves the
+    window from below: ``K <= k`` fails) and just before ``p = k/m - eps`` (k leaves from
+    above: ``K >= k`` fails), k = 0..m: the lattice lines of
+    :func:`calcheck.simulations.conditional_coverage.lattice_etas`. The supremum is one of
+    those 2 (m + 1) limits; it need not be attained (the failure event is open), and a grid
+    of p misses it (a grid's maximum lies below it, so a radius calibrated on a grid is too
+    small: ``examples/own_bound.py`` tells that story).
+
+    Parameters
+    ----------
+    m : int
+        Labels averaged (>= 1).
+    eps : float
+        Radius >= 0 (inf: the tail is 0).
+
+    Returns
+    -------
+    sup : float
+        In [0, 1].
+    p : float
+        The lattice point whose one-sided limit gives it (0.5 where ``sup = 0``).
+
+    Notes
+    -----
+    The second cut-off at a crossing, ``k +- 2 m eps``, is snapped to an integer within
+    :data:`COUNT_TOLERANCE` counts, the convention of the module's closed events. gr21
+    Lemma 2 makes a bin of uniform-mass binning such a binomial given the edges, with
+    ``p = Pi_b``, so ``prod_b (1 - sup)`` is a lower bound on the conditional coverage of
+    radius eps on every law (the per-bin argument of gr21 Theorem 3, made exact).
+
+    Examples
+    --------
+    >>> sup, p = sup_binomial_tail(4, 0.3)
+    >>> round(sup, 4), round(p, 2)
+    (0.333, 0.55)
+    """
+    m = check_positive_int(m, "m", maximum=MAX_POINTS)
+    e = float(check_eps(eps)) if np.ndim(eps) == 0 else None
+    if e is None or e < 0:
+        raise ValueError(f"eps must be a number >= 0, got {eps!r}")
+    if not np.isfinite(e):
+        return 0.0, 0.5
+    k = np.arange(m + 1, dtype=float)
+    width = 2.0 * m * e
+    # just past k/m + eps: K <= k fails below; above, K > k + 2 m eps, i.e. K >= floor(.) + 1
+    p_up = k / m + e
+    ok = p_up <= 1.0
+    tail_up = binom.cdf(k[ok], m, p_up[ok]) + binom.sf(
+        np.floor(k[ok] + width + COUNT_TOLERANCE), m, p_up[ok]
+    )
+    # just before k/m - eps: K >= k fails above; below, K < k - 2 m eps, i.e. K <= ceil(.) - 1
+    p_down = k / m - e
+    ok_d = p_down >= 0.0
+    tail_down = binom.sf(k[ok_d] - 1, m, p_down[ok_d]) + binom.cdf(
+        np.ceil(k[ok_d] - width - COUNT_TOLERANCE) - 1, m, p_down[ok_d]
+    )
+    tails = np.concatenate([tail_up, tail_down])
+    points = np.concatenate([p_up[ok], p_down[ok_d]])
+    if tails.size == 0:
+        return 0.0, 0.5
+    i = int(np.argmax(tails))
+    return float(min(max(tails[i], 0.0), 1.0)), float(points[i])
 
 
 def _layout(n, n_bins, scheme):

@@ -73,7 +73,15 @@ def verify(
     expect="consistent",
     **grid,
 ) -> CheckResult:
-    """Check a registered guarantee on ``law`` by exact Monte Carlo.
+    """Check a registered guarantee on ``law``: exact evidence first, Monte Carlo beside it.
+
+    Every cell is simulated and tested by the suite's exact binomial test. Where calcheck
+    can compute the cell's probability exactly -- uniform-mass binning (and top-label binning
+    class by class) on a law whose eta is constant, with the conditional or marginal event
+    and a fixed radius (:mod:`calcheck.theory_checks.exact_evidence`, gr21 Lemma 2) -- the
+    exact value decides the cell (``cell.exact_coverage < claimed`` is violated, whatever
+    the replicates say) and the Monte Carlo coverage is its cross-check: an exact value
+    outside the Monte Carlo's 1 - 1e-6 Clopper-Pearson interval raises RuntimeError.
 
     Parameters
     ----------
@@ -109,13 +117,17 @@ def verify(
     Returns
     -------
     CheckResult
-        With ``passed``, ``verdict``, per-cell verdicts, ``worst_cell()`` and ``plot()``.
+        With ``passed``, ``verdict``, per-cell verdicts, ``worst_cell()`` and ``plot()``;
+        a cell decided exactly has ``exact_coverage`` and ``exact_route`` set.
 
     Raises
     ------
     ValueError
         For a refused or unknown guarantee (the message says why and lists the studiable
         ones), a law of the wrong family, or bad grid values.
+    RuntimeError
+        Where a cell's exact coverage and its Monte Carlo coverage disagree beyond Monte
+        Carlo error (a bug in one of the two routes, never a verdict).
 
     Examples
     --------
@@ -130,7 +142,12 @@ def verify(
     ('uniform_logistic', 1000, 0.998)
 
     An integer ``rng`` is the root seed: the same call gives the same numbers for any
-    ``n_jobs``.
+    ``n_jobs``. On a law with constant eta the exact coverage decides (here gr21 Theorem 3
+    at eta = 1/2, its worst case):
+
+    >>> cell = verify("gr21.thm3", "uniform_half", n=1000, n_bins=10, reps=500, rng=0).cells[0]
+    >>> round(cell.exact_coverage, 4), cell.violated
+    (0.9885, False)
     """
     n_blocks_for(reps)  # validates reps before anything is simulated
     points = {k: v for k, v in (("n", n), ("n_bins", n_bins)) if v is not None} | grid
