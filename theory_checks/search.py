@@ -285,10 +285,14 @@ def exact_worst_case(guarantee: str):
 def analytic_reference(guarantee: str, bound: BoundRule, grid: dict, alpha: float):
     """Exact failure rate of the worst constant eta, or None where none is known.
 
-    The failure rate at constant eta is exact (product binomials); its largest value over
-    eta is near 1/2 but not always at it (the binomial cut-offs cross integers:
+    The failure rate at constant eta is exact (product binomials, gr21 Lemma 2); its largest
+    value over eta is near 1/2 but not always at it (the binomial cut-offs cross integers:
     :func:`calcheck.simulations.conditional_coverage.worst_constant_eta`). Both are returned:
-    ``failure`` (the worst constant eta, ``eta``) and ``failure_at_half``.
+    ``failure`` (the worst constant eta, ``eta``) and ``failure_at_half``, with the claim
+    (``claimed = 1 - alpha``) and whether the exact coverage reaches it (``holds``). The
+    worst constant eta is a law (any score law with that eta), so ``holds = False`` is a
+    violation found exactly: :attr:`SearchResult.found` says so
+    (:mod:`calcheck.theory_checks.exact_evidence`: exact evidence first).
     """
     worst = exact_worst_case(guarantee)
     if worst is None or set(grid) != {"n", "n_bins"}:
@@ -298,6 +302,7 @@ def analytic_reference(guarantee: str, bound: BoundRule, grid: dict, alpha: floa
     eps = float(bound.radius(guarantee, {"n": n, "n_bins": b, "delta": 0.0}, alpha))
     half = 1.0 - float(exact_coverage(n, b, 0.5, eps, event=event, scheme=scheme))
     eta, failure = worst_constant_eta(n, b, eps, event=event, scheme=scheme)
+    claimed = 1.0 - float(alpha)
     return {
         "law": f"constant eta = {eta:g} (any score law; eta = 1/2: {half:.4f})",
         "eps": eps,
@@ -307,6 +312,8 @@ def analytic_reference(guarantee: str, bound: BoundRule, grid: dict, alpha: floa
         "failure_at_half": half,
         "scheme": scheme,
         "event": event,
+        "claimed": claimed,
+        "holds": bool(1.0 - failure >= claimed),
     }
 
 

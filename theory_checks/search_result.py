@@ -64,9 +64,12 @@ class SearchResult:
 
     ``search`` and ``random`` are the two methods at the same budget, each with its
     search-time criterion (CRN replicates) and its fresh-seed verdict; ``reference`` is the
-    exact failure rate of the analytic worst case where one is known; ``benign`` the
-    criterion at the family's benign start points. ``found`` says whether the search's law
-    is flagged violated on the fresh seed. ``seconds`` is not part of equality.
+    exact failure rate of the analytic worst case where one is known (the worst constant
+    eta); ``benign`` the criterion at the family's benign start points. ``found`` says
+    whether a violating law was found: the search's law flagged violated on the fresh seed,
+    or the exact reference failing its claim (exact evidence first: that law is a constant
+    eta, any score law, whether or not the family contains it; ``found_by`` says which).
+    ``seconds`` is not part of equality.
     """
 
     target: str
@@ -86,9 +89,31 @@ class SearchResult:
     seconds: float = field(default=0.0, compare=False)
 
     @property
+    def exact_fails(self) -> bool:
+        """Whether the exact reference's coverage is below its claim (a violation, exactly)."""
+        r = self.reference
+        if not r:
+            return False
+        claimed = r.get("claimed", 1.0 - self.alpha)
+        return bool(r["coverage"] < claimed)
+
+    @property
     def found(self) -> bool:
-        """Whether the search's law is flagged violated on the fresh seed."""
-        return self.search.fresh.outcome == "violated"
+        """Whether a violating law was found: exactly (the reference) or on the fresh seed."""
+        return self.exact_fails or self.search.fresh.outcome == "violated"
+
+    @property
+    def found_by(self) -> str:
+        """What found the violation: ``"exact reference"``, ``"fresh seed"``, both, or ``""``."""
+        said = [
+            what
+            for what, hit in (
+                ("exact reference", self.exact_fails),
+                ("fresh seed", self.search.fresh.outcome == "violated"),
+            )
+            if hit
+        ]
+        return " and ".join(said)
 
     def summary(self) -> str:
         """Readable lines: the target, the laws found, both verdicts, the reference."""
@@ -118,10 +143,17 @@ class SearchResult:
             lines.append(f"    fresh seed: {f.fresh.line()}")
         if self.reference:
             r = self.reference
+            claimed = r.get("claimed", 1.0 - self.alpha)
+            said = (
+                f"exact coverage {r['coverage']:.4f} < claimed {claimed:.4g}: violated"
+                if self.exact_fails
+                else f"exact coverage {r['coverage']:.4f} >= claimed {claimed:.4g}: holds"
+            )
             lines.append(
                 f"  exact worst case {r['law']}: exact failure {r['failure']:.4f} at "
-                f"eps {r['eps']:.4g}"
+                f"eps {r['eps']:.4g}; {said}"
             )
+        lines.append(f"  found: {self.found_by} (a violating law)" if self.found else "  found: no")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
