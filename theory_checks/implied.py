@@ -1,14 +1,23 @@
-"""Implied checks: a check whose evidence is contained in another's on the same draws.
+"""Implied checks: a check whose verdict follows from another's on the same draws.
 
 Two guarantee checks of one paper that read the same experiments at the same alphas with
-the same claimed coverage in every cell, neither with randomness of its own (a fresh test
-point, an auxiliary uniform), are compared replicate by replicate: if in every
-cell each replicate where check X's event holds is one where check Y's holds too (Y's
-success set contains X's -- a weaker radius on the same statistic, or a smaller statistic
-against the same radius: ECE <= max error), then X consistent implies Y consistent and Y
-violated implies X violated. Y's verdict adds nothing to X's: it is reported as *implied
-by X* and counted apart, not as a second verified guarantee. Where the two sets are equal
-the earlier check in the catalog order implies the later one.
+the same replicates are compared cell by cell: if in every cell each replicate where check
+X's event holds is one where check Y's holds too (Y's success set contains X's: a weaker
+radius on the same statistic, a smaller statistic against the same radius such as the ECE
+against the maximum error, or -- for expectation bounds, whose success ``U >= stat`` does not
+depend on the bound -- the same successes) and X claims at least as much (its claimed
+coverage is at least Y's), then X consistent implies Y consistent and Y violated implies X
+violated: Y's verdict adds nothing to X's. Y is reported *implied by X* and counted apart,
+not as a second verified guarantee. Events with randomness of their own (a fresh test point,
+an auxiliary uniform) are compared only with events that share it (the same kind of event),
+so that no inclusion is read off two independent draws. Where the two are equivalent, the
+earlier check in the catalog order implies the later one.
+
+Rate checks (:mod:`~calcheck.theory_checks.rates`) that fit the same thresholds (the same
+series of experiments, event and delta) are compared by their rates: if along every series
+``h_Y / h_X`` is nondecreasing in the varied parameter, then ``n* <= c h_X`` for all theta
+implies ``n* <= c' h_Y`` (a looser rate, e.g. klm19's VC remark B^2 log(B/delta) against
+Lemma 4.3's B log(B/delta)): Y is implied by X.
 """
 
 from __future__ import annotations
@@ -20,52 +29,85 @@ from .roles import role_of
 __all__ = ["implied_by"]
 
 
-def _signature(result):
-    cells = result.cells
-    return tuple((c.experiment, c.alpha, c.verdict.claimed, c.verdict.trials) for c in cells)
+def _key(result):
+    event = result.check.event
+    randomness = type(event).__name__ if event.randomised else "none"
+    cells = tuple((c.experiment, c.alpha, c.verdict.trials) for c in result.cells)
+    return (result.check.guarantee.split(".")[0], randomness, cells)
 
 
-def _contains(big, small) -> bool:
-    """Every success of ``small`` is a success of ``big``, in every cell."""
-    for cb, cs in zip(big.cells, small.cells, strict=True):
-        if not cb.success_bits or not cs.success_bits:
+def _implies(x, y) -> bool:
+    """Every success of ``x`` is one of ``y`` and ``x`` claims at least ``y``, in every cell."""
+    for cx, cy in zip(x.cells, y.cells, strict=True):
+        if not cx.success_bits or not cy.success_bits:
             return False
-        sb, ss = cb.successes(), cs.successes()
-        if np.any(ss & ~sb):
+        if cx.verdict.claimed < cy.verdict.claimed:
+            return False
+        if np.any(cx.successes() & ~cy.successes()):
             return False
     return True
+
+
+def _rate_key(result):
+    ch = result.check
+    series = tuple(tuple(e.key for e in s.experiments) for s in ch.series)
+    return (ch.guarantee.split(".")[0], series, repr(ch.event), ch.delta)
+
+
+def _rate_implies(x, y) -> bool:
+    """``h_y / h_x`` is nondecreasing along every series (theta increasing)."""
+    for sx, sy in zip(x.series, y.series, strict=True):
+        order = np.argsort(sx.theta)
+        ratio = np.asarray(sy.h)[order] / np.asarray(sx.h)[order]
+        if np.any(np.diff(ratio) < -1e-12 * np.abs(ratio[:-1])):
+            return False
+    return True
+
+
+def _rate_implications(results) -> dict:
+    groups: dict = {}
+    for order, r in enumerate(results):
+        if getattr(r, "kind", "") == "rate" and role_of(r.check) == "guarantee":
+            groups.setdefault(_rate_key(r), []).append((order, r))
+    out = {}
+    for members in groups.values():
+        for oy, y in members:
+            for ox, x in members:
+                if x is y or x.check.id in out:
+                    continue
+                if _rate_implies(x, y) and not (ox > oy and _rate_implies(y, x)):
+                    out[y.check.id] = x.check.id
+                    break
+    return out
 
 
 def implied_by(results) -> dict:
     """Check id -> the id of the check that implies it (see the module docstring).
 
-    Only coverage checks of role ``guarantee`` whose cells carry their successes take
-    part; a check is never implied by one that is itself implied.
+    Coverage checks of role ``guarantee`` whose cells carry their successes, and rate
+    checks of role ``guarantee``, take part; a check is never implied by one that is itself
+    implied.
     """
     groups: dict = {}
     for order, r in enumerate(results):
         if getattr(r, "kind", "") != "coverage" or role_of(r.check) != "guarantee":
             continue
-        if r.check.event.randomised:  # its own test point or U: no structural implication
-            continue
-        if not r.cells:
-            continue
-        paper = r.check.guarantee.split(".")[0]
-        groups.setdefault((paper, _signature(r)), []).append((order, r))
+        if r.cells:
+            groups.setdefault(_key(r), []).append((order, r))
     out = {}
     for members in groups.values():
-        if len(members) < 2:
-            continue
         for oy, y in members:
-            if y.check.id in out:
-                continue
             for ox, x in members:
                 if x is y or x.check.id in out:
                     continue
-                if _contains(y, x):
-                    # equal success sets: the earlier one implies the later one only
-                    if ox > oy and _contains(x, y):
-                        continue
+                # equivalent checks: only the earlier one implies the later one
+                if _implies(x, y) and not (ox > oy and _implies(y, x)):
                     out[y.check.id] = x.check.id
                     break
+    out.update(_rate_implications(results))
+    # a chain x -> y -> z is reported from its head: z implied by x
+    for y, x in list(out.items()):
+        while x in out:
+            x = out[x]
+        out[y] = x
     return out

@@ -187,3 +187,13 @@ def test_repeated_checks_options_add_up(tmp_path, capsys):
           "--out", str(out), "--json"])  # fmt: skip
     ids = {c["id"] for c in json.loads(capsys.readouterr().out)["checks"]}
     assert "gr21.thm3" in ids and "nch14.eq2" in ids
+
+
+def test_a_looser_rate_on_the_same_thresholds_is_implied():
+    from calcheck.theory_checks.catalog import all_checks
+
+    checks = [c for c in all_checks("quick") if c.id in ("klm19.lem43", "klm19.lem43.vc")]
+    with ResultStore(":memory:") as store:
+        results = run_checks(checks, store, reps=300, root_seed=1).results
+    # B^2 log(B/delta) over B log(B/delta) is B: nondecreasing along the B series
+    assert implied_by(results) == {"klm19.lem43.vc": "klm19.lem43"}
