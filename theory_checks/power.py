@@ -29,8 +29,9 @@ def no_power(verdict, vacuous, n_empty) -> str:
     """Why the cell cannot flag anything whatever the data ("" if it can).
 
     A cell has no power when its test flags no outcome at all (too few replicates for the
-    claim), or when the event holds by construction (an infinite bound) in more replicates
-    than the test may count as successes and still flag.
+    claim), or when the event holds by construction (an infinite bound, or a radius that
+    reaches the statistic's range) in more replicates than the test may count as successes
+    and still flag.
     """
     c = flag_count(verdict)
     if c < 0 and verdict.claimed <= _TRIVIAL_CLAIM:
@@ -46,15 +47,16 @@ def no_power(verdict, vacuous, n_empty) -> str:
     k = int(vacuous.sum())
     if k <= c:
         return ""
-    why = "the event holds by construction there"
+    why = "the event holds by construction there (an infinite bound, or one that reaches the "
+    why += "statistic's largest value: a radius >= 1 on an error in [0, 1])"
     empty = None if n_empty is None else np.asarray(n_empty)
     if empty is not None and empty.shape == vacuous.shape and np.all(empty[vacuous] > 0):
         every = "every" if k == vacuous.size else "every such"
         why = f"e.g. {every} replicate has an empty bin (N_b = 0)"
     if k == vacuous.size:
-        return f"the bound is infinite in every replicate ({k} of {k}); {why}"
+        return f"the bound cannot be exceeded in any replicate ({k} of {k}); {why}"
     return (
-        f"the bound is infinite in {k} of {vacuous.size} replicates, more than the "
+        f"the bound cannot be exceeded in {k} of {vacuous.size} replicates, more than the "
         f"{c} successes the test may count and still flag; {why}"
     )
 
