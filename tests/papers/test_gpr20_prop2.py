@@ -3,7 +3,8 @@
 With ``w_hat = w + d``, ``|d| <= Delta``, estimator (22) satisfies the identity
 ``pi_check^(w_hat) - pi_check^(w) = sum d (Y - pi_check^(w)) / sum w_hat`` in every bin, hence
 ``|gap| <= Delta / (L - Delta)`` (derived) ``<=`` the proof's step (3) (factor n^2). The rate
-in Delta is checked statistically by ``gpr20.prop2`` (a fitted exponent).
+in Delta is the identity ``gpr20.prop2`` (a fitted exponent that is 1 by algebra: the last
+test replays its experiment).
 """
 
 from __future__ import annotations
@@ -55,3 +56,43 @@ def test_prop2_bounds_by_hand():
     assert gpr20_steps.prop2_gap_rate(0.02, c=3.0) == pytest.approx(0.06)
     with pytest.raises(ValueError, match="c must be given"):
         gpr20_steps.prop2_gap_rate(0.02, c=None)
+
+
+def test_prop2_experiment_gap_is_linear_in_delta_by_algebra():
+    """gpr20.prop2 is an identity: PlugInRatioExperiment's gap, from the definitions.
+
+    Replaying the experiment's draws, every bin's gap is
+    ``Delta |sum s(x) (Y - pi_check^(w))| / sum (w + Delta s(x))`` (the identity above with
+    d = Delta s), so gap / Delta changes with Delta only through the denominator: the
+    exponent of E[gap] in Delta is 1 by algebra, whatever the data.
+    """
+    from calcheck.simulations.calibrators.edges import fixed_width_edges
+    from calcheck.simulations.experiments.gpr20_shift import _SHAPES, PlugInRatioExperiment
+    from calcheck.simulations.laws import LAWS
+
+    law, n, b, reps = LAWS["shift_sine"], 200, 10, 20
+    for delta in (0.004, 0.1):
+        for shape in ("tilt", "wiggle"):
+            exp = PlugInRatioExperiment(law, n, b, delta, shape)
+            out = exp.simulate(np.random.default_rng(4), reps)
+            rng = np.random.default_rng(4)
+            x = law.sample_source((reps, n), rng)
+            y = law.sample_labels(x, rng)
+            edges = fixed_width_edges(b)
+            gaps = np.zeros(reps)
+            ratio = np.zeros(reps)
+            for r in range(reps):
+                for j in range(b):
+                    inside = (x[r] >= edges[j]) & (
+                        (x[r] < edges[j + 1]) if j < b - 1 else (x[r] <= edges[j + 1])
+                    )
+                    if not inside.any():
+                        continue
+                    w, s, yy = law.weight(x[r][inside]), _SHAPES[shape](x[r][inside]), y[r][inside]
+                    oracle = np.sum(w * yy) / np.sum(w)
+                    gap = delta * abs(np.sum(s * (yy - oracle))) / np.sum(w + delta * s)
+                    gaps[r] = max(gaps[r], gap)
+                    ratio[r] = max(ratio[r], abs(np.sum(s * (yy - oracle))) / np.sum(w))
+            np.testing.assert_allclose(out.gap, gaps, rtol=1e-9, atol=1e-15)
+            # gap / Delta = the Delta-free ratio up to the denominator's 1 + O(Delta / L)
+            assert np.all(np.abs(out.gap / delta - ratio) <= ratio * delta / (law.lower - delta))

@@ -91,3 +91,36 @@ def test_top_k_labels_experiment():
         TopKLabelsExperiment(atoms, 100, 30, "confidence", 2)
     with pytest.raises(ValueError, match="calibrator"):
         TopKLabelsExperiment(atoms, 100, 30, "canonical", 2)
+
+
+def test_prop4_identity_by_hand():
+    """gr22.prop4 is an identity: the four exact errors of one predictor, by hand.
+
+    P(X = x) = (1/2, 1/4, 1/4), c = (0, 1, 0), h = (0.6, 0.6, 0.8), P(Y = c | x) =
+    (0.9, 0.3, 0.8). Level sets of h: {1, 2} (mass 3/4, mean 0.7: gap 0.1) and {3} (gap 0):
+    conf-ECE 0.075, conf-MCE 0.1. Level sets of (c, h): {1} (gap 0.3), {2} (gap 0.3),
+    {3} (gap 0): TL-ECE 0.225, TL-MCE 0.3.
+    """
+    conf, tl, conf_mce, tl_mce = gr22.discrete_top_label_errors(
+        np.array([[0.5, 0.25, 0.25]]),
+        np.array([[0, 1, 0]]),
+        np.array([[0.6, 0.6, 0.8]]),
+        np.array([[0.9, 0.3, 0.8]]),
+    )
+    np.testing.assert_allclose([conf[0], tl[0], conf_mce[0], tl_mce[0]], [0.075, 0.225, 0.1, 0.3])
+
+
+def test_accuracy_identity_tl_hb_predicts_the_argmax_by_hand():
+    """gr22.accuracy(.top_k) are identities: the labels returned are g's, by hand (ties too)."""
+    from calcheck.simulations.calibrators import TopLabelHistogramBinning
+    from calcheck.simulations.calibrators.m2b import TopKConfidenceCalibrator, TopKLabelCalibrator
+
+    law = MULTICLASS_LAWS["tl_atoms"]
+    scores, labels = law.sample(300, np.random.default_rng(0))
+    test = np.array([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2], [1 / 3, 1 / 3, 1 / 3], [0.1, 0.3, 0.6]])
+    tl = TopLabelHistogramBinning(20, rng=1).fit(scores, labels)
+    np.testing.assert_array_equal(tl.predict(test), [1, 0, 0, 2])  # lowest index on ties
+    top2 = [[1, 2], [0, 1], [0, 1], [2, 1]]
+    for cal in (TopKLabelCalibrator(2, points_per_bin=20, rng=2),
+                TopKConfidenceCalibrator(2, points_per_bin=20, rng=2)):  # fmt: skip
+        np.testing.assert_array_equal(cal.fit(scores, labels).predict(test), top2)

@@ -107,3 +107,59 @@ def test_fused_estimates_equal_the_metric_functions_bit_for_bit(n):
     assert all(
         np.array_equal(u, v) for u, v in zip(_estimates(s, y, counts, sums), ref, strict=True)
     )
+
+
+def test_prop33_identity_binned_ce_by_hand():
+    """klm19.prop33 is an identity (Jensen on one measure): binned_ce and the CE, by hand.
+
+    Four atoms of mass 1/4: z = (0.1, 0.2, 0.6, 0.9), q = (0.3, 0.1, 0.4, 1.0). CE_1(f) =
+    mean |z - q| = 0.15, CE_2(f) = sqrt(0.025). Bins split at 0.5: means (0.15, 0.2) and
+    (0.75, 0.7), gaps 0.05 each: CE_1(f_B) = CE_2(f_B) = 0.05. The nested refinement split
+    also at 0.15: gaps 0.2, 0.1, 0.05 with masses 1/4, 1/4, 1/2: CE_1 = 0.1, in between.
+    """
+    from calcheck.simulations.experiments.klm19_population import (
+        Prop33Experiment,
+        _ce,
+        binned_ce,
+    )
+
+    z, q, w = np.array([0.1, 0.2, 0.6, 0.9]), np.array([0.3, 0.1, 0.4, 1.0]), np.full(4, 0.25)
+    assert _ce(z, q, w, 1) == pytest.approx(0.15)
+    assert _ce(z, q, w, 2) == pytest.approx(np.sqrt(0.025))
+    assert binned_ce(z, q, w, [0.5], 1) == pytest.approx(0.05)
+    assert binned_ce(z, q, w, [0.5], 2) == pytest.approx(0.05)
+    assert binned_ce(z, q, w, [0.15, 0.5], 1) == pytest.approx(0.1)
+    # a point on an edge goes below it: {0.1, 0.2} and {0.6, 0.9} again (above: 0.1)
+    assert binned_ce(z, q, w, [0.2], 1) == pytest.approx(0.05)
+    out = Prop33Experiment(10).simulate(np.random.default_rng(0), 30)
+    for p in (1, 2, 3):
+        assert np.all(getattr(out, f"binned_l{p}") <= getattr(out, f"ce_l{p}") + 1e-12)
+    assert np.all(out.binned_l2 <= out.nested_l2 + 1e-12)
+    assert np.all(out.nested_l2 <= out.ce_l2 + 1e-12)
+
+
+def test_ex32_identity_construction_by_hand():
+    """klm19.ex32 is an identity: the constructed law sits in one bin, by hand.
+
+    Scheme B = 2 (edge 1/2): no edge above 1/2, so e = 1, c = 0.505, w = 0.004,
+    Z ~ U[0.501, 0.509], q = 1 above c and 2c - 1 = 0.01 below: |z - q| is uniform on
+    [0.491, 0.495] on both halves, CE_1(f) = 0.493 and CE_2(f)^2 = 0.493^2 + 0.004^2 / 12;
+    the one bin [1/2, 1] has mean score and mean label 0.505: CE(f_B) = 0.
+    """
+    from calcheck.simulations.experiments.klm19_population import (
+        Ex32Experiment,
+        _ce,
+        _nodes,
+        binned_ce,
+    )
+
+    c, w = 0.505, 0.004
+    u, wt = _nodes(np.array([0.0, 0.5, 1.0]))
+    z = c - w + 2 * w * u
+    q = np.where(z > c, 1.0, 2 * c - 1)
+    assert _ce(z, q, wt, 1) == pytest.approx(0.493, abs=1e-12)
+    assert _ce(z, q, wt, 2) ** 2 == pytest.approx(0.493**2 + w**2 / 12, abs=1e-12)
+    assert binned_ce(z, q, wt, [0.5], 1) == pytest.approx(0.0, abs=1e-12)
+    out = Ex32Experiment().simulate(np.random.default_rng(1), 50)
+    assert np.all(out.binned_max <= 1e-12)
+    assert np.all(out.ce_min >= 0.49)

@@ -96,3 +96,78 @@ def test_bin_parts_experiment():
     assert np.all(out.mass_error >= 0)
     with pytest.raises(ValueError, match="n"):
         BinPartsExperiment(LAWS["uniform_half"], 10, 10)
+
+
+def test_eq22_identity_by_hand_on_unequal_masses():
+    """nch14.thm34.unequal is an identity: loss and eq. (22)'s bound, computed by hand.
+
+    Scores Beta(2, 1) (density 2s), c(s) = s, equal-width bins [0, 1/2), [1/2, 1]: masses
+    1/4 and 3/4, positive masses m_K = 1/12 and 7/12, negative masses 1/6 and 1/6,
+    pi1 pi0 = 2/9. Same-bin correctly ordered pairs: int int_{a<s<t<b} 2t t 2s (1 - s)
+    = 13/1440 and 103/1440; Loss_2 = sum (d_K - m_K neg_K / 2) / (pi1 pi0) = 9/80 (AUC 0.8
+    against 0.6875 for the binned map), Loss_1 = 0; eq. (22)'s bound sum m_K neg_K /
+    (2 pi1 pi0) = 1/4.
+    """
+    from calcheck.bounds import registry
+    from calcheck.simulations.laws.binary import BinaryLaw
+    from calcheck.simulations.laws.eta import ConditionalMean, ScoreLaw
+
+    law = BinaryLaw(ScoreLaw(2.0, 1.0), ConditionalMean("linear"), name="beta21_identity")
+    e = AucLimitExperiment(law, 2, "equal_width")
+    s = e.symbols()
+    assert s["bin_masses"] == pytest.approx([1 / 4, 3 / 4], abs=1e-12)
+    assert s["bin_rates"] == pytest.approx([1 / 3, 7 / 9], abs=1e-12)
+    out = e.simulate(np.random.default_rng(0), 2)
+    assert out.loss1 == pytest.approx([0.0, 0.0], abs=1e-12)
+    assert out.loss2 == pytest.approx([9 / 80] * 2, abs=1e-7)
+    assert out.loss == pytest.approx([9 / 80] * 2, abs=1e-7)
+    bound = registry.get("nch14.thm34.unequal").function(s["bin_masses"], s["bin_rates"])
+    assert float(bound) == pytest.approx(1 / 4, abs=1e-12)
+
+
+def _eq2_by_definition(v, w, t):
+    """Eq. (2)'s excess from the definitions, one output bin at a time (plain loops).
+
+    ``o_i`` (mean output) and ``e_i`` (mean truth) are the mass-weighted means over the
+    output bin's input bins; the excess is ``max_i (|o_i - e_i| - max_t |v_t - theta_t|)``
+    (and with min_t), over the 10 equal-frequency output bins and one bin per output value.
+    """
+    order = np.argsort(v, kind="stable")
+    v, w, t = v[order], w[order], t[order]
+    mid = np.cumsum(w) - w / 2
+    partitions = ([min(int(m * 10), 9) for m in mid], [float(x) for x in v])
+    excess, excess_min = -np.inf, -np.inf
+    for labels in partitions:
+        for g in set(labels):
+            idx = [i for i, lab in enumerate(labels) if lab == g]
+            mass = sum(w[i] for i in idx)
+            if mass <= 0:
+                continue
+            o = sum(w[i] * v[i] for i in idx) / mass
+            e = sum(w[i] * t[i] for i in idx) / mass
+            errs = [abs(v[i] - t[i]) for i in idx]
+            excess = max(excess, abs(o - e) - max(errs))
+            excess_min = max(excess_min, abs(o - e) - min(errs))
+    return excess, excess_min
+
+
+@pytest.mark.parametrize("name", ["uniform_logistic", "two_atoms"])
+def test_eq2_identity_bookkeeping_matches_the_definitions(name):
+    """nch14.eq2 is an identity: its vectorised bookkeeping equals a loop over output bins."""
+    from calcheck.simulations.calibrators.edges import sort_scores
+    from calcheck.simulations.experiments.nch14 import BinPartsExperiment
+
+    law, n, b, reps = LAWS[name], 60, 6, 40
+    out = BinPartsExperiment(law, n, b).simulate(np.random.default_rng(5), reps)
+    # the experiment's draws, replayed
+    rng = np.random.default_rng(5)
+    s, u = sort_scores(law.sample_scores((reps, n), rng), rng, tie_breaking="lexicographic")
+    y = law.sample_labels(s, rng)
+    fit = _uniform_mass_fit_sorted(s, u, y, b, include_upper=True)
+    eta, moment = law.interval_moments(fit.lower_s, fit.lower_u, fit.upper_s, fit.upper_u)
+    theta = np.where(eta > 0, moment / np.where(eta > 0, eta, 1.0), fit.values)
+    for r in range(reps):
+        excess, excess_min = _eq2_by_definition(fit.values[r], eta[r], theta[r])
+        assert out.excess[r] == pytest.approx(excess, abs=1e-12)
+        assert out.excess_min[r] == pytest.approx(excess_min, abs=1e-12)
+        assert excess <= 1e-12  # eq. (2): a weighted mean is at most its largest term

@@ -13,8 +13,11 @@ ICLR. Definition 2, eqs. (13)-(14) (catalog G15); Algorithms 5-7 (catalog G4).
   conditional event), k = n points per bin, and the stated radius times a factor.
 * ``gr22.accuracy.top_k``: the top-K-label (Algorithm 6) and top-K-confidence (Algorithm 7)
   calibrators return the base model's labels c^(1..K) on every test point (Sec. 3.2, App.
-  A.1), on a law with tied scores. Control: the labels re-ranked by the calibrated h^(k)
-  (which need not decrease in k) change. Each replicate fits the user-facing calibrator
+  A.1), on a law with tied scores. The labels returned are ``top_k_labels`` of the scores,
+  compared with the same function, so the check is an *identity* (role ``identity``,
+  checked exactly by the hand-computed labels of ``tests/simulations/test_m2b.py`` and
+  ``test_experiments_gr22.py``). Hypothesis check: the labels re-ranked by the calibrated
+  h^(k) (which need not decrease in k) change. Each replicate fits the user-facing calibrator
   (one binary binning per sub-problem), so the sizes are small; n = 150 with k = 5 keeps
   every sub-problem of the atom law (predicted-label frequencies >= 0.2) above one bin.
 """
@@ -74,8 +77,10 @@ def top_k_checks(alphas) -> list[Check]:
             alphas,
             "one",
             bound=unchanged,
-            description="Algorithms 6 and 7 return the base model's top-K labels c^(1..K) "
-            "on every test point",
+            description="identity (holds by construction: the labels returned are "
+            "top_k_labels(x), compared with top_k_labels(x)): Algorithms 6 and 7 return the "
+            "base model's top-K labels c^(1..K) on every test point",
+            role="identity",
         ),
         Check(
             "gr22.accuracy.top_k.control.resorted_by_h",
@@ -90,7 +95,8 @@ def top_k_checks(alphas) -> list[Check]:
             "one",
             "violated",
             unchanged,
-            "negative control: Algorithm 7's labels re-ranked by the calibrated h^(k) "
-            "(not monotone in k) change the top-K labels",
+            "the labels' order dropped: Algorithm 7's labels re-ranked by the calibrated "
+            "h^(k) (not monotone in k) change the top-K labels",
+            "hypothesis",
         ),
     ]

@@ -41,9 +41,11 @@ plug-in claimed conditionally unbiased (bias sum_s y_s (1 - y_s) / n at the draw
 draws a scheme of B bins (edges at the law's Beta-part quantiles of uniform levels), its
 nested refinement and a non-nested scheme of 2B bins, and must satisfy
 CE_p(f_B) <= CE_p(f) (p = 1, 2, 3) and CE_2(f_B) <= CE_2(f_nested) <= CE_2(f), exactly
-(one quadrature measure for every scheme). Control (same data): the non-nested 2B-bin
-scheme claimed never to lower the binned CE_2; it is flagged on a law whose CE is not
-spread evenly (a calibrated law, CE = 0 everywhere, gives the control no power).
+(one quadrature measure for every scheme). An identity (Jensen on one measure: role
+``identity``, holds by construction on any law). Hypothesis check (same data): nesting
+dropped, the non-nested 2B-bin scheme claimed never to lower the binned CE_2; it is
+flagged on a law whose CE is not spread evenly (a calibrated law, CE = 0 everywhere,
+leaves it nothing to find).
 
 ``klm19.thm41`` (grid ``n_bins`` and ``inv_eps_sq``, eps^2 = 1 / inv_eps_sq; a law of
 ``family = "recalibration"``): the suite's Theorem 4.1 rate check of scaling-binning
@@ -371,8 +373,9 @@ class _Prop33Adapter(StudyAdapter):
                 id=f"{check.id}.control.non_nested",
                 event=Ordered(pairs=(("binned_l2", "finer_l2"),)),
                 expect="violated",
-                description="a finer but non-nested scheme (2B random bins) claimed to "
-                "give a larger binned CE",
+                description="the nesting hypothesis dropped: a finer but non-nested scheme "
+                "(2B random bins) claimed to give a larger binned CE",
+                role="hypothesis",
             )
         ]
 
@@ -387,7 +390,9 @@ STUDIES = {
         Ordered(pairs=(*_JENSEN, ("binned_l2", "nested_l2"), ("nested_l2", "ce_l2"))),
         "one",
         description="random schemes of B bins on your law: CE_p(f_B) <= CE_p(f), p = 1, 2, "
-        "3, and a nested refinement in between (exact quadrature)",
+        "3, and a nested refinement in between (exact quadrature; an identity: Jensen on "
+        "one measure, holds by construction)",
+        role="identity",
     ),
     "klm19.thm53": RateStudyAdapter(
         "klm19.thm53",
