@@ -124,3 +124,7 @@ def test_accuracy_identity_tl_hb_predicts_the_argmax_by_hand():
     for cal in (TopKLabelCalibrator(2, points_per_bin=20, rng=2),
                 TopKConfidenceCalibrator(2, points_per_bin=20, rng=2)):  # fmt: skip
         np.testing.assert_array_equal(cal.fit(scores, labels).predict(test), top2)
+    # the statistic is not blind: CW-HB and N-HB (Algorithms 9, 4) do change the argmax
+    for other in ("cwhb", "nhb"):
+        acc = AccuracyExperiment(MULTICLASS_LAWS["tl_opposite"], 600, 400, other, 20)
+        assert acc.simulate(np.random.default_rng(3), 2).changed.min() > 0

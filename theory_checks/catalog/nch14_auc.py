@@ -15,7 +15,7 @@ come from the same bin masses and rates, so ``nch14.thm34.unequal`` is an *ident
 ``identity``: holds by construction, checked exactly by the unit tests of
 :func:`~calcheck.simulations.metrics.auc.auc_loss` in ``tests/simulations/test_nch14.py``,
 no control); the informative side is the hypothesis check beside it (1/(2B) with H2
-dropped). The finite-n
+dropped, ``nch14.thm34.equal_width``). The finite-n
 total loss (``AucLossExperiment``) is reported by ``calcheck figures nch14``, not judged: an
 asymptotic statement says nothing about a given n.
 
@@ -63,7 +63,7 @@ from calcheck.simulations.laws import LAWS
 from calcheck.simulations.laws.binary import staircase_law
 
 from ..check import Check, StudyAdapter
-from ..events import BoundRule, Within, constant, other_guarantee
+from ..events import BoundRule, Within, constant
 
 __all__ = ["REFUSED", "STUDIES", "auc_checks", "part_checks"]
 
@@ -172,8 +172,8 @@ def auc_checks(full: bool, alphas) -> list:
         ),
         # Eq. (22) in the limit is an identity of the code (bound and loss from the same
         # bin masses and rates: A_K <= 1 and Loss_1 <= 0 by algebra), checked exactly by
-        # the unit tests of auc_loss; no control (its hypothesis check below is
-        # Theorem 3.4's bound with H2 dropped).
+        # the unit tests of auc_loss; no control. The same experiments decide Theorem
+        # 3.4's own bound with H2 dropped (a hypothesis check of nch14.thm34).
         Check(
             "nch14.thm34.unequal",
             "nch14.thm34.unequal",
@@ -186,14 +186,14 @@ def auc_checks(full: bool, alphas) -> list:
             role="identity",
         ),
         Check(
-            "nch14.thm34.unequal.control.equal_mass_bound",
-            "nch14.thm34.unequal",
+            "nch14.thm34.equal_width",
+            "nch14.thm34",
             skewed,
             Within("loss"),
             claim="one",
             expect="violated",
-            bound=other_guarantee("one_over_2B", "nch14.thm34", "1/(2B) without equal masses"),
-            description="1/(2B) claimed for equal-width bins on Beta(0.1, 5) scores (H2 fails)",
+            description="hypothesis H2 (equal masses) dropped: Theorem 3.4's 1/(2B) claimed "
+            "for equal-width bins on Beta(0.1, 5) scores",
             role="hypothesis",
         ),
     ]
