@@ -332,7 +332,9 @@ def coverage_given_scores(
 ETA_GRID = np.round(np.linspace(0.3, 0.7, 801), 4)
 
 
-def worst_constant_eta(n, n_bins, eps, *, event="conditional", scheme="umd") -> tuple:
+def worst_constant_eta(
+    n, n_bins, eps, *, event="conditional", scheme="umd", eta_range=None
+) -> tuple:
     """``(eta, failure)``: the constant eta whose exact failure rate is largest, and that rate.
 
     The failure rate at constant eta is exact
@@ -344,12 +346,27 @@ def worst_constant_eta(n, n_bins, eps, *, event="conditional", scheme="umd") -> 
     sizes (:func:`lattice_etas`, where the peaks' tops are: at n = 1000, B = 20, gr21
     Theorem 3's radius x 0.8 fails 0.027338 at eta = 0.498041, 0.027293 on the grid's best):
     a lower bound on the supremum over constant eta, attained by a law.
+
+    ``eta_range=(lo, hi)``, ``0 < lo < hi < 1``, scans that range instead (a grid of step
+    5e-4 and the lattice inside it): ``(1e-3, 1 - 1e-3)`` checks a radius at every constant
+    eta, as the gallery's test does for each example's claims (an exact radius, unlike a
+    Hoeffding one, need not be worst at eta = 1/2). Raises ValueError naming ``eta_range``
+    otherwise.
     """
     from .exact_coverage import exact_coverage
 
+    grid = ETA_GRID
+    if eta_range is not None:
+        try:
+            lo, hi = (float(x) for x in eta_range)
+        except (TypeError, ValueError):
+            lo = hi = float("nan")
+        if not 0.0 < lo < hi < 1.0:
+            raise ValueError(f"eta_range must be (lo, hi) with 0 < lo < hi < 1, got {eta_range!r}")
+        grid = np.linspace(lo, hi, max(2, int(np.ceil((hi - lo) / 5e-4)) + 1))
     sizes = _ranks(int(n), int(n_bins), scheme == "zadrozny_elkan")[1]
     lattice = lattice_etas(sizes, eps)
-    etas = np.union1d(ETA_GRID, lattice[(lattice >= ETA_GRID[0]) & (lattice <= ETA_GRID[-1])])
+    etas = np.union1d(grid, lattice[(lattice >= grid[0]) & (lattice <= grid[-1])])
     fail = np.array(
         [1.0 - exact_coverage(n, n_bins, e, eps, event=event, scheme=scheme) for e in etas]
     )

@@ -169,3 +169,20 @@ def test_verify_gives_the_exact_verdict_on_the_issues_bound():
     # a law whose eta is not constant has no exact route: the Monte Carlo decides there
     other = calcheck.verify(mine, "uniform_logistic", n=10**4, n_bins=10, reps=500, rng=0)
     assert other.cells[0].exact_coverage is None
+
+
+def test_the_python_api_pages_exact_evidence_block_runs_and_says_what_it_prints():
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "user_guide" / "python_api.md"
+    section = page.read_text().split("## Exact evidence first", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(code, "python_api.md", "exec"), namespace)
+    cell = namespace["cell"]
+    assert namespace["result"].verdict == "violated"
+    assert "# 0.8931 < 0.9" in code
+    assert round(cell.exact_coverage, 4) == 0.8931
+    assert "# 0.24:" in code
+    assert round(cell.verdict.p_value, 2) == 0.24
+    assert cell.exact_route.startswith("exact: constant eta 0.5, product of binomials over 10")
