@@ -190,11 +190,17 @@ def with_sharper_controls(checks: list, factors: dict) -> list:
         base = by_id[check_id]
         if base.bound.name != "stated" or base.is_control:
             raise ValueError(f"{check_id!r} is not a check of a stated bound")
+        if role_of(base) == "identity":
+            raise ValueError(
+                f"{check_id!r} checks an identity (it holds by construction of the code): it "
+                "takes no control"
+            )
         extra.append(
             dataclasses.replace(
                 base,
                 id=f"{check_id}.control.times_{factor:g}",
                 expect="violated",
+                role="control",
                 bound=scaled(factor),
                 description=f"sharper negative control: the stated bound times {factor:g} "
                 f"(the check flags any factor below its detectable factor)",

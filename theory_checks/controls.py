@@ -87,6 +87,7 @@ def sharper_control(
         check,
         id=f"{check.id}.control.times_{factor:g}",
         expect="violated",
+        role="control",
         bound=scaled(float(factor)),
         description=f"sharper negative control: the stated bound times {factor:g} (fresh seed)",
     )

@@ -124,13 +124,27 @@ def coverage_mutant(mutant_cells, cells, level) -> Mutant:
                 f"{len(hits)} of {len(cells)} cells flag it, first {cell_label(c)}: "
                 f"coverage {k / r:.4f} vs claimed {claimed:.4f}",
             )
+    # last rung: the event claimed in every replicate (probability one). A radius that does
+    # not scale (0: "Loss_1 <= 0") is tightened in probability; any failure flags it
+    tried += ", then the event claimed surely"
+    failing = [c for c in cells if c.verdict.successes < c.verdict.trials]
+    if failing:
+        c = failing[0]
+        return Mutant(
+            "the event claimed surely (probability one)",
+            True,
+            None,
+            f"bound times {tried}",
+            f"{len(failing)} of {len(cells)} cells have failures, first {cell_label(c)}: "
+            f"{c.verdict.trials - c.verdict.successes} of {c.verdict.trials} replicates",
+        )
     f = MUTANT_FACTORS[-1]
     return Mutant(
-        f"the stated bound times {f:g}",
+        f"the stated bound times {f:g}, or the event claimed surely",
         False,
         f,
         f"bound times {tried}",
-        f"no cell flags even the bound times {f:g}",
+        f"no cell flags even the bound times {f:g}, and the event holds in every replicate",
     )
 
 

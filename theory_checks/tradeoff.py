@@ -86,6 +86,7 @@ class TradeoffCheck:
         level = false_alarm / (2 * len(self.members) * len(self.alphas))
         series = []
         mutant_hits = {w: [] for w in MUTANT_WIDTHS}
+        narrow_any = []
         for name, wide_exp, valid_exp in self.members:
             wide_out = load_outcome(store, wide_exp, reps, root_seed)
             valid_out = load_outcome(store, valid_exp, reps, root_seed)
@@ -100,6 +101,8 @@ class TradeoffCheck:
                 for w in MUTANT_WIDTHS:  # the claim with a larger width: same draws, same test
                     if int(np.sum(width >= w)) <= crit and not valid.violated:
                         mutant_hits[w].append(f"{name} a={alpha:g}")
+                if wide.violated:
+                    narrow_any.append(f"{name} a={alpha:g}")
                 series.append(
                     TradeoffMember(
                         name,
@@ -111,7 +114,7 @@ class TradeoffCheck:
                         valid,
                     )
                 )
-        mutant = _mutant(mutant_hits) if role_of(self) == "guarantee" else None
+        mutant = _mutant(mutant_hits, narrow_any) if role_of(self) == "guarantee" else None
         return TradeoffCheckResult(
             self, tuple(series), n_blocks_for(reps) * BLOCK_REPS, false_alarm, mutant=mutant
         )
@@ -121,9 +124,15 @@ class TradeoffCheck:
 MUTANT_WIDTHS = (0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def _mutant(hits: dict) -> Mutant:
-    """The smallest claimed width above 1/2 that some valid member is shown to miss."""
-    tried = ", ".join(f"{w:g}" for w in MUTANT_WIDTHS)
+def _mutant(hits: dict, narrow_any: list) -> Mutant:
+    """The smallest claimed width above 1/2 that some valid member is shown to miss.
+
+    When no valid member is narrower than 1 (on an adversary whose truths are 0 or 1 every
+    valid interval is [0, 1]-wide, so the data cannot tell 1/2 from 1), the last rung drops
+    the claim's escape: every member wide, valid or not -- caught when the width test flags
+    some member, which shows that side of the check has power.
+    """
+    tried = ", ".join(f"{w:g}" for w in MUTANT_WIDTHS) + ", then every member wide"
     for w in MUTANT_WIDTHS:
         if hits[w]:
             return Mutant(
@@ -133,12 +142,20 @@ def _mutant(hits: dict) -> Mutant:
                 f"widths {tried}",
                 f"narrow and valid: {', '.join(hits[w][:3])}",
             )
+    if narrow_any:
+        return Mutant(
+            "every member wide (P(width >= 1/2) >= 1 - 2 alpha), valid or not",
+            True,
+            None,
+            f"widths {tried}",
+            f"no valid member is shown narrower than 1; narrow: {', '.join(narrow_any[:3])}",
+        )
     return Mutant(
-        "valid intervals have width >= 1 w.p. >= 1 - 2 alpha",
+        "every member wide (P(width >= 1/2) >= 1 - 2 alpha), valid or not",
         False,
         1.0,
         f"widths {tried}",
-        "no valid member is shown narrower than 1",
+        "no valid member is shown narrower than 1, and no member is narrow",
     )
 
 

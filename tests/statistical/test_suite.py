@@ -33,7 +33,7 @@ def test_every_guarantee_holds_and_every_control_is_flagged(suite_results):
         for r in suite_results
         if not r.passed
     ]
-    assert failed == []
+    assert failed == [], failed
     controls = [r for r in suite_results if r.check.is_control]
     assert controls
     assert all(r.verdict == "violated" for r in controls)
