@@ -6,7 +6,9 @@ the conditional or marginal event is a finite sum (:mod:`calcheck.simulations.ex
 At eta = 1/2 that is the worst case of every Hoeffding step, so the exact failure rate is
 what the guarantee must survive on any law of that method. :func:`exact_coverage` takes a
 guarantee (a paper's or one of :func:`calcheck.define_guarantee`), evaluates its bound and
-returns the exact probability with everything it was computed on.
+returns the exact probability with everything it was computed on. The same exact values
+decide the cells of every check, study and ``verify`` call where they apply, with the Monte
+Carlo beside them as a cross-check (:mod:`calcheck.theory_checks.exact_evidence`).
 """
 
 from __future__ import annotations
