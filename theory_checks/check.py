@@ -320,9 +320,14 @@ class CheckResult:
         return f"{head} -- {labels}{more}: {'; '.join(reasons)}"
 
     def worst_cell(self) -> CellResult:
-        """The cell with the smallest p-value (ties: the largest shortfall)."""
+        """A flagged cell first (by its exact value where known), then the smallest p-value."""
         return min(
-            self.cells, key=lambda c: (c.verdict.p_value, c.verdict.coverage - c.verdict.claimed)
+            self.cells,
+            key=lambda c: (
+                not c.violated,
+                c.verdict.p_value,
+                c.verdict.coverage - c.verdict.claimed,
+            ),
         )
 
     @property
@@ -348,6 +353,11 @@ class CheckResult:
             f"false-alarm rate {self.false_alarm:g}; worst cell {w.law} n={w.n} "
             f"B={w.n_bins}{alpha}: coverage {v.coverage:.4f} [{v.ci_low:.4f}, "
             f"{v.ci_high:.4f}] vs claimed {v.claimed:.4f}, p={v.p_value:.3g}"
+            + (
+                f"; exact coverage {w.exact_coverage:.4f} decides ({w.exact_route})"
+                if w.exact_coverage is not None
+                else ""
+            )
             + (f"; {self.vacuity_note()}" if self.vacuous_cells else "")
             + ">"
         )

@@ -38,8 +38,11 @@ SUMMARY_HEADERS = (
 
 
 def _worst(cells: list[dict]) -> dict:
-    # Smallest p-value, then smallest margin over the claim (CheckResult.worst_cell's rule).
-    return min(cells, key=lambda x: (x["p_value"], x["coverage"] - x["claimed"]))
+    # A flagged cell first, then the smallest p-value and margin (CheckResult.worst_cell's rule)
+    return min(
+        cells,
+        key=lambda x: (x["verdict"] != "violated", x["p_value"], x["coverage"] - x["claimed"]),
+    )
 
 
 def number_text(x, spec=".2f") -> str:
@@ -155,7 +158,12 @@ def _coverage_row(check: dict) -> tuple[str, ...]:
         f"{check['verdict']} ({status})",
         str(len(check["cells"])),
         f"{worst['law']} n={worst['n']} B={worst['n_bins']} a={alpha}",
-        f"{worst['coverage']:.4f} [{worst['ci_low']:.4f}, {worst['ci_high']:.4f}]",
+        f"{worst['coverage']:.4f} [{worst['ci_low']:.4f}, {worst['ci_high']:.4f}]"
+        + (
+            f"; exact {worst['exact_coverage']:.4f}"
+            if worst.get("exact_coverage") is not None
+            else ""
+        ),
         f"{worst['claimed']:.4f}",
         f"{worst['p_value']:.3g}",
         f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-",

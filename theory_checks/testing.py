@@ -37,6 +37,11 @@ def _message(result: CheckResult, wanted: str) -> str:
         f"{len(result.cells)} cells). Worst cell {w.law} n={w.n} B={w.n_bins}{alpha}: "
         f"coverage {v.coverage:.4f} [95% CP {v.ci_low:.4f}, {v.ci_high:.4f}] vs claimed "
         f"{v.claimed:.4f}, one-sided p = {v.p_value:.3g} (level {v.level:.3g} per cell)."
+        + (
+            f" Exact coverage {w.exact_coverage:.4f} decides ({w.exact_route})."
+            if w.exact_coverage is not None
+            else ""
+        )
     )
 
 
