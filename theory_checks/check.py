@@ -165,7 +165,11 @@ class Check:
                     mutant_cells.append(
                         mutant_counts(self, exp, outcome, radius, alpha, values, claim)
                     )
-        mutant = coverage_mutant(mutant_cells, cells, level) if self.has_mutant else None
+        mutant = (
+            coverage_mutant(mutant_cells, cells, level, self.event.tightened_text)
+            if self.has_mutant
+            else None
+        )
         return CheckResult(self, tuple(cells), n_blocks_for(reps) * BLOCK_REPS, false_alarm, mutant)
 
     @property
@@ -292,8 +296,10 @@ class CheckResult:
 
     def power_text(self) -> str:
         """The smallest wrong claim the check would have caught (its detectable factor)."""
+        if role_of(self.check) == "identity":
+            return "exact (holds by construction)"
         k = self.detectable_factor
-        if k is not None:
+        if k is not None and k > 0:
             return f"bound x any factor < {k:.2f}"
         m = self.mutant
         return "-" if m is None else (m.claim if m.caught else "none found")

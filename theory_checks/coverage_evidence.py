@@ -98,8 +98,16 @@ def mutant_counts(check, exp, outcome, radius, alpha, values, claim) -> list:
     return out
 
 
-def coverage_mutant(mutant_cells, cells, level) -> Mutant:
-    """The largest tightening the check catches on its own cells (same draws, same tests)."""
+def coverage_mutant(mutant_cells, cells, level, text=None) -> Mutant:
+    """The largest tightening the check catches on its own cells (same draws, same tests).
+
+    ``text(f)`` says what the claim tightened by ``f`` is (the event's ``tightened_text``).
+    """
+    if text is None:
+
+        def text(f):
+            return f"the stated bound times {f:g}"
+
     counts_cache: dict = {}
 
     def flagged(successes, trials, claimed):
@@ -117,7 +125,7 @@ def coverage_mutant(mutant_cells, cells, level) -> Mutant:
             c = cells[hits[0]]
             k, r, claimed = mutant_cells[hits[0]][j]
             return Mutant(
-                f"the stated bound times {f:g}",
+                text(f),
                 True,
                 f,
                 f"bound times {tried}",
@@ -140,7 +148,7 @@ def coverage_mutant(mutant_cells, cells, level) -> Mutant:
         )
     f = MUTANT_FACTORS[-1]
     return Mutant(
-        f"the stated bound times {f:g}, or the event claimed surely",
+        f"{text(f)}, or the event claimed surely",
         False,
         f,
         f"bound times {tried}",

@@ -216,6 +216,10 @@ class Event:
         """The radius of the claim tightened by ``factor`` in (0, 1) (an upper bound shrinks)."""
         return np.asarray(radius, dtype=float) * factor
 
+    def tightened_text(self, factor: float) -> str:
+        """What the claim tightened by ``factor`` says (reports)."""
+        return f"the stated bound times {factor:g}"
+
     def evaluate_mutant(self, experiment, outcome, radius, alpha, factor: float, values):
         """Successes of the claim tightened by ``factor`` on the same outcome (a mutant).
 
@@ -268,6 +272,10 @@ class AtLeast(Event):
     def tighten(self, radius, factor: float):
         """A lower bound tightened by ``factor`` rises: ``radius / factor``."""
         return np.asarray(radius, dtype=float) / factor
+
+    def tightened_text(self, factor: float) -> str:
+        """What the claim tightened by ``factor`` says (reports)."""
+        return f"the stated lower bound divided by {factor:g}"
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes and ratios."""
