@@ -26,7 +26,7 @@ AUDIT_HEADERS = (
 
 
 def audit_rows(data: dict) -> list[dict]:
-    """One dict per check of a run's ``results.json`` data (keys :data:`AUDIT_HEADERS`)."""
+    """One dict per check of a run's ``results.json`` data (keys ``AUDIT_HEADERS``)."""
     rows = []
     for c in data["checks"]:
         mutant = c.get("mutant")

@@ -300,7 +300,7 @@ class CheckResult:
             return "exact (holds by construction)"
         k = self.detectable_factor
         if k is not None and k > 0:
-            return f"bound x any factor < {k:.2f}"
+            return f"bound x < {k:.2f}"
         m = self.mutant
         return "-" if m is None else (m.claim if m.caught else "none found")
 

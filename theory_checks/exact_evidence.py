@@ -8,7 +8,7 @@ unconditional), so the probability of a binning event is a finite sum
 * the conditional event "every output within eps" (``Within("max_error")``) has probability
   ``prod_b P(|K_b / m_b - eta| <= eps)``, ``K_b ~ Bin(m_b, eta)`` (gr21 Theorem 3 eq. (8),
   Theorem 4 eq. (11) eps2, nch14 Theorem 3.1, gr22 Theorem 1 eq. (9));
-* the marginal event "a fresh test point within eps" (:class:`~.events.Marginal`) has
+* the marginal event "a fresh test point within eps" (``Marginal``) has
   probability ``sum_b E[w_b] P(|K_b / m_b - eta| <= eps)`` (gr21 Theorem 4 eq. (11) eps1,
   nch14 eqs. (1)/(9), gr22 Theorem 1 eq. (8)).
 
@@ -101,7 +101,7 @@ class ExactRoute:
         return float(layout_coverage(self.counts, self.weights, self.etas, eps, event=self.event))
 
     def near_jump(self, eps: float) -> bool:
-        """Whether ``eps`` lies within :data:`BOUNDARY_COUNTS` counts of a jump of the coverage."""
+        """Whether ``eps`` lies within ``BOUNDARY_COUNTS`` counts of a jump of the coverage."""
         for m, eta in {(int(m), float(e)) for m, e in zip(self.counts, self.etas, strict=True)}:
             dist = np.abs(np.abs(np.arange(m + 1) - m * eta) - m * eps)
             if dist.min() <= BOUNDARY_COUNTS:

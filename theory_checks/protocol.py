@@ -1,6 +1,6 @@
 """The one check protocol: what every kind of check reports, and what it means.
 
-Every kind of check (coverage :class:`~calcheck.theory_checks.check.Check`, rate
+Every kind of check (coverage ``Check``, rate
 :class:`~calcheck.theory_checks.rates.RateCheck`, exponent, mean, trade-off) returns a result
 with the same schema:
 
