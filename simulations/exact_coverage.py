@@ -63,9 +63,6 @@ __all__ = [
     "layout_coverage",
     "looseness_grid",
     "smallest_exact_eps",
-    "smallest_top_label_eps",
-    "sup_binomial_tail",
-    "top_label_exact_coverage",
 ]
 
 #: Binning schemes: which ranks each bin averages (both use gr21 Algorithm 1's edges).
@@ -242,9 +239,9 @@ def layout_coverage(counts, weights, etas, eps, *, event="conditional"):
               \qquad \text{marginal: } \sum_b w_b\, P(|K_b/m_b - \eta_b| \le \varepsilon).
 
     :func:`exact_coverage` (one eta, gr21 Algorithm 1's layout) and
-    :func:`top_label_exact_coverage` (gr22 Algorithm 8, one eta per class) are this function on
-    their layouts; :mod:`calcheck.theory_checks.exact_evidence` uses it on an experiment's
-    parts (gr21 Lemma 2: the bins are independent binomials at constant eta).
+    ``exact_top_label.top_label_exact_coverage`` (gr22 Algorithm 8, one eta per class) are
+    this function on their layouts; :mod:`calcheck.theory_checks.exact_evidence` uses it on
+    an experiment's parts (gr21 Lemma 2: the bins are independent binomials at constant eta).
 
     Parameters
     ----------
@@ -286,81 +283,6 @@ def layout_coverage(counts, weights, etas, eps, *, event="conditional"):
     _choice(event, EVENTS, "event")
     e = check_eps(eps)
     return _scalar_or_array(_coverage(m.astype(np.int64), w, e_b, e, event))
-
-
-def sup_binomial_tail(m, eps) -> tuple[float, float]:
-    r"""``(sup, p)``: the exact supremum over p of ``P(|Bin(m, p)/m - p| > eps)``, and where.
-
-    .. math:: \sup_{p \in [0, 1]} P\big(|K/m - p| > \varepsilon\big),
-              \qquad K \sim \mathrm{Bin}(m, p).
-
-    Between the p where a cut-off ``m (p - eps)`` or ``m (p + eps)`` crosses an integer the
-    failing counts are fixed, ``K <= a`` or ``K >= b``, and the tail
-    ``P(K <= a) + P(K >= b)`` is quasi-convex in p (its derivative is
-    ``m [f_{m-1}(b - 1) - f_{m-1}(a)]``, whose sign changes once, from - to +, since
-    ``f_{m-1}(b-1) / f_{m-1}(a)`` grows with p): its supremum on each piece is a one-sided
-    limit at an end. Those limits are just past ``p = k/m + eps`` (the count k leaves the
-    window from below: ``K <= k`` fails) and just before ``p = k/m - eps`` (k leaves from
-    above: ``K >= k`` fails), k = 0..m: the lattice lines of
-    :func:`calcheck.simulations.conditional_coverage.lattice_etas`. The supremum is one of
-    those 2 (m + 1) limits; it need not be attained (the failure event is open), and a grid
-    of p misses it (a grid's maximum lies below it, so a radius calibrated on a grid is too
-    small: ``examples/own_bound.py`` tells that story).
-
-    Parameters
-    ----------
-    m : int
-        Labels averaged (>= 1).
-    eps : float
-        Radius >= 0 (inf: the tail is 0).
-
-    Returns
-    -------
-    sup : float
-        In [0, 1].
-    p : float
-        The lattice point whose one-sided limit gives it (0.5 where ``sup = 0``).
-
-    Notes
-    -----
-    The second cut-off at a crossing, ``k +- 2 m eps``, is snapped to an integer within
-    :data:`COUNT_TOLERANCE` counts, the convention of the module's closed events. gr21
-    Lemma 2 makes a bin of uniform-mass binning such a binomial given the edges, with
-    ``p = Pi_b``, so ``prod_b (1 - sup)`` is a lower bound on the conditional coverage of
-    radius eps on every law (the per-bin argument of gr21 Theorem 3, made exact).
-
-    Examples
-    --------
-    >>> sup, p = sup_binomial_tail(4, 0.3)
-    >>> round(sup, 4), round(p, 2)
-    (0.333, 0.55)
-    """
-    m = check_positive_int(m, "m", maximum=MAX_POINTS)
-    e = float(check_eps(eps)) if np.ndim(eps) == 0 else None
-    if e is None or e < 0:
-        raise ValueError(f"eps must be a number >= 0, got {eps!r}")
-    if not np.isfinite(e):
-        return 0.0, 0.5
-    k = np.arange(m + 1, dtype=float)
-    width = 2.0 * m * e
-    # just past k/m + eps: K <= k fails below; above, K > k + 2 m eps, i.e. K >= floor(.) + 1
-    p_up = k / m + e
-    ok = p_up <= 1.0
-    tail_up = binom.cdf(k[ok], m, p_up[ok]) + binom.sf(
-        np.floor(k[ok] + width + COUNT_TOLERANCE), m, p_up[ok]
-    )
-    # just before k/m - eps: K >= k fails above; below, K < k - 2 m eps, i.e. K <= ceil(.) - 1
-    p_down = k / m - e
-    ok_d = p_down >= 0.0
-    tail_down = binom.sf(k[ok_d] - 1, m, p_down[ok_d]) + binom.cdf(
-        np.ceil(k[ok_d] - width - COUNT_TOLERANCE) - 1, m, p_down[ok_d]
-    )
-    tails = np.concatenate([tail_up, tail_down])
-    points = np.concatenate([p_up[ok], p_down[ok_d]])
-    if tails.size == 0:
-        return 0.0, 0.5
-    i = int(np.argmax(tails))
-    return float(min(max(tails[i], 0.0), 1.0)), float(points[i])
 
 
 def _layout(n, n_bins, scheme):
@@ -420,74 +342,6 @@ def exact_coverage(n, n_bins, eta, eps, *, event="conditional", scheme="umd"):
     return _scalar_or_array(_coverage(counts, masses, np.full(counts.shape, eta), e, event))
 
 
-def _top_label_layout(class_counts, bins_per_class, class_probs, eta):
-    counts = [check_positive_int(c, "class_counts entries", 2, MAX_POINTS) for c in class_counts]
-    bins = list(bins_per_class)
-    if len(bins) != len(counts):
-        raise ValueError(
-            f"bins_per_class must have one entry per class ({len(counts)}), got {bins_per_class!r}"
-        )
-    probs = np.asarray(class_probs, dtype=float)
-    if probs.shape != (len(counts),) or np.any(~np.isfinite(probs) | (probs <= 0)):
-        raise ValueError(f"class_probs must be {len(counts)} positive numbers, got {class_probs!r}")
-    if abs(probs.sum() - 1.0) > 1e-9:
-        raise ValueError(f"class_probs must sum to 1, got {class_probs!r}")
-    etas = np.broadcast_to(np.asarray(eta, dtype=object), (len(counts),))
-    m_all, w_all, eta_all = [], [], []
-    for n_l, b_l, p_l, e_l in zip(counts, bins, probs, etas, strict=True):
-        b_l = check_positive_int(b_l, "bins_per_class entries")
-        m, w = _layout(n_l, b_l, "umd")
-        m_all.append(m)
-        w_all.append(p_l * w)
-        eta_all.append(np.full(m.shape, _eta(e_l)))
-    return np.concatenate(m_all), np.concatenate(w_all), np.concatenate(eta_all)
-
-
-def top_label_exact_coverage(
-    class_counts, bins_per_class, class_probs, eta, eps, *, event="conditional"
-):
-    r"""Exact coverage of top-label histogram binning (gr22 Algorithm 8) at constant eta.
-
-    Class l has ``n_l`` calibration points and ``B_l`` UMD bins (Algorithm 8:
-    ``B_l = floor(n_l / k)``); ``eta_l = P(Y = c(X) | c(X) = l, X)`` is constant per class.
-    Conditional: every output of every class within eps, ``prod_l prod_b``; marginal:
-    ``sum_l P(c = l) sum_b E[w_{l,b}] P(|K_{l,b}/m_{l,b} - eta_l| <= eps)``. With one class
-    (``class_probs = [1]``) this is the per-class statement the proof of gr22 Theorem 1
-    establishes, i.e. :func:`exact_coverage` at ``(n_l, B_l)``.
-
-    Parameters
-    ----------
-    class_counts : sequence of int
-        ``n_l >= 2 B_l`` (stratified: the proof conditions on the n_l).
-    bins_per_class : sequence of int
-        ``B_l``.
-    class_probs : sequence of float
-        ``P(c(X) = l)``, positive, summing to 1 (marginal weights).
-    eta : float or sequence of float
-        Constant top-label bias per class, in (0, 1).
-    eps : float or 1-d array_like
-    event : {"conditional", "marginal"}
-
-    Returns
-    -------
-    float or ndarray
-        In [0, 1], shape of ``eps``.
-
-    Notes
-    -----
-    Paper: gr22, Theorem 1, eqs. (8) (marginal eps_1) and (9) (conditional eps_2).
-    Hypotheses: as :func:`exact_coverage`, per class, with fixed ``n_l`` (what
-    :class:`~calcheck.simulations.experiments.gr22.TopLabelBinningExperiment` simulates) and
-    delta -> 0 (distinct outputs; merging equal outputs of a class changes nothing when
-    eta_l is constant).
-    """
-    m, w, etas = _top_label_layout(class_counts, bins_per_class, class_probs, eta)
-    _choice(event, EVENTS, "event")
-    e = check_eps(eps)
-    return _scalar_or_array(_coverage(m, w, etas, e, event))
-
-
-# --------------------------------------------------------------------- smallest radius
 def _smallest(counts, weights, etas, alpha: float, event: str) -> float:
     """Smallest candidate ``|k/m - eta|`` whose exact coverage reaches ``1 - alpha``.
 
@@ -537,28 +391,6 @@ def smallest_exact_eps(n, n_bins, eta, alpha, *, event="conditional", scheme="um
     eta = _eta(eta)
     _choice(event, EVENTS, "event")
     return _smallest(counts, masses, np.full(counts.shape, eta), _alpha(alpha), event)
-
-
-def smallest_top_label_eps(
-    class_counts, bins_per_class, class_probs, eta, alpha, *, event="conditional"
-) -> float:
-    """Smallest eps with top-label exact coverage (:func:`top_label_exact_coverage`) >= 1 - alpha.
-
-    Parameters
-    ----------
-    class_counts, bins_per_class, class_probs, eta, event
-        As in :func:`top_label_exact_coverage`.
-    alpha : float
-        Miscoverage in (0, 1).
-
-    Notes
-    -----
-    The exact counterpart of gr22 Theorem 1's eps_1 (eq. 8, marginal) and eps_2 (eq. 9,
-    conditional); exact search over the jump points, as :func:`smallest_exact_eps`.
-    """
-    m, w, etas = _top_label_layout(class_counts, bins_per_class, class_probs, eta)
-    _choice(event, EVENTS, "event")
-    return _smallest(m, w, etas, _alpha(alpha), event)
 
 
 def looseness_grid(theorem_eps, exact_eps, n_values, bins, alphas) -> dict:

@@ -8,7 +8,7 @@ radii hold or fail. On uniform-mass binning at constant eta those claims have ex
   lattice scan (:func:`calcheck.simulations.conditional_coverage.worst_constant_eta` over
   (0.001, 0.999), with every lattice line ``k/m +- eps`` where the coverage jumps) and, for
   the examples' exact binomial radius, the certificate ``prod_b (1 - sup_p tail_b) >=
-  1 - alpha`` (:func:`calcheck.simulations.exact_coverage.sup_binomial_tail`), which holds
+  1 - alpha`` (:func:`calcheck.simulations.binomial_sup.sup_binomial_tail`), which holds
   for every eta and every law;
 * a radius claimed wrong has exact coverage < 1 - alpha at its worst constant eta.
 
@@ -27,8 +27,9 @@ import numpy as np
 import pytest
 
 import calcheck
+from calcheck.simulations.binomial_sup import sup_binomial_tail
 from calcheck.simulations.conditional_coverage import worst_constant_eta
-from calcheck.simulations.exact_coverage import bin_point_counts, sup_binomial_tail
+from calcheck.simulations.exact_coverage import bin_point_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERY_ETA = (1e-3, 1 - 1e-3)

@@ -42,13 +42,10 @@ SCHEDULER_TIMEOUT = 30
 
 def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: int) -> None:
     """The options of ``calcheck run``."""
-    s.add_argument(
-        "--checks",
-        nargs="+",
-        action="extend",
-        metavar="ID",
-        help="check ids, prefixes or glob patterns (default: all; repeatable: the lists add up)",
-    )
+    s.add_argument(  # repeated --checks add up
+        "--checks", nargs="+", action="extend", metavar="ID",
+        help="check ids, prefixes or glob patterns (default: all; repeatable)",
+    )  # fmt: skip
     s.add_argument(
         "--budget", choices=("quick", "full"), default="quick", help="replicates, laws, grid"
     )

@@ -21,9 +21,8 @@ from calcheck.simulations.exact_coverage import (
     exact_coverage,
     looseness_grid,
     smallest_exact_eps,
-    smallest_top_label_eps,
-    top_label_exact_coverage,
 )
+from calcheck.simulations.exact_top_label import smallest_top_label_eps, top_label_exact_coverage
 
 from ..plotting import new_figure
 

@@ -19,9 +19,8 @@ from calcheck.simulations.exact_coverage import (
     exact_coverage,
     expected_bin_masses,
     smallest_exact_eps,
-    smallest_top_label_eps,
-    top_label_exact_coverage,
 )
+from calcheck.simulations.exact_top_label import smallest_top_label_eps, top_label_exact_coverage
 from calcheck.simulations.experiments.base import BinOutcome
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.experiments.gr22 import TopLabelBinningExperiment

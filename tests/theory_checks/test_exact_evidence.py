@@ -19,8 +19,8 @@ import calcheck
 from calcheck.simulations.exact_coverage import (
     exact_coverage,
     layout_coverage,
-    top_label_exact_coverage,
 )
+from calcheck.simulations.exact_top_label import top_label_exact_coverage
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.experiments.gr22 import TopLabelBinningExperiment
 from calcheck.simulations.laws import LAWS, BinaryLaw, ConditionalMean, ScoreLaw
