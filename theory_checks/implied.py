@@ -64,18 +64,22 @@ def _rate_implies(x, y) -> bool:
     return True
 
 
-def _rate_implications(results) -> dict:
+def _implications(results, kind, key, implies) -> dict:
+    """Within groups of equal ``key``, the first earlier-or-stronger check implying each."""
     groups: dict = {}
     for order, r in enumerate(results):
-        if getattr(r, "kind", "") == "rate" and role_of(r.check) == "guarantee":
-            groups.setdefault(_rate_key(r), []).append((order, r))
+        if getattr(r, "kind", "") != kind or role_of(r.check) != "guarantee":
+            continue
+        if kind != "coverage" or r.cells:
+            groups.setdefault(key(r), []).append((order, r))
     out = {}
     for members in groups.values():
         for oy, y in members:
             for ox, x in members:
                 if x is y or x.check.id in out:
                     continue
-                if _rate_implies(x, y) and not (ox > oy and _rate_implies(y, x)):
+                # equivalent checks: only the earlier one implies the later one
+                if implies(x, y) and not (ox > oy and implies(y, x)):
                     out[y.check.id] = x.check.id
                     break
     return out
@@ -88,23 +92,8 @@ def implied_by(results) -> dict:
     checks of role ``guarantee``, take part; a check is never implied by one that is itself
     implied.
     """
-    groups: dict = {}
-    for order, r in enumerate(results):
-        if getattr(r, "kind", "") != "coverage" or role_of(r.check) != "guarantee":
-            continue
-        if r.cells:
-            groups.setdefault(_key(r), []).append((order, r))
-    out = {}
-    for members in groups.values():
-        for oy, y in members:
-            for ox, x in members:
-                if x is y or x.check.id in out:
-                    continue
-                # equivalent checks: only the earlier one implies the later one
-                if _implies(x, y) and not (ox > oy and _implies(y, x)):
-                    out[y.check.id] = x.check.id
-                    break
-    out.update(_rate_implications(results))
+    out = _implications(results, "coverage", _key, _implies)
+    out.update(_implications(results, "rate", _rate_key, _rate_implies))
     # a chain x -> y -> z is reported from its head: z implied by x
     for y, x in list(out.items()):
         while x in out:
