@@ -135,9 +135,13 @@ before = list(sys.path)
 site.addsitedir({str(editable)!r})
 sys.path[:] = [p for p in sys.path if p not in before] + before
 """
+    _assert_one_copy(setup, first, tmp_path)
+
+
+def _assert_one_copy(setup: str, first: str, cwd) -> None:
     done = subprocess.run(
         [sys.executable, "-c", setup + ALIAS_PROBE, first],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
+        cwd=cwd, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "one copy"
@@ -150,9 +154,4 @@ def test_source_tree_loads_each_layer_once(first):
 from pathlib import Path
 root = Path({str(ROOT)!r})
 """
-    done = subprocess.run(
-        [sys.executable, "-c", setup + ALIAS_PROBE, first],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "one copy"
+    _assert_one_copy(setup, first, ROOT)

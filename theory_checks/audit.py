@@ -9,6 +9,8 @@ the run fails on it unless the check is reclassified (an identity, with its reas
 
 from __future__ import annotations
 
+from .summary import text_table
+
 __all__ = ["AUDIT_HEADERS", "audit_problems", "audit_rows", "audit_table"]
 
 AUDIT_HEADERS = (
@@ -67,13 +69,4 @@ def _cell(value) -> str:
 def audit_table(data: dict, *, markdown: bool = False) -> str:
     """The audit as a plain-text or Markdown table."""
     rows = [[_cell(r[h]) for h in AUDIT_HEADERS] for r in audit_rows(data)]
-    if markdown:
-        lines = ["| " + " | ".join(AUDIT_HEADERS) + " |", "|" + "---|" * len(AUDIT_HEADERS)]
-        lines += ["| " + " | ".join(x.replace("|", "\\|") for x in row) + " |" for row in rows]
-        return "\n".join(lines)
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(AUDIT_HEADERS)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(
-        [fmt.format(*AUDIT_HEADERS), fmt.format(*("-" * w for w in widths))]
-        + [fmt.format(*row) for row in rows]
-    )
+    return text_table(AUDIT_HEADERS, rows, markdown=markdown)

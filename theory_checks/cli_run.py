@@ -396,8 +396,8 @@ def _report(args, out, run, false_alarm) -> int:
             for kind, (b, sec) in sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
         },
     }
-    paths = write_report(results, out, meta)
     data = results_to_dict(results, meta)  # once: every output below reads it
+    paths = write_report(results, out, meta, data=data)
     draw_guarantee_pictures(data, out / "plots")
     page = write_html(
         out / "report.html",
@@ -409,7 +409,7 @@ def _report(args, out, run, false_alarm) -> int:
     if args.json:
         print(json_text(data, indent=1))
     else:
-        print(format_table(results))
+        print(format_table(results, data=data))
         no_power = vacuity_lines(data)
         if no_power:
             print("\nCells without power (a vacuous check is never a pass):")

@@ -18,7 +18,14 @@ from .audit import audit_table
 from .check import CheckResult
 from .implied import implied_by
 from .roles import headline, role_count_text, role_of
-from .summary import SUMMARY_HEADERS, number_text, printed_claim_lines, printed_claims, summary_row
+from .summary import (
+    SUMMARY_HEADERS,
+    number_text,
+    printed_claim_lines,
+    printed_claims,
+    summary_row,
+    text_table,
+)
 
 __all__ = [
     "SUMMARY_HEADERS",
@@ -118,19 +125,16 @@ def rate_lines(data: dict) -> list[str]:
     return lines
 
 
-def format_table(results: list[CheckResult], *, markdown: bool = False) -> str:
-    """One row per check: its verdict and its worst cell (smallest p-value)."""
-    rows = [summary_row(c) for c in results_to_dict(results, {})["checks"]]
-    if markdown:
-        lines = ["| " + " | ".join(SUMMARY_HEADERS) + " |", "|" + "---|" * len(SUMMARY_HEADERS)]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-        return "\n".join(lines)
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(SUMMARY_HEADERS)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join(
-        [fmt.format(*SUMMARY_HEADERS), fmt.format(*("-" * w for w in widths))]
-        + [fmt.format(*row) for row in rows]
-    )
+def format_table(
+    results: list[CheckResult], *, markdown: bool = False, data: dict | None = None
+) -> str:
+    """One row per check: its verdict and its worst cell (a flagged one, else smallest p).
+
+    ``data``: the run's :func:`results_to_dict` when the caller has it (not computed again).
+    """
+    data = results_to_dict(results, {}) if data is None else data
+    rows = [summary_row(c) for c in data["checks"]]
+    return text_table(SUMMARY_HEADERS, rows, markdown=markdown)
 
 
 def _signature(data: dict) -> tuple:
@@ -175,15 +179,16 @@ def _md_section(head: str, items: list[str]) -> list[str]:
     return [head, "", *items, ""] if items else []
 
 
-def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
+def write_report(results: list[CheckResult], out_dir, meta: dict, *, data=None) -> dict:
     """Write ``results.json`` and ``report.md`` into ``out_dir``; return the paths.
 
     An earlier report of a different selection is kept (:func:`keep_previous`); its folder
-    is returned under ``"previous"``.
+    is returned under ``"previous"``. ``data``: :func:`results_to_dict` of ``results`` and
+    ``meta`` when the caller has it (not computed again).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    data = results_to_dict(results, meta)
+    data = results_to_dict(results, meta) if data is None else data
     kept = keep_previous(out, data)
     json_path = out / "results.json"
     atomic_write_text(json_path, json_text(data, indent=1))
@@ -215,7 +220,7 @@ def write_report(results: list[CheckResult], out_dir, meta: dict) -> dict:
         "the bound multiplied by any factor below k (its best cell; '-' where the event is not "
         "error <= bound).",
         "",
-        format_table(results, markdown=True),
+        format_table(results, markdown=True, data=data),
         "",
         *_md_section(
             "Cells without power (a check none of whose cells has power is *vacuous*, never a "

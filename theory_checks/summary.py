@@ -20,6 +20,7 @@ __all__ = [
     "printed_claim_lines",
     "printed_claims",
     "summary_row",
+    "text_table",
 ]
 
 
@@ -167,6 +168,20 @@ def _coverage_row(check: dict) -> tuple[str, ...]:
         f"{worst['claimed']:.4f}",
         f"{worst['p_value']:.3g}",
         f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-",
+    )
+
+
+def text_table(headers, rows, *, markdown: bool = False) -> str:
+    """``rows`` (sequences of strings) under ``headers``: aligned plain text, or Markdown."""
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join(x.replace("|", "\\|") for x in row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join(
+        [fmt.format(*headers), fmt.format(*("-" * w for w in widths))]
+        + [fmt.format(*row) for row in rows]
     )
 
 
