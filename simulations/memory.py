@@ -1,0 +1,142 @@
+"""Memory estimates made before any allocation: refuse sizes that cannot fit.
+
+One home for the rule "estimate, then refuse with the largest size that fits": a caller
+states how many float64 arrays of ``n x reps`` entries it holds at once (``arrays``; a
+fraction is fine, e.g. 0.5 for a float32-sized array) and :func:`check_fits` raises
+:class:`MemoryRefused` (a ``ValueError``) naming the size, the estimate, the memory
+available and the largest ``n`` that fits, instead of letting numpy fail with
+"Unable to allocate 728 TiB" (or the machine swap) later.
+
+The memory available is the kernel's ``MemAvailable`` (``/proc/meminfo``), capped by a
+cgroup v2 limit when one is set; elsewhere ``os.sysconf``'s available pages. Where none
+can be read the check is skipped (never a false refusal).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from pathlib import Path
+
+__all__ = ["MemoryRefused", "available_bytes", "check_fits", "largest_fitting", "needed_bytes"]
+
+_log = logging.getLogger(__name__)
+
+#: Bytes of one float64 entry.
+_FLOAT64 = 8
+
+
+class MemoryRefused(ValueError):
+    """A size whose estimated memory exceeds the memory available (raised before allocating)."""
+
+
+def _meminfo_available() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024  # the kernel reports kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _cgroup_room() -> int | None:
+    """Room left under a cgroup v2 memory limit (None when unlimited or unreadable)."""
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit == "max":
+            return None
+        used = int(Path("/sys/fs/cgroup/memory.current").read_text().strip())
+        return max(0, int(limit) - used)
+    except (OSError, ValueError):
+        return None
+
+
+def _sysconf_available() -> int | None:
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def available_bytes() -> int | None:
+    """Memory available to this process now, in bytes (None where it cannot be read)."""
+    found = _meminfo_available()
+    if found is None:
+        found = _sysconf_available()
+    room = _cgroup_room()
+    if room is not None:
+        found = room if found is None else min(found, room)
+    return found
+
+
+def needed_bytes(*, n: int, reps: int, arrays: float) -> float:
+    """Bytes of ``arrays`` float64 arrays of ``n x reps`` entries."""
+    return float(arrays) * float(n) * float(reps) * _FLOAT64
+
+
+def largest_fitting(*, reps: int, arrays: float, available: int | None = None) -> int | None:
+    """The largest ``n`` whose ``arrays`` float64 arrays of ``n x reps`` fit in ``available``.
+
+    ``available`` defaults to :func:`available_bytes`; returns None where that is unknown,
+    and 0 where not even ``n = 1`` fits.
+    """
+    if available is None:
+        available = available_bytes()
+        if available is None:
+            return None
+    return math.floor(available / (float(arrays) * float(reps) * _FLOAT64))
+
+
+def _size(nbytes: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{nbytes / 1e3:.1f} kB"
+
+
+def check_fits(
+    *, n: int, reps: int, arrays: float, what: str, available: int | None = None, name: str = "n"
+) -> None:
+    """Refuse ``n`` before allocating when its estimate exceeds the memory available.
+
+    Parameters
+    ----------
+    n, reps : int
+        The two dimensions of the arrays held at once (``reps`` is the replicates held at
+        once: a block's, not the whole run's, where blocks bound the allocation).
+    arrays : float
+        How many float64 arrays of ``n x reps`` entries are held at once.
+    what : str
+        What is being sized, for the message (e.g. ``"study file 's.toml'"``).
+    available : int, optional
+        Bytes available; by default :func:`available_bytes` (the check is skipped where it
+        cannot be read).
+    name : str, default "n"
+        The argument's name in the message.
+
+    Raises
+    ------
+    MemoryRefused
+        ``"<what>: n = 30000000 with reps = 200 needs about 96.0 GB (2 arrays of n x reps
+        float64), more than the 7.6 GB available; the largest n that fits is 2375000"``.
+    """
+    if available is None:
+        available = available_bytes()
+        if available is None:
+            _log.debug("memory available unknown: %s not checked", what)
+            return
+    need = needed_bytes(n=n, reps=reps, arrays=arrays)
+    if need <= available:
+        return
+    largest = largest_fitting(reps=reps, arrays=arrays, available=available)
+    advice = (
+        f"the largest {name} that fits is {largest}"
+        if largest >= 1
+        else f"no {name} fits with reps = {reps}; lower reps"
+    )
+    raise MemoryRefused(
+        f"{what}: {name} = {n} with reps = {reps} needs about {_size(need)} ({arrays:g} arrays "
+        f"of {name} x reps float64), more than the {_size(available)} available; {advice}"
+    )

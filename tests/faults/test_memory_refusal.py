@@ -1,0 +1,46 @@
+"""The memory estimate refuses sizes that cannot fit, before any allocation (issue 38)."""
+
+import pytest
+
+from calcheck.simulations import memory
+from calcheck.simulations.memory import MemoryRefused, check_fits, largest_fitting, needed_bytes
+
+
+def test_needed_bytes_by_hand():
+    # 2 arrays x 30e6 x 200 x 8 bytes = 96e9
+    assert needed_bytes(n=30_000_000, reps=200, arrays=2) == 96e9
+
+
+def test_largest_fitting_by_hand():
+    # 7.6e9 / (2 * 200 * 8) = 2375000 exactly
+    assert largest_fitting(reps=200, arrays=2, available=7_600_000_000) == 2_375_000
+    assert largest_fitting(reps=10**9, arrays=2, available=1000) == 0
+
+
+def test_check_fits_refuses_with_the_largest_size():
+    with pytest.raises(MemoryRefused, match=r"^study: n = 30000000 with reps = 200 needs") as info:
+        check_fits(n=30_000_000, reps=200, arrays=2, what="study", available=7_600_000_000)
+    message = str(info.value)
+    assert "about 96.0 GB (2 arrays of n x reps float64)" in message
+    assert "more than the 7.6 GB available; the largest n that fits is 2375000" in message
+    assert isinstance(info.value, ValueError)
+
+
+def test_check_fits_accepts_what_fits():
+    check_fits(n=2_375_000, reps=200, arrays=2, what="study", available=7_600_000_000)
+
+
+def test_check_fits_when_no_n_fits():
+    with pytest.raises(MemoryRefused, match="no n fits with reps = 1000000000; lower reps"):
+        check_fits(n=1, reps=10**9, arrays=2, what="x", available=1000)
+
+
+def test_unknown_memory_skips_the_check(monkeypatch):
+    monkeypatch.setattr(memory, "available_bytes", lambda: None)
+    check_fits(n=10**15, reps=100, arrays=5, what="x")
+    assert largest_fitting(reps=100, arrays=5) is None
+
+
+def test_available_bytes_is_read_here():
+    found = memory.available_bytes()
+    assert found is None or found > 0
