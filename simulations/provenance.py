@@ -8,6 +8,11 @@ Code stamps
     :func:`code_stamp` is the package version plus a hash of the source files that produce
     a result. The store and the figure cache key their entries by it, so results computed
     by other code are never reused (they are recomputed, and the run says so).
+Code outside calcheck
+    :func:`code_inputs` (and its hash :func:`code_fingerprint`) covers a user's or a plugin
+    paper's bound, calibrator or figure: the source files of its module and of the user
+    modules that module uses, and the module-level values (numbers, strings, tuples, arrays)
+    as they are now, so an edited helper or constant is never read back from a store.
 Seeds
     :func:`generator` is the one seed protocol: ``SeedSequence(root_seed, spawn_key=path)``
     with the path made of integers (strings are hashed). The engine draws block ``k`` of an
@@ -19,7 +24,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import json
+import sys
+import sysconfig
+import types
 from importlib import metadata
 from pathlib import Path
 
@@ -28,6 +37,8 @@ import numpy as np
 __all__ = [
     "ContentKeyed",
     "check_root_seed",
+    "code_fingerprint",
+    "code_inputs",
     "code_stamp",
     "content_key",
     "generator",
@@ -72,6 +83,198 @@ def source_hash(*relative_paths: str) -> str:
 def code_stamp(*relative_paths: str) -> str:
     """``"<version>+<source hash>"`` of the code that produces a result."""
     return f"{package_version()}+{source_hash(*relative_paths)}"
+
+
+# ------------------------------------------------------------------ code outside calcheck
+_LIBRARY_ROOTS = tuple(
+    {
+        str(Path(sysconfig.get_paths()[k]).resolve())
+        for k in ("stdlib", "platstdlib", "purelib", "platlib")
+    }
+)
+_SIMPLE = (bool, int, float, complex, str, bytes, type(None), np.generic)
+
+
+@functools.lru_cache(maxsize=512)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def _source_file(module) -> Path | None:
+    name = getattr(module, "__file__", None)
+    if not name or not name.endswith(".py"):
+        return None
+    path = Path(name)
+    return path if path.is_file() else None
+
+
+def _is_user_module(module) -> bool:
+    """Not calcheck, not the standard library, not an installed package: the user's code."""
+    path = _source_file(module)
+    return _is_user_path(getattr(module, "__name__", "") or "", str(path) if path else "")
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_user_path(name: str, path: str) -> bool:
+    root = name.split(".")[0]
+    if root == "calcheck" or root in sys.stdlib_module_names or root in sys.builtin_module_names:
+        return False
+    if not path:
+        return name == "__main__"  # an interactive session or a script
+    text = str(Path(path).resolve())
+    if "site-packages" in text or "dist-packages" in text:
+        return False
+    return not any(text.startswith(r + "/") for r in _LIBRARY_ROOTS)
+
+
+def _value_text(value, depth: int = 0):
+    """A stable text of a simple value (None when it is not one: functions, objects...)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return None
+        data = np.ascontiguousarray(value)
+        return f"array{value.shape}{value.dtype}:{hashlib.sha256(data.tobytes()).hexdigest()[:16]}"
+    if isinstance(value, _SIMPLE):
+        return repr(value)
+    if depth < 3 and isinstance(value, tuple | list | frozenset | set):
+        items = [_value_text(v, depth + 1) for v in value]
+        if any(i is None for i in items):
+            return None
+        items = sorted(items) if isinstance(value, frozenset | set) else items
+        return f"{type(value).__name__}({','.join(items)})"
+    if depth < 3 and isinstance(value, dict):
+        items = [(_value_text(k, depth + 1), _value_text(v, depth + 1)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in items):
+            return None
+        return "dict(" + ",".join(sorted(f"{k}:{v}" for k, v in items)) + ")"
+    return None
+
+
+def _label(module) -> str:
+    path = _source_file(module)
+    name = module.__name__
+    if path is None:
+        return name
+    return name.replace(".", "/") + ("/__init__.py" if path.name == "__init__.py" else ".py")
+
+
+def _module_of(value):
+    if isinstance(value, types.ModuleType):
+        return value
+    if isinstance(value, type | types.FunctionType | types.BuiltinFunctionType):
+        return sys.modules.get(getattr(value, "__module__", None) or "")
+    return None
+
+
+def _code_text(code) -> str:
+    consts = [_code_text(c) if inspect.iscode(c) else repr(c) for c in code.co_consts]
+    return repr((code.co_code, consts, code.co_names))
+
+
+def _function_inputs(function, out: dict, seen: set) -> None:
+    """A function without a source file: its code, defaults, closure and the globals it names."""
+    if id(function) in seen:
+        return
+    seen.add(id(function))
+    code = function.__code__
+    parts = [_code_text(code), repr(_value_text(function.__defaults__ or ()))]
+    for cell in function.__closure__ or ():
+        try:
+            parts.append(repr(_value_text(cell.cell_contents)))
+        except ValueError:  # an empty cell
+            parts.append("<empty>")
+    for name in sorted(set(code.co_names) & set(function.__globals__)):
+        value = function.__globals__[name]
+        text = _value_text(value)
+        if text is not None:
+            parts.append(f"{name}={text}")
+        elif isinstance(value, types.FunctionType) and _source_file(_module_of(value)) is None:
+            _function_inputs(value, out, seen)
+        elif _module_of(value) is not None and _is_user_module(_module_of(value)):
+            _module_inputs(_module_of(value), out, seen)
+    label = f"{getattr(function, '__module__', '?')}.{function.__qualname__} (code)"
+    out[label] = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _module_inputs(module, out: dict, seen: set) -> None:
+    """A user module's source file and module-level values, then the user modules it uses."""
+    if id(module) in seen:
+        return
+    seen.add(id(module))
+    path = _source_file(module)
+    if path is not None:
+        stat = path.stat()
+        out[_label(module)] = _file_digest(str(path), stat.st_size, stat.st_mtime_ns)
+    values, used = [], []
+    for name, value in sorted(vars(module).items()):
+        if name.startswith("__") and name.endswith("__"):
+            continue
+        text = _value_text(value)
+        if text is not None:
+            values.append(f"{name}={text}")
+            continue
+        other = _module_of(value)
+        if other is not None and other is not module and _is_user_module(other):
+            used.append(other)
+    out[f"{module.__name__} (values)"] = hashlib.sha256("\n".join(values).encode()).hexdigest()[:16]
+    for other in used:
+        _module_inputs(other, out, seen)
+
+
+def code_inputs(obj) -> dict[str, str] | None:
+    """What a bound, calibrator or figure module outside calcheck depends on, hashed by part.
+
+    Parameters
+    ----------
+    obj : module, class, function or object
+        An object's class stands for it; a ``functools.partial`` for its function.
+
+    Returns
+    -------
+    dict or None
+        Label -> 16 hex digits: ``"mymod.py"`` (a source file of the object's module or of a
+        user module it uses through its globals, transitively), ``"mymod (values)"`` (the
+        module-level numbers, strings, tuples and arrays as they are now) and, for a
+        function without a source file (defined interactively), ``"<name> (code)"`` (code
+        object, constants, defaults, closure and the globals it names). None for calcheck's
+        own code (its code stamps cover it). Standard-library and installed packages are
+        covered by their versions, not hashed.
+    """
+    target = getattr(obj, "func", obj)  # functools.partial
+    target = inspect.unwrap(target) if callable(target) else target
+    if not isinstance(target, types.ModuleType | type | types.FunctionType):
+        target = type(target)
+    module = _module_of(target)
+    name = target.__name__ if isinstance(target, types.ModuleType) else target.__module__
+    if (name or "").split(".")[0] == "calcheck":
+        return None
+    out: dict[str, str] = {}
+    seen: set = set()
+    interactive = module is None or _source_file(module) is None
+    if isinstance(target, types.FunctionType) and interactive:
+        _function_inputs(target, out, seen)  # its code and what it names, not the session
+    elif isinstance(target, type) and interactive:
+        for value in vars(target).values():  # a class defined interactively: its methods
+            if isinstance(value, types.FunctionType):
+                _function_inputs(value, out, seen)
+    elif module is not None and _is_user_module(module):
+        _module_inputs(module, out, seen)
+    elif module is not None:  # an installed package's object: its own source file
+        path = _source_file(module)
+        if path is not None:
+            stat = path.stat()
+            out[_label(module)] = _file_digest(str(path), stat.st_size, stat.st_mtime_ns)
+        else:
+            out[module.__name__] = hashlib.sha256(repr(target).encode()).hexdigest()[:16]
+    return out
+
+
+def code_fingerprint(obj) -> str | None:
+    """SHA-256 (16 hex) of :func:`code_inputs` (None for calcheck's own code)."""
+    parts = code_inputs(obj)
+    if parts is None:
+        return None
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
 class ContentKeyed:

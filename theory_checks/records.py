@@ -11,8 +11,11 @@ seed or budget) is simulated again from its seeds, with the same numbers.
 Record keys
     :func:`result_key` hashes the check's description (type, id, guarantee, alphas, event,
     bound rule, experiments' content keys; callables by qualified name), the replicate
-    count, the root seed, the false-alarm rate and the code stamp of the whole package
-    (bounds, simulations, theory_checks): a record written by other code is never read.
+    count, the root seed, the false-alarm rate, the code stamp of the whole package
+    (bounds, simulations, theory_checks) and the code of a bound from outside calcheck (its
+    module, the user modules it uses, their module-level values): a record written by other
+    code is never read. :func:`changed_inputs` says which of these differ from a check's
+    earlier record (the run names why it recomputes).
 Exactness
     Floats are written with ``repr`` (JSON round-trips every float64 exactly, infinities
     and NaN included), tuples stay tuples, and the fields a result computes itself
@@ -29,10 +32,9 @@ import json
 import numpy as np
 
 from calcheck.bounds import registry
-from calcheck.simulations.experiments.base import foreign_source_hash
-from calcheck.simulations.provenance import code_stamp, content_key
+from calcheck.simulations.provenance import code_inputs, code_stamp, content_key
 
-__all__ = ["decode_result", "encode_result", "result_key"]
+__all__ = ["changed_inputs", "decode_result", "encode_result", "result_inputs", "result_key"]
 
 #: The code a record depends on: every package of calcheck.
 _CODE = ("bounds", "simulations", "theory_checks")
@@ -62,14 +64,18 @@ def _stable(value):
     return type(value).__qualname__
 
 
-def result_key(check, reps: int, root_seed, false_alarm: float) -> str:
-    """Content key of a check's result (see the module docstring for what it covers).
+def result_inputs(check, reps: int, root_seed, false_alarm: float) -> dict:
+    """What a check's result depends on, hashed by part (:func:`result_key` hashes it).
 
-    A guarantee defined at run time adds its fingerprint (the bound's source, method and
-    event): a record of an earlier definition under the same id is never read.
+    ``check`` (the hash of its description), ``reps``, ``root_seed``, ``false_alarm``,
+    ``code`` (calcheck's code stamp) and, for a bound outside calcheck, ``bound`` (the
+    parts of :func:`~calcheck.simulations.provenance.code_inputs`: its module's source, the
+    user modules it uses and their module-level values) and, for a guarantee defined at
+    run time, its ``calibrator``, ``method`` and ``event``. :func:`changed_inputs` names
+    the parts that differ between two of these.
     """
-    description = {
-        "check": _stable(check),
+    inputs = {
+        "check": content_key(_stable(check)),
         "reps": int(reps),
         "root_seed": str(root_seed),
         "false_alarm": float(false_alarm),
@@ -79,12 +85,59 @@ def result_key(check, reps: int, root_seed, false_alarm: float) -> str:
         from .user import definition_of
 
         definition = definition_of(check.guarantee)
-        description["user_guarantee"] = None if definition is None else definition.fingerprint
+        inputs["user_guarantee"] = None if definition is None else definition.inputs()
     else:  # a plugin paper's bound: its source is not in calcheck's code stamp
-        outside = foreign_source_hash(registry.get(check.guarantee).function)
+        outside = code_inputs(registry.get(check.guarantee).function)
         if outside is not None:
-            description["guarantee_source"] = outside
-    return content_key(description)
+            inputs["bound"] = outside
+    return inputs
+
+
+def result_key(check, reps: int, root_seed, false_alarm: float) -> str:
+    """Content key of a check's result: the hash of :func:`result_inputs`.
+
+    A bound outside calcheck (defined at run time or a plugin paper's) adds its code as it
+    is now: a record computed by an earlier version of it is never read.
+    """
+    return content_key(result_inputs(check, reps, root_seed, false_alarm))
+
+
+def _code_change(what: str, old, new) -> list[str]:
+    old, new = old or {}, new or {}
+    labels = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    files = [k for k in labels if not k.endswith(" (values)")]
+    if files:
+        return [f"{what} code changed ({', '.join(files)})"]
+    if labels:
+        names = ", ".join(k.removesuffix(" (values)") for k in labels)
+        return [f"{what} module-level values changed ({names})"]
+    return []
+
+
+def changed_inputs(old: dict, new: dict) -> list[str]:
+    """What differs between two :func:`result_inputs`, in words (empty if nothing does)."""
+    if not isinstance(old, dict):
+        return ["the stored record has no description of its inputs"]
+    old_user = old.get("user_guarantee") or {}
+    new_user = new.get("user_guarantee") or {}
+    if not isinstance(old_user, dict):
+        old_user = {}
+    reasons = _code_change("the bound's", old.get("bound"), new.get("bound"))
+    reasons += _code_change("the bound's", old_user.get("bound"), new_user.get("bound"))
+    reasons += _code_change(
+        "the calibrator's", old_user.get("calibrator"), new_user.get("calibrator")
+    )
+    for part in ("method", "event"):
+        if old_user.get(part) != new_user.get(part):
+            reasons.append(f"the guarantee's {part} changed")
+    if old.get("code") != new.get("code"):
+        reasons.append(f"calcheck's code changed ({old.get('code')} -> {new.get('code')})")
+    for part in ("reps", "root_seed", "false_alarm"):
+        if old.get(part) != new.get(part):
+            reasons.append(f"{part} changed ({old.get(part)} -> {new.get(part)})")
+    if old.get("check") != new.get("check"):
+        reasons.append("the check's laws, grid, alphas or simulations changed")
+    return reasons
 
 
 def _encode(value):

@@ -16,9 +16,10 @@ import logging
 from dataclasses import dataclass
 
 from calcheck.simulations.engine import RunStats, run_experiments
+from calcheck.simulations.provenance import content_key
 
 from .budgets import DEFAULT_FALSE_ALARM
-from .records import decode_result, encode_result, result_key
+from .records import changed_inputs, decode_result, encode_result, result_inputs
 
 __all__ = ["RunResult", "run_checks"]
 
@@ -33,7 +34,9 @@ class RunResult:
     read from the store's records (nothing simulated for them); ``dropped_blocks`` the
     blocks deleted once their readers' results were recorded (``keep_replicates=False``);
     ``damaged_records`` the records that failed their digest or could not be rebuilt
-    (recomputed).
+    (recomputed); ``changed`` the checks recomputed because an input of their earlier
+    record changed, as ``(check id, what changed)`` (e.g. ``"the bound's code changed
+    (mymod.py)"``; also logged, at WARNING for a bound or calibrator of the user's).
     """
 
     results: list
@@ -41,15 +44,25 @@ class RunResult:
     recorded: int = 0
     dropped_blocks: int = 0
     damaged_records: int = 0
+    changed: tuple = ()
+
+
+#: Store meta key of the inputs of a check's latest record (names what changed on a rerun).
+_INPUTS = "record_inputs:"
 
 
 def _read_records(checks, store, reps, root_seed, false_alarm):
-    keys, found, unreadable = {}, {}, 0
+    keys, inputs, found, unreadable, changed = {}, {}, {}, 0, []
     before = len(store.damaged)
     for i, check in enumerate(checks):
-        keys[i] = result_key(check, reps, root_seed, false_alarm)
+        inputs[i] = result_inputs(check, reps, root_seed, false_alarm)
+        keys[i] = content_key(inputs[i])
         text = store.get_result(keys[i])
         if text is None:
+            earlier = store.get_meta(_INPUTS + check.id)
+            reasons = changed_inputs(earlier, inputs[i]) if earlier is not None else []
+            if reasons:
+                changed.append((check.id, "; ".join(reasons)))
             continue
         try:
             found[i] = decode_result(text, check)
@@ -57,7 +70,27 @@ def _read_records(checks, store, reps, root_seed, false_alarm):
             # a record this code cannot rebuild is recomputed (and overwritten), never trusted
             logger.warning("unreadable result record of %s (%s): recomputing it", check.id, exc)
             unreadable += 1
-    return keys, found, len(store.damaged) - before + unreadable
+    _say_changed(changed)
+    return keys, inputs, found, len(store.damaged) - before + unreadable, changed
+
+
+def _say_changed(changed) -> None:
+    """One line per reason: the user's own code by check, calcheck's changes in a count."""
+    by_reason: dict[str, list] = {}
+    for check_id, reason in changed:
+        by_reason.setdefault(reason, []).append(check_id)
+    for reason, ids in by_reason.items():
+        own = "the bound's" in reason or "the calibrator's" in reason
+        if own or len(ids) == 1:
+            for check_id in ids:
+                logger.log(
+                    logging.WARNING if own else logging.INFO,
+                    "%s: recomputed: %s",
+                    check_id,
+                    reason,
+                )
+        else:
+            logger.info("%d checks recomputed (%s, ...): %s", len(ids), ids[0], reason)
 
 
 def _sharing_groups(todo, checks):
@@ -134,8 +167,10 @@ def run_checks(
     if not records and not keep_replicates:
         raise ValueError("keep_replicates=False needs records=True (the results must be kept)")
     checks = list(checks)
-    keys, results, damaged = (
-        _read_records(checks, store, reps, root_seed, false_alarm) if records else ({}, {}, 0)
+    keys, inputs, results, damaged, changed = (
+        _read_records(checks, store, reps, root_seed, false_alarm)
+        if records
+        else ({}, {}, {}, 0, [])
     )
     recorded = len(results)
     todo = [i for i in range(len(checks)) if i not in results]
@@ -153,6 +188,7 @@ def run_checks(
         if not records:
             return
         store.put_result(keys[i], checks[i].id, encode_result(results[i]))
+        store.set_meta(_INPUTS + checks[i].id, inputs[i])
         if keep_replicates:
             return
         for key in {e.key for e in checks[i].simulations()}:
@@ -184,4 +220,4 @@ def run_checks(
     if dropped["blocks"]:
         store.compact()
     ordered = [results[i] for i in range(len(checks))]
-    return RunResult(ordered, stats, recorded, dropped["blocks"], damaged)
+    return RunResult(ordered, stats, recorded, dropped["blocks"], damaged, tuple(changed))

@@ -20,7 +20,6 @@ changes value is reported (``unresolved_mass``).
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import re
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import numpy as np
 
 from calcheck.bounds import registry
 from calcheck.bounds.guarantee import QUANTIFIERS, Guarantee
+from calcheck.simulations.provenance import code_inputs, content_key
 
 from .check import StudyAdapter
 from .methods import BINARY_EVENTS, MethodSpec
@@ -90,30 +90,61 @@ def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
     )
 
 
-def _source_hash(function) -> str:
-    """SHA-256 (16 hex) of a function's source, or of its code object where none is found."""
-    try:
-        text = inspect.getsource(function)
-    except (OSError, TypeError):
-        code = getattr(function, "__code__", None)
-        text = repr((code.co_code, code.co_consts)) if code is not None else repr(function)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def _bound_name(function) -> str:
+    """``module:qualname`` of the user's bound (as a study file names it)."""
+    function = inspect.unwrap(function)
+    return f"{getattr(function, '__module__', '?')}:{getattr(function, '__qualname__', '?')}"
+
+
+def _shown(kwargs: dict) -> str:
+    """The bound's keywords for a message: numbers echoed, arrays by their shape."""
+    parts = []
+    for key, value in kwargs.items():
+        shape = np.shape(value)
+        parts.append(f"{key}={value!r}" if shape == () else f"{key}: array of shape {shape}")
+    return ", ".join(parts)
 
 
 def _checked_bound(gid: str, function):
-    """The user's bound, refusing NaN and negative values (nothing silently wrong)."""
+    """The user's bound, refusing exceptions, None, NaN, negative values and wrong shapes."""
 
     @functools.wraps(function)
     def bound(**kwargs):
-        value = np.asarray(function(**kwargs), dtype=float)
-        if np.any(np.isnan(value)) or np.any(value < 0):
-            raise ValueError(
-                f"the bound of {gid} returned {value.tolist()!r} at {kwargs!r}; a bound must "
-                "be a number >= 0 (inf allowed)"
+        def refused(what: str, hint: str = "a bound must return a number >= 0"):
+            where = f"at {_shown(kwargs)} ({_bound_name(function)})"
+            return ValueError(f"the bound of {gid} {what} {where}; {hint}")
+
+        try:
+            raw = function(**kwargs)
+        except Exception as exc:  # the user's code: one line naming it (interruptions pass)
+            raise refused(f"raised {type(exc).__name__}: {exc}", "fix the bound") from None
+        if raw is None:
+            raise refused("returned None")
+        try:
+            value = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            raise refused(f"returned {type(raw).__name__} {raw!r:.80}") from None
+        expected = np.broadcast_shapes(*(np.shape(v) for v in kwargs.values()))
+        if value.size != 1 and _broadcast(value.shape, expected) != expected:
+            raise refused(
+                f"returned an array of shape {value.shape}",
+                "expected "
+                + ("a number" if expected == () else f"a number or shape {expected}")
+                + " (the shape of its inputs)",
             )
+        if np.any(np.isnan(value)) or np.any(value < 0):
+            shown = repr(value.tolist()) if value.size <= 6 else f"an array of shape {value.shape}"
+            raise refused(f"returned {shown} (NaN or negative)", "a bound must be >= 0")
         return value
 
     return bound
+
+
+def _broadcast(*shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,16 +158,38 @@ class DefinedGuarantee:
         The registered record (its ``function`` is the user's bound).
     method : MethodSpec
     event : str
-    fingerprint : str
-        Hash of the bound's source, the method and the event: records and stored results
-        of another definition under the same id are never reused.
+    calibrator : object or None
+        The user's calibrator when the method is one.
+
+    The :attr:`fingerprint` (and :meth:`inputs`) cover the bound's code as it is now:
+    records and stored results of another definition under the same id are never reused.
     """
 
     id: str
     guarantee: Guarantee
     method: MethodSpec
     event: str
-    fingerprint: str
+    calibrator: object = None
+
+    def inputs(self) -> dict:
+        """What the guarantee's results depend on beyond calcheck's code, hashed by part.
+
+        ``bound`` and ``calibrator``: :func:`~calcheck.simulations.provenance.code_inputs`
+        of the user's bound and calibrator (source files of their modules and of the user
+        modules those use, module-level values); ``method`` and ``event``.
+        """
+        spec = self.method
+        return {
+            "bound": code_inputs(self.guarantee.function) or {},
+            "calibrator": None if self.calibrator is None else code_inputs(self.calibrator),
+            "method": [spec.name, spec.description],
+            "event": self.event,
+        }
+
+    @property
+    def fingerprint(self) -> str:
+        """Hash of :meth:`inputs` (computed now: an edit since the definition counts)."""
+        return content_key(self.inputs())[:16]
 
     def __str__(self) -> str:
         return self.id
@@ -288,10 +341,8 @@ def define_guarantee(
         hyp,
         quantifier,
     )
-    fingerprint = hashlib.sha256(
-        repr((_source_hash(bound), spec.name, spec.description, event)).encode()
-    ).hexdigest()[:16]
-    return DefinedGuarantee(id, guarantee, spec, event, fingerprint).ensure_registered()
+    calibrator = None if isinstance(method, str) else method
+    return DefinedGuarantee(id, guarantee, spec, event, calibrator).ensure_registered()
 
 
 def _check_signature(gid, bound, supplied, method, event):

@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 
 from ..laws.base import Law
-from ..provenance import ContentKeyed, code_stamp
+from ..provenance import ContentKeyed, code_fingerprint, code_stamp
 
 __all__ = [
     "BinOutcome",
@@ -174,26 +173,13 @@ class BlockOutcome(Outcome):
 
 
 def foreign_source_hash(obj) -> str | None:
-    """SHA-256 (16 hex) of the source file of a class, function or module outside calcheck.
+    """Hash (16 hex) of code outside calcheck: see ``provenance.code_fingerprint``.
 
     None for calcheck's own code (its code stamps cover it). Keys stored results of code a
-    user or a plugin paper brings, so that editing it never reuses stale results.
+    user or a plugin paper brings (its module's source, the user modules it uses and their
+    module-level values), so that editing it never reuses stale results.
     """
-    import hashlib
-    import inspect
-
-    module = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", "") or ""
-    if module.split(".")[0] == "calcheck":
-        return None
-    try:
-        path = inspect.getsourcefile(obj)
-        data = Path(path).read_bytes() if path else None
-    except (OSError, TypeError):
-        data = None
-    if data is None:  # defined interactively: hash what the object says of itself
-        code = getattr(obj, "__code__", None)
-        data = repr((code.co_code, code.co_consts) if code is not None else obj).encode()
-    return hashlib.sha256(data).hexdigest()[:16]
+    return code_fingerprint(obj)
 
 
 def ratio(err, radius):
