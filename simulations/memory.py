@@ -19,12 +19,28 @@ import math
 import os
 from pathlib import Path
 
-__all__ = ["MemoryRefused", "available_bytes", "check_fits", "largest_fitting", "needed_bytes"]
+__all__ = [
+    "BLOCK_ARRAYS",
+    "MemoryRefused",
+    "available_bytes",
+    "check_experiments_fit",
+    "check_fits",
+    "largest_fitting",
+    "needed_bytes",
+]
 
 _log = logging.getLogger(__name__)
 
 #: Bytes of one float64 entry.
 _FLOAT64 = 8
+#: Float64 arrays of ``cost x BLOCK_REPS`` entries an experiment holds at once while it
+#: simulates one block (measured with tracemalloc: 5.1 for binning on uniform laws, 9.1 on
+#: beta_labels, 2.3 for gr22's class-wise experiments; rounded up). An experiment may
+#: declare its own as a ``memory_arrays`` attribute.
+BLOCK_ARRAYS = 10
+#: Float64 arrays of ``reps x n_bins`` entries a cell's outcome holds while evaluated
+#: (its per-bin arrays, and their concatenation over blocks).
+OUTCOME_ARRAYS = 4
 
 
 class MemoryRefused(ValueError):
@@ -97,7 +113,14 @@ def _size(nbytes: float) -> str:
 
 
 def check_fits(
-    *, n: int, reps: int, arrays: float, what: str, available: int | None = None, name: str = "n"
+    *,
+    n: int,
+    reps: int,
+    arrays: float,
+    what: str,
+    available: int | None = None,
+    name: str = "n",
+    detail: str = "",
 ) -> None:
     """Refuse ``n`` before allocating when its estimate exceeds the memory available.
 
@@ -115,6 +138,8 @@ def check_fits(
         cannot be read).
     name : str, default "n"
         The argument's name in the message.
+    detail : str, optional
+        Said after the arrays in the message (e.g. what ``reps`` counts).
 
     Raises
     ------
@@ -136,7 +161,50 @@ def check_fits(
         if largest >= 1
         else f"no {name} fits with reps = {reps}; lower reps"
     )
+    detail = f"; {detail}" if detail else ""
     raise MemoryRefused(
-        f"{what}: {name} = {n} with reps = {reps} needs about {_size(need)} ({arrays:g} arrays "
-        f"of {name} x reps float64), more than the {_size(available)} available; {advice}"
+        f"{what}: {name} = {n} with reps = {reps} needs about {_size(need)} ({arrays:.3g} arrays "
+        f"of {name} x reps float64{detail}), more than the {_size(available)} available; {advice}"
     )
+
+
+def check_experiments_fit(
+    experiments, *, reps: int | None = None, n_jobs: int = 1, what: str, available=None
+) -> None:
+    """Refuse experiments whose blocks (or cell outcomes) cannot fit, before simulating.
+
+    The engine simulates one block of ``BLOCK_REPS`` replicates at a time in each worker,
+    so what is held at once is ``n_jobs`` blocks of ``BLOCK_ARRAYS`` arrays of ``cost``
+    points each (``cost`` is an experiment's simulated points per replicate), not all
+    ``reps`` at once; evaluating a cell then holds its outcome, ``OUTCOME_ARRAYS`` arrays
+    of ``reps x n_bins``. ``reps`` None skips the outcome estimate.
+
+    Raises
+    ------
+    MemoryRefused
+        Naming the experiment's ``n`` (or ``n_bins``) and the largest that fits.
+    """
+    from .experiments.base import BLOCK_REPS
+
+    if available is None:
+        available = available_bytes()
+        if available is None:
+            return
+    workers = max(1, int(n_jobs))
+    held = BLOCK_REPS * workers
+    for exp in experiments:
+        n = int(getattr(exp, "n_total", 0) or 0)
+        cost = int(getattr(exp, "cost", 0) or 0)
+        if n >= 1 and cost >= 1:
+            arrays = getattr(exp, "memory_arrays", BLOCK_ARRAYS) * cost / n
+            check_fits(
+                n=n, reps=held, arrays=arrays, what=what, available=available,
+                detail=f"reps here is {BLOCK_REPS} replicates of one block in each of {workers} "
+                "worker(s), held at once",
+            )  # fmt: skip
+        bins = int(getattr(exp, "n_bins", 0) or 0)
+        if reps is not None and bins >= 1:
+            check_fits(
+                n=bins, reps=int(reps), arrays=OUTCOME_ARRAYS, what=what, available=available,
+                name="n_bins", detail="a cell's per-bin outcome, every replicate at once",
+            )  # fmt: skip

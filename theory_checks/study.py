@@ -53,6 +53,7 @@ import tomllib
 from pathlib import Path
 
 from calcheck.simulations.laws import law_from_spec
+from calcheck.simulations.memory import check_experiments_fit
 
 from .catalog import for_law, studiable
 
@@ -79,7 +80,13 @@ def _unit(value, name):
 
 
 def _import_object(text, key: str, folder: Path):
-    """``"package.module:attribute"`` -> the object (the study file's folder is searched too)."""
+    """``"package.module:attribute"`` -> the object (the study file's folder is searched too).
+
+    A module that fails to import (a SyntaxError, an exception, ``sys.exit``) is one
+    ValueError naming its file and the error. Modules found in the study's folder are
+    pickled by value, so that parallel workers (which do not have the folder on their path)
+    can run them.
+    """
     import importlib
     import sys
 
@@ -89,19 +96,79 @@ def _import_object(text, key: str, folder: Path):
     added = str(folder) not in sys.path
     if added:
         sys.path.insert(0, str(folder))
+    before = set(sys.modules)
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"{key} {text!r}: cannot import {module_name!r} ({exc})") from None
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not (module_name + ".").startswith(exc.name + "."):
+            # a module that the user's module imports is missing
+            raise ValueError(_import_failure(key, text, module_name, exc)) from None
+        raise ValueError(
+            f"{key} {text!r}: cannot import {module_name!r} ({exc}); put it beside the study "
+            f"file (in {str(folder)!r}) or install it"
+        ) from None
+    except (Exception, SystemExit) as exc:  # the user's module failed while importing
+        raise ValueError(_import_failure(key, text, module_name, exc)) from None
     finally:
         if added:
             sys.path.remove(str(folder))
+    _pickle_by_value([sys.modules[m] for m in set(sys.modules) - before], folder)
     obj = module
     for part in attribute.split("."):
         if not hasattr(obj, part):
             raise ValueError(f"{key} {text!r}: {module_name!r} has no attribute {attribute!r}")
         obj = getattr(obj, part)
     return obj
+
+
+def _import_failure(key, text, module_name, exc) -> str:
+    """One line: which module file failed to import, and how."""
+    import importlib.util
+    import traceback
+
+    if isinstance(exc, SyntaxError):
+        where = f"{exc.filename}, line {exc.lineno}"
+        what = f"SyntaxError: {exc.msg}"
+    else:
+        frames = traceback.extract_tb(exc.__traceback__)
+        try:
+            spec = importlib.util.find_spec(module_name)
+        except (Exception, SystemExit):
+            spec = None
+        origin = getattr(spec, "origin", None)
+        # the innermost frame in the user's module file (else the innermost frame)
+        own = [f for f in frames if origin and f.filename == origin] or frames[-1:]
+        where = f"{own[-1].filename}, line {own[-1].lineno}" if own else (origin or "?")
+        if isinstance(exc, SystemExit):
+            what = f"it called sys.exit({exc.code!r}) while being imported"
+        else:
+            message = str(exc).splitlines()[0] if str(exc) else ""
+            what = f"{type(exc).__name__}: {message}"
+    return f"{key} {text!r}: importing {module_name!r} failed ({where}): {what}"
+
+
+def _pickle_by_value(modules, folder: Path) -> None:
+    """Have cloudpickle send by value the modules only the study's folder makes importable.
+
+    Parallel workers do not have that folder on their path. A module importable without it
+    (an installed package) is left to be imported by name.
+    """
+    from importlib.machinery import PathFinder
+
+    from .api import cloudpickle_module
+
+    register = getattr(cloudpickle_module(), "register_pickle_by_value", None)
+    root = folder.resolve()
+    for module in modules:
+        file = getattr(module, "__file__", None)
+        top = module.__name__.partition(".")[0]
+        if (
+            register is not None
+            and file
+            and Path(file).resolve().is_relative_to(root)
+            and PathFinder.find_spec(top) is None  # not importable without the folder
+        ):
+            register(module)
 
 
 def _define_own(data: dict, folder: Path) -> None:
@@ -129,7 +196,7 @@ def _define_own(data: dict, folder: Path) -> None:
     elif options:
         raise ValueError("method_options applies to a calibrator given as 'module:Class'")
     define_guarantee(
-        str(data.get("guarantee")), bound, method=method, event=data["event"],
+        data["guarantee"], bound, method=method, event=data["event"],
         statement=str(data.get("statement", "")),
     )  # fmt: skip
 
@@ -162,7 +229,11 @@ def load_study(path) -> tuple:
             f"study file {str(path)!r} has a [search] table and no law: run "
             f"`calcheck search --study {path}`"
         )
-    return _study_check(data)
+    check, options = _study_check(data)
+    check_experiments_fit(
+        check.simulations(), reps=options.get("reps"), what=f"study file {str(path)!r}"
+    )
+    return check, options
 
 
 def _read(path) -> dict:
@@ -178,6 +249,18 @@ def _read(path) -> dict:
         raise ValueError(
             f"unknown keys in study file {str(path)!r}: {unknown}; allowed: {list(_KEYS)}"
         )
+    if "guarantee" not in data:
+        raise ValueError(
+            f'study file {str(path)!r} has no guarantee key: add guarantee = "<id>" '
+            "(`calcheck list` shows the studiable ones)"
+        )
+    if not isinstance(data["guarantee"], str) or not data["guarantee"]:
+        raise ValueError(
+            f"study file {str(path)!r}: guarantee must be a guarantee id (a string), "
+            f"got {data['guarantee']!r}"
+        )
+    if "reps" in data:
+        _positive_int(data["reps"], f"study file {str(path)!r}: reps")
     _define_own(data, p.resolve().parent)
     return data
 
