@@ -2,12 +2,22 @@
 
 Loaders take a path and default to the project's ``../shared/data`` folder (or
 ``$CALCHECK_DATA``). A missing file raises a ``FileNotFoundError`` naming the file and where
-to get it.
+to get it; a damaged one a ``ValueError`` naming the file, what is wrong and what to do.
+
+Every file a loader reads is noted with its content digest (:func:`data_digest`, size and
+SHA-256, computed once per run and file) in each open :func:`recording_reads`: the figure
+cache keeps them with an entry and recomputes the entry when one has changed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import os
+import pickle
+import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,17 +28,84 @@ __all__ = [
     "CifarLogits",
     "CreditSplit",
     "credit_base_model",
+    "data_digest",
     "data_file",
     "default_data_dir",
     "load_cifar10_vgg16",
     "load_cifar_logits",
     "load_credit",
+    "note_reads",
+    "recording_reads",
 ]
 
 _CREDIT_SOURCE = (
     "the UCI 'default of credit card clients' data set (Yeh & Lien 2009), as distributed with "
     "the public code of Gupta & Ramdas (AIgen/df-posthoc-calibration, data/credit.csv)"
 )
+
+
+_RECORDERS: list[dict] = []
+
+
+@functools.lru_cache(maxsize=256)
+def _digest(path: str, size: int, mtime_ns: int) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            sha.update(chunk)
+    return f"{size}:{sha.hexdigest()[:16]}"
+
+
+def data_digest(path) -> str:
+    """``"<size>:<sha256 prefix>"`` of a data file's content (``"missing"`` if it is not a file).
+
+    Computed once per process for each (path, size, modification time).
+    """
+    p = Path(path)
+    try:
+        stat = p.stat()
+    except OSError:
+        return "missing"
+    if not p.is_file():
+        return "missing"
+    return _digest(str(p.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@contextlib.contextmanager
+def recording_reads():
+    """Collect ``{path: data_digest}`` of every data file read inside the block (nests)."""
+    reads: dict = {}
+    _RECORDERS.append(reads)
+    try:
+        yield reads
+    finally:
+        _RECORDERS.remove(reads)
+
+
+def note_reads(files: dict) -> None:
+    """Note data files read (path -> digest) in every open :func:`recording_reads`."""
+    for reads in _RECORDERS:
+        reads.update(files)
+
+
+def _read(path: Path, what: str, load, source: str):
+    """``load(path)``, noted in the open recorders; a damaged file gives one line naming it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # loadtxt's "no data": said below
+            value = load(path)
+    except (ValueError, EOFError, pickle.UnpicklingError) as exc:
+        reason = re.sub(r";? *use `usecols`.*$", "", str(exc)) or type(exc).__name__
+        raise ValueError(
+            f"data file {str(path)!r} is damaged or not {what}: {reason}; replace it with a "
+            f"fresh copy of {source}"
+        ) from None
+    note_reads({str(path): data_digest(path)})
+    return value
+
+
+def _npy(path):
+    return np.load(path, allow_pickle=False)
 
 
 def default_data_dir() -> Path:
@@ -81,12 +158,23 @@ def load_credit(path=None):
             f"CREDIT data not found at {str(p)!r}: pass its path, or put credit.csv in "
             f"../shared/data (or set CALCHECK_DATA). It is {_CREDIT_SOURCE}."
         )
-    raw = np.loadtxt(p, delimiter=",", skiprows=2, dtype=np.float64)
-    if raw.ndim != 2 or raw.shape[1] != 25:
-        raise ValueError(f"{str(p)!r} does not look like credit.csv: got shape {raw.shape}")
+    raw = _read(
+        p,
+        "credit.csv (numbers after two header rows)",
+        lambda f: np.loadtxt(f, delimiter=",", skiprows=2, dtype=np.float64, ndmin=2),
+        _CREDIT_SOURCE,
+    )
+    fresh = f"replace it with a fresh copy of {_CREDIT_SOURCE}"
+    if raw.shape[0] == 0:
+        raise ValueError(f"data file {str(p)!r} holds no data rows (it is empty); {fresh}")
+    if raw.shape[1] != 25:
+        raise ValueError(
+            f"{str(p)!r} does not look like credit.csv: got {raw.shape[1]} columns, expected "
+            f"25 (an id, 23 features, the label); {fresh}"
+        )
     y = raw[:, -1]
     if not np.all((y == 0) | (y == 1)):
-        raise ValueError(f"{str(p)!r}: the last column must be 0/1 labels")
+        raise ValueError(f"{str(p)!r}: the last column must be 0/1 labels; {fresh}")
     return raw[:, 1:-1], y
 
 
@@ -207,7 +295,7 @@ def load_cifar_logits(dataset: str, model: str, path=None) -> CifarLogits:
                 f"{dataset}_{model}/, or put cifar_logits in ../shared/data (or set "
                 f"CALCHECK_DATA). They are {_CIFAR_SOURCE}."
             )
-        arrays[part] = np.load(f, allow_pickle=False)
+        arrays[part] = _read(f, "a .npy array", _npy, _CIFAR_SOURCE)
     n_cls = 100 if dataset == "cifar100" else 10
     for part in ("val", "test"):
         lg, lb = arrays[f"{part}_logits"], arrays[f"{part}_labels"]
@@ -225,6 +313,9 @@ def load_cifar_logits(dataset: str, model: str, path=None) -> CifarLogits:
         arrays["test_logits"].astype(np.float64),
         arrays["test_labels"].astype(np.int64),
     )
+
+
+_VGG16_SOURCE = "data/cifar_probs.dat of GitHub p-lambda/verified_calibration, converted to .npy"
 
 
 def load_cifar10_vgg16(path=None) -> tuple[np.ndarray, np.ndarray]:
@@ -251,10 +342,9 @@ def load_cifar10_vgg16(path=None) -> tuple[np.ndarray, np.ndarray]:
         if not f.is_file():
             raise FileNotFoundError(
                 f"CIFAR-10 VGG16 probabilities not found at {str(f)!r}: pass the folder "
-                "holding test_probs.npy and test_labels.npy (data/cifar_probs.dat of "
-                "GitHub p-lambda/verified_calibration, converted to .npy)"
+                f"holding test_probs.npy and test_labels.npy ({_VGG16_SOURCE})"
             )
-        arrays.append(np.load(f, allow_pickle=False))
+        arrays.append(_read(f, "a .npy array", _npy, _VGG16_SOURCE))
     probs, labels = arrays[0].astype(np.float64), arrays[1].astype(np.int64)
     if probs.ndim != 2 or labels.shape != (probs.shape[0],):
         raise ValueError(f"{str(folder)!r}: probs {probs.shape} / labels {labels.shape}")

@@ -13,6 +13,7 @@ from calcheck.simulations._io import atomic_write_text, json_text
 from calcheck.simulations.provenance import package_version
 
 from .cache import figure_code_stamp
+from .data import recording_reads
 
 __all__ = [
     "FIGURE_MODULES",
@@ -174,7 +175,8 @@ def regenerate(
     Returns
     -------
     list of dict
-        One entry per figure: id, module, caption, files, findings, seconds, command.
+        One entry per figure: id, module, caption, files, findings, seconds, command,
+        reps, seed, code and ``data_files`` (each data file read: path -> size and hash).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -193,7 +195,8 @@ def regenerate(
     for fig_id in fig_ids:
         mod = get_figure(fig_id)
         t0 = time.perf_counter()
-        data = mod.compute(cache_dir, reps=reps, seed=seed, data_root=data_root)
+        with recording_reads() as reads:
+            data = mod.compute(cache_dir, reps=reps, seed=seed, data_root=data_root)
         fig = mod.draw(data)
         fig.suptitle(fig_id, fontsize=9, x=0.01, ha="left")
         files = []
@@ -216,6 +219,7 @@ def regenerate(
                 "reps": reps,
                 "seed": seed,
                 "code": _code(fig_id, mod),
+                "data_files": dict(sorted(reads.items())),
             }
         )
         logger.info("%s done in %.1f s", fig_id, entries[-1]["seconds"])

@@ -101,7 +101,11 @@ def _shown(kwargs: dict) -> str:
     parts = []
     for key, value in kwargs.items():
         shape = np.shape(value)
-        parts.append(f"{key}={value!r}" if shape == () else f"{key}: array of shape {shape}")
+        if shape == ():
+            value = value.item() if isinstance(value, np.generic) else value
+            parts.append(f"{key}={value!r}")
+        else:
+            parts.append(f"{key}: array of shape {shape}")
     return ", ".join(parts)
 
 
