@@ -17,10 +17,12 @@ of the engine's seed protocol, and the result does not depend on ``n_jobs``.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 
 from calcheck.simulations.engine import n_blocks_for
+from calcheck.simulations.memory import check_experiments_fit
 from calcheck.simulations.provenance import check_root_seed
 from calcheck.simulations.store import ResultStore
 
@@ -56,6 +58,68 @@ def _laws(law):
             item = LAWS[item]
         out.append(item)
     return tuple(out)
+
+
+def _alphas(alphas) -> tuple:
+    """One alpha (a number) or a sequence of them, as a tuple; a string is refused."""
+    if isinstance(alphas, int | float | np.integer | np.floating) and not isinstance(alphas, bool):
+        return (float(alphas),)
+    items = list(alphas) if isinstance(alphas, list | tuple | np.ndarray) else None
+    if not items or any(
+        isinstance(a, bool) or not isinstance(a, int | float | np.integer | np.floating)
+        for a in items
+    ):
+        raise ValueError(
+            f"alphas must be a number or a non-empty sequence of numbers in (0, 1), got {alphas!r}"
+        )
+    return tuple(float(a) for a in items)
+
+
+def _store(store):
+    """``(store, owned)``: a ResultStore as given, or one opened at a path (closed after)."""
+    if store is None:
+        return ResultStore(":memory:"), True
+    if isinstance(store, ResultStore):
+        return store, False
+    if isinstance(store, str | Path) and str(store):
+        path = Path(store)
+        if path.is_dir():  # a run's --out folder: its store
+            path = path / "store.sqlite"
+        try:
+            return ResultStore(path), True
+        except OSError as exc:
+            raise ValueError(f"store {str(store)!r}: cannot open a store there ({exc})") from None
+    raise ValueError(
+        f"store must be a ResultStore, a path to its sqlite file (or a folder holding "
+        f"store.sqlite) or None, got {type(store).__name__}: {store!r}"
+    )
+
+
+def cloudpickle_module():
+    """The cloudpickle joblib's workers use (a dependency of joblib >= 1.5, vendored before)."""
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - older joblib
+        from joblib.externals import cloudpickle
+    return cloudpickle
+
+
+def check_picklable(experiments, n_jobs) -> None:
+    """Refuse, before any work, experiments that cannot be sent to parallel workers."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 1:
+        return
+    cloudpickle = cloudpickle_module()
+    for exp in {id(e): e for e in experiments}.values():
+        try:
+            cloudpickle.dumps(exp)
+        except Exception as exc:  # any failure to pickle: TypeError, PicklingError, ...
+            what = type(getattr(exp, "calibrator", None) or exp).__name__
+            raise ValueError(
+                f"n_jobs = {n_jobs}: {what} in {exp.label()} cannot be sent to the workers "
+                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                "a calibrator or bound of your own must be picklable for n_jobs > 1 (define "
+                "it at module level, without locks, open files or generators), or use n_jobs=1"
+            ) from None
 
 
 def verify(
@@ -95,19 +159,22 @@ def verify(
     n, n_bins : int or sequence of int, optional
         Grid values; each guarantee names its own grid parameters (``n`` and ``n_bins``
         for gr21; ``n`` and ``points_per_bin`` for gr22 -- pass those as keywords).
-    alphas : sequence of float, default (0.1,)
-        Miscoverages in (0, 1).
+    alphas : float or sequence of float, default (0.1,)
+        Miscoverages in (0, 1); a single number is one alpha (a string is refused).
     reps : int, default 2000
-        Replicates per cell (rounded up to whole blocks of 100).
+        Replicates per cell, >= 1 (rounded up to whole blocks of 100).
     rng : int, numpy Generator or None
         Root seed of the seed protocol (an integer is used as is; a Generator draws one;
         None draws fresh entropy). The root seed is recorded in the result's cells' store.
     n_jobs : int, default 1
-        Parallel workers (results are identical for any number).
+        Parallel workers (results are identical for any number). With more than one, the
+        experiments (a calibrator of your own included) must be picklable.
     false_alarm : float, default 1e-3
         Probability that a guarantee that holds is reported violated (Bonferroni over cells).
-    store : ResultStore, optional
-        Where blocks are kept (resume, reuse); in memory by default.
+    store : ResultStore, str or Path, optional
+        Where blocks are kept (resume, reuse); in memory by default. A path opens (or
+        creates) the sqlite store there -- a folder means its ``store.sqlite``, as
+        ``calcheck run --out`` writes -- and closes it after.
     expect : {"consistent", "violated"}, default "consistent"
         ``"violated"`` marks a negative control (a bound you expect to be flagged): the
         result's ``passed`` and repr then say whether it was.
@@ -124,7 +191,10 @@ def verify(
     ------
     ValueError
         For a refused or unknown guarantee (the message says why and lists the studiable
-        ones), a law of the wrong family, or bad grid values.
+        ones), a law of the wrong family, bad grid values, alphas, reps or store, a size
+        whose memory estimate exceeds the memory available
+        (:class:`~calcheck.simulations.memory.MemoryRefused`, naming the largest that
+        fits), or, with ``n_jobs`` > 1, a calibrator that cannot be pickled.
     RuntimeError
         Where a cell's exact coverage and its Monte Carlo coverage disagree beyond Monte
         Carlo error (a bug in one of the two routes, never a verdict).
@@ -156,12 +226,13 @@ def verify(
     }
     if expect not in ("consistent", "violated"):
         raise ValueError(f"expect must be 'consistent' or 'violated', got {expect!r}")
-    check = for_law(as_id(guarantee_id), _laws(law), grid=points, alphas=tuple(alphas))
+    check = for_law(as_id(guarantee_id), _laws(law), grid=points, alphas=_alphas(alphas))
     if expect == "violated":
         check = dataclasses.replace(check, expect="violated")
+    check_experiments_fit(check.simulations(), reps=reps, n_jobs=n_jobs, what="verify")
+    check_picklable(check.simulations(), n_jobs)
     seed = _root_seed(rng)
-    own = store is None
-    store = ResultStore(":memory:") if own else store
+    store, own = _store(store)
     try:
         run = run_checks(
             [check], store, reps=reps, root_seed=seed, false_alarm=false_alarm, n_jobs=n_jobs

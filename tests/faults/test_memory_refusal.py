@@ -44,3 +44,26 @@ def test_unknown_memory_skips_the_check(monkeypatch):
 def test_available_bytes_is_read_here():
     found = memory.available_bytes()
     assert found is None or found > 0
+
+
+class _Experiment:
+    """Stands in for an experiment: n = 1000 points, cost 2000 per replicate, 10 bins."""
+
+    n_total = 1000
+    cost = 2000
+    n_bins = 10
+
+
+def test_experiments_are_sized_by_block_and_worker():
+    # 10 arrays x (2000 / 1000) per n = 20 per n; 100 replicates x 2 workers = 200;
+    # 20 x 1000 x 200 x 8 bytes = 32 MB; with 16 MB available the largest n is
+    # floor(16e6 / (20 x 200 x 8)) = 500
+    with pytest.raises(MemoryRefused, match=r"needs about 32\.0 MB .* largest n that fits is 500$"):
+        memory.check_experiments_fit([_Experiment()], n_jobs=2, what="t", available=16_000_000)
+    memory.check_experiments_fit([_Experiment()], n_jobs=1, what="t", available=16_000_000)
+
+
+def test_a_cells_outcome_is_sized_by_reps_and_bins():
+    # 4 arrays x 10 bins x 10**6 reps x 8 bytes = 320 MB > 100 MB; the block needs 16 MB
+    with pytest.raises(MemoryRefused, match=r"n_bins = 10 with reps = 1000000 needs about 320\.0"):
+        memory.check_experiments_fit([_Experiment()], reps=10**6, what="t", available=10**8)
