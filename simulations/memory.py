@@ -168,6 +168,18 @@ def check_fits(
     )
 
 
+def _workers(n_jobs) -> int:
+    """Workers that ``n_jobs`` starts (joblib's convention: -1 is every core).
+
+    The engine validates ``n_jobs`` itself, so anything else counts as one here.
+    """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int):
+        return 1
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, n_jobs)
+
+
 def check_experiments_fit(
     experiments, *, reps: int | None = None, n_jobs: int = 1, what: str, available=None
 ) -> None:
@@ -190,7 +202,7 @@ def check_experiments_fit(
         available = available_bytes()
         if available is None:
             return
-    workers = max(1, int(n_jobs))
+    workers = _workers(n_jobs)
     held = BLOCK_REPS * workers
     for exp in experiments:
         n = int(getattr(exp, "n_total", 0) or 0)

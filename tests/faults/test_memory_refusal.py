@@ -67,3 +67,11 @@ def test_a_cells_outcome_is_sized_by_reps_and_bins():
     # 4 arrays x 10 bins x 10**6 reps x 8 bytes = 320 MB > 100 MB; the block needs 16 MB
     with pytest.raises(MemoryRefused, match=r"n_bins = 10 with reps = 1000000 needs about 320\.0"):
         memory.check_experiments_fit([_Experiment()], reps=10**6, what="t", available=10**8)
+
+
+def test_minus_one_jobs_counts_every_core():
+    import os
+
+    assert memory._workers(-1) == (os.cpu_count() or 1)
+    assert memory._workers(3) == 3
+    assert memory._workers("x") == 1  # the engine refuses it with its own message
