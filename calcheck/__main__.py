@@ -2,6 +2,6 @@
 
 import sys
 
-from calcheck.theory_checks.cli import main
+from calcheck._entry import main
 
 sys.exit(main())

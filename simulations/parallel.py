@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from contextlib import ExitStack, contextmanager
 
-__all__ = ["LOG_FORMAT", "exit_with_parent", "parallel_results"]
+__all__ = [
+    "LOG_FORMAT",
+    "exit_with_parent",
+    "parallel_results",
+    "workers_spawned_ignoring_sigint",
+]
 
 #: Format of calcheck's log lines: the CLI's, and that of worker processes that log.
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
@@ -107,14 +112,18 @@ def parallel_results(chunk, tasks, root_seed, n_jobs, backend, stack: ExitStack)
 
 @contextmanager
 def _sigint_blocked():
-    """SIGINT ignored (and held back from this process) while loky starts its workers.
+    """SIGINT held back from this thread while loky starts its workers, and never lost.
 
     A Ctrl-C in a terminal signals the whole process group. A worker still importing when
     it arrives would print a KeyboardInterrupt traceback of its own (the initializer that
-    ignores SIGINT has not run yet); a process inherits an ignored signal, so the workers
-    started here ignore SIGINT from their first instruction. Meanwhile SIGINT is also
-    blocked in this thread, so that one arriving here is delivered to the run on exit
-    rather than lost (multiprocessing's resource tracker may unblock it while it starts).
+    ignores SIGINT has not run yet), so each worker is spawned while SIGINT is ignored: a
+    process inherits an ignored signal, and the worker ignores SIGINT from its first
+    instruction. Ignoring is confined to the spawn itself (a C call, see
+    :func:`_spawn_ignoring_sigint`), with SIGINT blocked around it: a SIGINT that arrives
+    meanwhile stays pending and reaches the run when the block ends. (Ignoring SIGINT for
+    the whole start lost it: multiprocessing's resource tracker unblocks SIGINT while it
+    starts, and a signal arriving then, while ignored, was discarded.) Threads that loky
+    starts here inherit the block, so the signal is delivered to this thread.
     """
     import signal
     import threading
@@ -125,9 +134,63 @@ def _sigint_blocked():
         yield
         return
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with workers_spawned_ignoring_sigint():
+            yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+@contextmanager
+def workers_spawned_ignoring_sigint():
+    """Loky workers spawned in this context ignore SIGINT from their first instruction.
+
+    Only the spawn itself (from the main thread) runs with SIGINT ignored; see
+    :func:`_spawn_ignoring_sigint`. Used where results are collected in the main thread
+    (the search), so a Ctrl-C is not held back while the work runs.
+    """
+    try:
+        from joblib.externals.loky.backend import fork_exec as spawner
+    except ImportError:  # pragma: no cover - another joblib layout: spawn as it does
+        spawner = None
+    original = getattr(spawner, "fork_exec", None)
+    if original is None:  # pragma: no cover
+        yield
+        return
+    spawner.fork_exec = _spawn_ignoring_sigint(original)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        spawner.fork_exec = original
+
+
+def _spawn_ignoring_sigint(fork_exec):
+    """``fork_exec`` (loky's worker spawn) run with SIGINT blocked, then ignored.
+
+    Linux keeps a blocked signal pending even while it is ignored, and restoring the
+    handler keeps it; only a SIGINT already pending would be discarded by ignoring it, so
+    then the worker is spawned as it is (and the run stops at once anyway).
+    """
+    import functools
+    import signal
+    import threading
+
+    @functools.wraps(fork_exec)
+    def spawn(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            return fork_exec(*args, **kwargs)  # a replacement worker: dispositions are not ours
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            if signal.SIGINT in signal.sigpending():
+                return fork_exec(*args, **kwargs)
+            handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                return fork_exec(*args, **kwargs)
+            finally:
+                signal.signal(
+                    signal.SIGINT, signal.default_int_handler if handler is None else handler
+                )
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+    return spawn

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .experiments.base import BLOCK_REPS
-from .parallel import exit_with_parent
+from .parallel import exit_with_parent, workers_spawned_ignoring_sigint
 from .provenance import check_root_seed, generator
 
 __all__ = [
@@ -182,6 +182,9 @@ def evaluate_batch(objective, thetas, *, n_jobs: int = 1, backend: str = "loky")
                 )
             )
             parallel = joblib.Parallel(n_jobs=n_jobs)
+            # a Ctrl-C while the workers start reaches this process only (one line, no
+            # worker traceback)
+            stack.enter_context(workers_spawned_ignoring_sigint())
         else:
             parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend)
         out = parallel(joblib.delayed(_call)(objective, t) for t in rows)

@@ -42,6 +42,8 @@ import json
 import logging
 import os
 import sqlite3
+import zipfile
+import zlib
 from collections import OrderedDict
 from functools import wraps
 from pathlib import Path
@@ -106,11 +108,17 @@ def _unpack(blob: bytes) -> dict:
         return {k: data[k] for k in data.files}
 
 
+#: What reading a malformed payload raises (np.load of bytes that are not an .npz). Named, so
+#: that an interruption (KeyboardInterrupt, or the CLI's own) is never taken for a damaged
+#: block: catching ``Exception`` here once deleted sound blocks as "damaged" on Ctrl-C.
+_MALFORMED = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error)
+
+
 def _decoded(payload: bytes, reps) -> dict | None:
     """The arrays of a payload whose digest was verified, or None if they are malformed."""
     try:
         arrays = _unpack(payload)
-    except Exception:
+    except _MALFORMED:
         return None
     if not arrays or not all(len(a) == reps for a in arrays.values()):
         return None

@@ -42,7 +42,7 @@ def test_wheel_has_one_top_level_package(wheel):
         assert f"calcheck/{layer}/__init__.py" in names
     assert not [n for n in names if "__pycache__" in n or n.startswith("calcheck/tests")]
     entry = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt")))
-    assert b"calcheck = calcheck.theory_checks.cli:main" in entry
+    assert b"calcheck = calcheck._entry:main" in entry
 
 
 def test_installed_wheel_imports_calcheck_only(wheel, tmp_path):

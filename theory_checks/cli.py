@@ -23,6 +23,7 @@ from calcheck.simulations.provenance import package_version
 from .cli_audit import cmd_audit
 from .cli_run import add_run_arguments, cmd_run
 from .cli_search import add_search_arguments, cmd_search
+from .cli_signals import interrupted_status, interruption_behind, stop_on_signals
 
 __all__ = ["main"]
 
@@ -414,6 +415,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _kept_when_interrupted(args) -> str:
+    """What an interrupted command kept, and how to go on (its one line's second half)."""
+    out = getattr(args, "out", None)
+    if args.command == "figures":
+        return (
+            f"the figures finished before it are in {out} and their data is cached; rerun the "
+            "same command to resume"
+        )
+    if args.command == "search":
+        return (
+            f"the searches finished before it are stored under {Path(out or '.') / 'search'}; "
+            "rerun the same command to search again"
+        )
+    if args.command == "run":
+        return "the blocks computed so far are stored; rerun the same command to resume"
+    return "nothing was written; rerun the same command"
+
+
 def main(argv=None) -> int:
     """Run the ``calcheck`` command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -431,7 +450,20 @@ def main(argv=None) -> int:
         format=LOG_FORMAT,
     )
     try:
-        return args.func(args)
+        with stop_on_signals():
+            return args.func(args)
+    except BaseException as exc:
+        # an interruption, also one that came out as another error (see interruption_behind)
+        interruption = interruption_behind(exc)
+        if interruption is None:
+            return _failed(exc)
+        return interrupted_status(interruption, _kept_when_interrupted(args))
+
+
+def _failed(exc: BaseException) -> int:
+    """The exit status (and one line) of a command that raised ``exc``; re-raises the rest."""
+    try:
+        raise exc
     except BrokenPipeError:
         # the reader of our output went away (``calcheck list | head``): stop quietly, and
         # keep Python from reporting the pipe again when it flushes stdout at exit

@@ -11,38 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from process_tree import alive as _alive
+from process_tree import children as _children
 
 import calcheck.simulations.store as store_module
 from calcheck.theory_checks.cli import main
 
 RUN = ["run", "--checks", "gr21.thm3", "--reps", "100"]
-
-
-def _children(pid: int) -> set[int]:
-    """Every live process below ``pid`` (read from /proc)."""
-    found, frontier = set(), {pid}
-    while frontier:
-        nxt = set()
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            if ppid in frontier and int(entry.name) not in found:
-                nxt.add(int(entry.name))
-        found |= nxt
-        frontier = nxt
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _start_parallel_run(out: Path, settle: float = 1.0):

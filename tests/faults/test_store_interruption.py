@@ -1,0 +1,57 @@
+"""An interruption while the store checks its blocks is never taken for a damaged block.
+
+Issue 38, S1.3: ``_decoded``'s ``except Exception`` caught the CLI's interruption (then an
+``Exception``), deleted a sound block as "damaged" and carried on; every later signal was
+ignored. Now the interruption propagates and the block stays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calcheck.simulations import store as store_module
+from calcheck.simulations.store import ResultStore
+from calcheck.theory_checks.cli_signals import Interrupted
+
+
+def _store_with_a_block(path):
+    with ResultStore(path) as store:
+        store.put(7, "cell", "code", 0, {"x": np.arange(5.0)})
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt(), Interrupted(2)], ids=["sigint", "cli"])
+def test_an_interruption_while_checking_blocks_propagates_and_deletes_nothing(
+    tmp_path, monkeypatch, raised
+):
+    path = tmp_path / "store.sqlite"
+    _store_with_a_block(path)
+
+    def interrupted(payload):
+        raise raised
+
+    monkeypatch.setattr(store_module, "_unpack", interrupted)
+    with ResultStore(path) as store, pytest.raises(type(raised)):
+        store.done_blocks(7, "cell", "code")
+    monkeypatch.undo()
+    with ResultStore(path) as store:
+        assert store.done_blocks(7, "cell", "code") == {0}
+        assert store.damaged == []
+
+
+def test_a_malformed_payload_is_still_damaged(tmp_path, monkeypatch):
+    path = tmp_path / "store.sqlite"
+    _store_with_a_block(path)
+
+    def malformed(payload):
+        raise ValueError("not an npz")
+
+    monkeypatch.setattr(store_module, "_unpack", malformed)
+    with ResultStore(path) as store:
+        assert store.done_blocks(7, "cell", "code") == set()
+        assert len(store.damaged) == 1
+
+
+def test_the_cli_interruption_is_not_an_exception():
+    # no ``except Exception`` anywhere can swallow it
+    assert not issubclass(Interrupted, Exception)
