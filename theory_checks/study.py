@@ -193,6 +193,11 @@ def _define_own(data: dict, folder: Path) -> None:
             method = factory(**options) if callable(factory) else factory
         except TypeError as exc:
             raise ValueError(f"method {data['method']!r} with {options!r}: {exc}") from None
+        except Exception as exc:  # the user's constructor failed
+            raise ValueError(
+                f"method {data['method']!r} with {options!r}: constructing it raised "
+                f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            ) from None
     elif options:
         raise ValueError("method_options applies to a calibrator given as 'module:Class'")
     define_guarantee(

@@ -133,3 +133,16 @@ def test_a_study_calibrator_beside_the_file_runs_with_two_jobs(tmp_path, monkeyp
     out = capsys.readouterr()
     assert status == 0, out.err[-500:]
     assert "1 of 1 checks as expected" in out.out
+
+
+def test_a_calibrator_whose_constructor_raises_is_one_line(tmp_path):
+    path, _ = _own(tmp_path, RADIUS)
+    cal = f"mycal_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{cal}.py").write_text(
+        "class Cal:\n    def __init__(self):\n        raise RuntimeError('no GPU')\n"
+    )
+    path.write_text(path.read_text().replace('method = "umd"', f'method = "{cal}:Cal"'))
+    with pytest.raises(
+        ValueError, match=r":Cal' with \{\}: constructing it raised RuntimeError: no GPU$"
+    ):
+        load_study(path)
