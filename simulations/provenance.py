@@ -171,29 +171,54 @@ def _code_text(code) -> str:
     return repr((code.co_code, consts, code.co_names))
 
 
+def _object_text(value, out: dict, seen: set) -> str:
+    """A value a function uses: its text if simple, else the inputs of the code it is."""
+    text = _value_text(value)
+    if text is not None:
+        return text
+    other = _module_of(value)
+    if isinstance(value, types.FunctionType | type) and (
+        other is None or _source_file(other) is None
+    ):
+        functions = [value] if isinstance(value, types.FunctionType) else list(vars(value).values())
+        for f in functions:
+            if isinstance(f, types.FunctionType):
+                _function_inputs(f, out, seen)
+    elif other is not None and _is_user_module(other):
+        _module_inputs(other, out, seen)
+    if isinstance(value, types.FunctionType) and value.__closure__:
+        _closure_inputs(value, out, seen)
+    return getattr(value, "__qualname__", type(value).__qualname__)
+
+
+def _closure_inputs(function, out: dict, seen: set) -> None:
+    """A function's closure and defaults (a bound made by a factory at run time)."""
+    if ("closure", id(function)) in seen:
+        return
+    seen.add(("closure", id(function)))
+    parts = [_object_text(function.__defaults__ or (), out, seen)]
+    for cell in function.__closure__ or ():
+        try:
+            parts.append(_object_text(cell.cell_contents, out, seen))
+        except ValueError:  # an empty cell
+            parts.append("<empty>")
+    label = f"{getattr(function, '__module__', '?')}.{function.__qualname__} (values)"
+    out[label] = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
 def _function_inputs(function, out: dict, seen: set) -> None:
-    """A function without a source file: its code, defaults, closure and the globals it names."""
+    """A function without a source file: its code, closure and the globals it names."""
     if id(function) in seen:
         return
     seen.add(id(function))
     code = function.__code__
-    parts = [_code_text(code), repr(_value_text(function.__defaults__ or ()))]
-    for cell in function.__closure__ or ():
-        try:
-            parts.append(repr(_value_text(cell.cell_contents)))
-        except ValueError:  # an empty cell
-            parts.append("<empty>")
+    parts = [_code_text(code)]
     for name in sorted(set(code.co_names) & set(function.__globals__)):
-        value = function.__globals__[name]
-        text = _value_text(value)
-        if text is not None:
-            parts.append(f"{name}={text}")
-        elif isinstance(value, types.FunctionType) and _source_file(_module_of(value)) is None:
-            _function_inputs(value, out, seen)
-        elif _module_of(value) is not None and _is_user_module(_module_of(value)):
-            _module_inputs(_module_of(value), out, seen)
+        parts.append(f"{name}={_object_text(function.__globals__[name], out, seen)}")
     label = f"{getattr(function, '__module__', '?')}.{function.__qualname__} (code)"
     out[label] = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    if function.__closure__ or function.__defaults__:
+        _closure_inputs(function, out, seen)
 
 
 def _module_inputs(module, out: dict, seen: set) -> None:
@@ -259,6 +284,8 @@ def code_inputs(obj) -> dict[str, str] | None:
                 _function_inputs(value, out, seen)
     elif module is not None and _is_user_module(module):
         _module_inputs(module, out, seen)
+        if isinstance(target, types.FunctionType) and (target.__closure__ or target.__defaults__):
+            _closure_inputs(target, out, seen)
     elif module is not None:  # an installed package's object: its own source file
         path = _source_file(module)
         if path is not None:

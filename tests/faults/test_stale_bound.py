@@ -97,3 +97,21 @@ def test_a_constant_changed_at_run_time_changes_the_fingerprint(study):
     after = code_inputs(mymod.radius)
     assert [k for k in before if before[k] != after[k]] == ["mymod (values)"]
     assert code_fingerprint(main) is None  # calcheck's own code: its code stamp covers it
+
+
+def test_bounds_made_by_a_factory_or_interactively_differ_by_what_they_capture(study):
+    from calcheck import define_guarantee
+
+    def make(factor):
+        return lambda n, n_bins, alpha: factor * 0.1
+
+    one = define_guarantee("mine.fac", make(1.0), method="umd", event="conditional")
+    one_print = one.fingerprint
+    zero = define_guarantee("mine.fac", make(0.0), method="umd", event="conditional")
+    assert zero.fingerprint != one_print
+    namespace = {"K": 1.0}
+    exec("def typed(n, n_bins, alpha):\n    return K * 0.1\n", namespace)  # no source file
+    typed = define_guarantee("mine.typed", namespace["typed"], method="umd", event="conditional")
+    before = typed.fingerprint
+    namespace["K"] = 0.0
+    assert typed.fingerprint != before  # computed when a key is made, not at definition
