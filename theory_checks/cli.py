@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 
 from calcheck.bounds import registry
-from calcheck.simulations._io import json_text, writable_folder
+from calcheck.simulations._io import json_text
 from calcheck.simulations.parallel import LOG_FORMAT
 from calcheck.simulations.provenance import package_version
 
 from .cli_audit import cmd_audit
+from .cli_figures import cmd_figures
 from .cli_run import add_run_arguments, cmd_run
 from .cli_search import add_search_arguments, cmd_search
 from .cli_signals import interrupted_status, interruption_behind, stop_on_signals
@@ -188,93 +189,6 @@ def _cmd_bound(args) -> int:
     return 0
 
 
-def _cmd_figures(args) -> int:
-    from calcheck.figures import findings
-    from calcheck.figures.findings import changed_statuses, record_statuses, status
-    from calcheck.figures.registry import (
-        figure_modules,
-        get_figure,
-        regenerate,
-        select_figures,
-        unavailable,
-    )
-
-    from .html import write_html
-
-    if args.list:
-        for fig_id, module in figure_modules().items():
-            print(f"{fig_id:12s} {module}")
-            print(f"{'':12s} {get_figure(fig_id).CAPTION}")
-        for fig_id, why in unavailable().items():
-            print(f"{fig_id:12s} not available: {why}")
-        return 0
-    ids = select_figures(args.ids)
-    if args.data is not None and not Path(args.data).is_dir():
-        raise ValueError(
-            f"--data must be the data folder (holding credit.csv, cifar_logits/, ...), "
-            f"got {args.data!r}"
-        )
-    out = writable_folder(args.out, "--out")
-    from tqdm.auto import tqdm
-
-    def task_progress(key, seconds, done, total):
-        # model fits before the figures (--jobs): one line each, they take up to a minute
-        line = f"{key} fitted ({done} of {total}), {seconds:.0f} s"
-        tqdm.write(f"calcheck: {line}", file=sys.stderr)
-
-    # the run's rule: a bar on a terminal, otherwise one line per figure on stderr
-    with tqdm(total=len(ids), unit="figure", disable=not sys.stderr.isatty()) as bar:
-
-        def progress(entry, done, total):
-            bar.update(1)
-            if bar.disable:
-                line = f"{entry['id']} done ({done} of {total}), {entry['seconds']:.0f} s"
-                print(f"calcheck: {line}", file=sys.stderr, flush=True)
-
-        entries = regenerate(
-            ids,
-            out,
-            reps=args.reps,
-            seed=args.seed,
-            data_root=args.data,
-            command="calcheck figures",
-            on_figure=progress,
-            jobs=args.jobs,
-            on_task=task_progress,
-        )
-    results = out.parent / "results.json"
-    page = write_html(
-        out.parent / "report.html" if results.is_file() else out / "index.html",
-        results_json=results,
-        figures_index=out / "index.json",
-        pictures=out.parent / "plots",
-        searches=out.parent / "search" / "index.json",
-    )
-    for e in entries:
-        found = e["findings"]
-        judged = [f for f in found if status(f) in ("holds", "does not hold")]
-        held = sum(status(f) == "holds" for f in judged)
-        extra = f", findings {held}/{len(judged)} hold" if judged else ""
-        print(f"{e['id']:12s} {e['seconds']:7.1f} s  {', '.join(e['files'])}{extra}")
-        for f in found:
-            tag = status(f).upper() if status(f) == "does not hold" else status(f)
-            why = f" ({f['explanation']})" if f.get("explanation") else ""
-            print(f"    [{tag}] {f['claim']}: {json_text(f['value'])}{why}")
-    print(f"figures in {out}; report: {page}")
-    if args.record_findings:
-        print(f"finding statuses recorded in {record_statuses(entries)}")
-        return 0
-    changes = changed_statuses(entries)
-    for fig_id, claim, before, now in changes:
-        print(f"CHANGED {fig_id}: {claim}: recorded {before!r}, now {now!r}")
-    if changes:
-        print(
-            f"{len(changes)} finding(s) changed status from the record ({findings.RECORD}): a "
-            "regression, or a fix to record with --record-findings"
-        )
-    return 1 if changes else 0
-
-
 def _cmd_bench(args) -> int:
     from .bench import bench_text, run_benchmarks
 
@@ -303,6 +217,13 @@ def _positive_int(text):
     v = int(text)
     if v < 1 and v != -1:
         raise argparse.ArgumentTypeError(f"expected a positive integer or -1, got {text!r}")
+    return v
+
+
+def _at_least_one(text):
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return v
 
 
@@ -362,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("ids", nargs="*", help="figure ids or prefixes, e.g. gr21 (default: all)")
     s.add_argument("--list", action="store_true", help="print figure -> module -> caption")
     s.add_argument("--out", default="calcheck-results/figures", help="output folder")
-    s.add_argument("--reps", type=int, default=100, help="repetitions (paper: 100)")
+    s.add_argument("--reps", type=_at_least_one, default=100, help="repetitions (paper: 100)")
     s.add_argument("--seed", type=int, default=2021, help="root seed of the figures' draws")
     s.add_argument(
         "--jobs",
@@ -382,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="data folder holding credit.csv, cifar_logits/ and cifar10_vgg16_probs/ "
         "(default: $CALCHECK_DATA, else ../shared/data)",
     )
-    s.set_defaults(func=_cmd_figures)
+    s.set_defaults(func=cmd_figures)
 
     s = sub.add_parser(
         "search", help="search a law family for the worst law of a guarantee (or --all)"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ._shift import compute, draw_panels, shift_findings
 
+#: Optional packages, import name -> pip name (checked before any work).
+REQUIRES = {"sklearn": "scikit-learn"}
 ID = "gpr20.fig2b"
 CAPTION = (
     "Covariate shift (App. D.4): the uncalibrated forest vs weighted binning with "

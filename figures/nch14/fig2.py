@@ -18,6 +18,8 @@ from ..cache import cached
 from ..plotting import new_figure
 from ._circles import FACTOR, NOISE, base_scores, circles, population
 
+#: Optional packages, import name -> pip name (checked before any work).
+REQUIRES = {"sklearn": "scikit-learn"}
 ID = "nch14.fig2"
 CAPTION = (
     "Fig. 2 on our stand-in: 1,000 points of two concentric classes (inner disc z = 1, "

@@ -18,6 +18,8 @@ from ..plotting import new_figure
 from ._circles import METHODS, METRICS, base_scores, calibrate, circles, run_metrics
 from ._judge import cell_findings, draw_cells, judge
 
+#: Optional packages, import name -> pip name (checked before any work).
+REQUIRES = {"sklearn": "scikit-learn"}
 ID = "nch14.table1"
 CAPTION = (
     "Table 1 on our concentric-classes stand-in (make_circles, factor 0.35, noise 0.125, "

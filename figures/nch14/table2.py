@@ -18,6 +18,8 @@ from ._circles import base_scores, calibrate, circles, run_metrics
 from ._judge import cell_findings, draw_cells, judge
 from .table1 import SCORE_MAP
 
+#: Optional packages, import name -> pip name (checked before any work).
+REQUIRES = {"sklearn": "scikit-learn"}
 ID = "nch14.table2"
 CAPTION = (
     "Table 2 on our concentric-classes stand-in (factor 0.35, noise 0.125): train 1,000, "

@@ -1,0 +1,31 @@
+"""``calcheck figures``: bad --reps and a missing optional package are refused before any work."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from calcheck.theory_checks.cli import main
+
+
+@pytest.mark.parametrize("reps", ["0", "-3"])
+def test_reps_below_one_is_refused(tmp_path, capsys, reps):
+    # issue 38: --reps 0 gave "Mean of empty slice" warnings, null findings and exit 0
+    with pytest.raises(SystemExit) as stop:
+        main(["figures", "gr21.fig1a", "--reps", reps, "--out", str(tmp_path)])
+    assert stop.value.code == 2
+    assert f"argument --reps: expected a positive integer, got '{reps}'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_missing_optional_package_is_named_before_any_figure_runs(tmp_path, capsys, monkeypatch):
+    # issue 38: ModuleNotFoundError after the first figure of `calcheck figures klm19 nch14`
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # import sklearn raises ImportError
+    out = tmp_path / "figs"
+    assert main(["figures", "klm19.fig1", "nch14", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("calcheck: error: nch14.fig2, nch14.table1, nch14.table2 need "), err
+    assert "python -m pip install scikit-learn" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists() or not list(out.rglob("*.png"))
