@@ -186,6 +186,12 @@ def _cmd_bound(args) -> int:
         )
     else:
         print(" ".join(f"{v:.6g}" for v in np.ravel(value)))
+        if not np.all(np.asarray(value) < 1):  # (on stderr: stdout stays the numbers alone)
+            print(
+                "calcheck: note: a value >= 1 says nothing about an error in [0, 1] (vacuous "
+                "there); --json gives informative: false",
+                file=sys.stderr,
+            )
     return 0
 
 

@@ -1,4 +1,4 @@
-"""``calcheck figures``: bad --reps and a missing optional package are refused before any work."""
+"""`calcheck figures` refuses bad --reps and missing packages before work; `bound` flags vacuity."""
 
 from __future__ import annotations
 
@@ -29,3 +29,13 @@ def test_a_missing_optional_package_is_named_before_any_figure_runs(tmp_path, ca
     assert "python -m pip install scikit-learn" in err
     assert len(err.strip().splitlines()) == 1
     assert not out.exists() or not list(out.rglob("*.png"))
+
+
+def test_a_vacuous_bound_value_says_so_on_stderr(capsys):
+    # issue 38: n = 20, B = 10 printed 1.63 with no note
+    assert main(["bound", "gr21.thm3", "--n", "20", "--n-bins", "10", "--alpha", "0.1"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == "1.62762"
+    assert "a value >= 1 says nothing about an error in [0, 1]" in err
+    assert main(["bound", "gr21.thm3", "--n", "2000", "--n-bins", "10", "--alpha", "0.1"]) == 0
+    assert capsys.readouterr().err == ""
