@@ -1,10 +1,9 @@
 """Parametric law families: a vector theta in a box -> a law with exact truth (issue 14).
 
-A :class:`LawFamily` names its parameters (``names``), states its box (``bounds``) and
-builds, for any theta in the box, a law of the existing protocol (:mod:`calcheck.simulations.laws`)
-whose ground truth is exact: :meth:`LawFamily.law`. :meth:`LawFamily.describe` gives theta
-as a readable dict. Each family has benign start points (``benign``): laws far from the
-worst cases the suite knows (eta away from 1/2), from which an adversarial search starts.
+A :class:`LawFamily` names its parameters (``names``), states its box (``bounds``) and builds,
+for any theta in the box, a law of the protocol of :mod:`calcheck.simulations.laws` with exact
+ground truth: :meth:`LawFamily.law`; :meth:`LawFamily.describe` gives theta as a dict. Benign
+start points (``benign``, eta away from 1/2) are where an adversarial search starts.
 
 Families (``FAMILIES``, built by :func:`get_family`):
 
@@ -42,6 +41,7 @@ and ``dirichlet_affine`` (each Gamma(a_l) from one uniform) draw by inversion.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -165,7 +165,6 @@ class LawFamily:
         }
 
 
-# ---------------------------------------------------------------------------- helpers
 def _indexed(prefix, k):
     return tuple(f"{prefix}_{j + 1}" for j in range(k))
 
@@ -196,7 +195,6 @@ def _get(params, prefix, k):
     return [params[n] for n in _indexed(prefix, k)]
 
 
-# --------------------------------------------------------------------------- builders
 def _build_atoms(params, *, name, k):
     pos, masses = _get(params, "pos", k), _masses(_get(params, "w", k))
     atoms, probs, etas = _merge(pos, masses, _get(params, "eta", k))
@@ -285,7 +283,6 @@ def _build_dirichlet_affine(params, *, name, n_classes):
     return _InversionDirichletAffineLaw(a, params["shrink"], name=name)
 
 
-# --------------------------------------------------------------------------- families
 def _spread(k, lo, hi):
     return tuple(float(x) for x in np.linspace(lo, hi, k)) if k > 1 else ((lo + hi) / 2,)
 
@@ -454,7 +451,10 @@ def get_family(name: str, **options) -> LawFamily:
     """The family ``name`` with its options (ValueError listing the known families)."""
     if name not in FAMILIES:
         raise ValueError(f"law family must be one of {sorted(FAMILIES)}, got {name!r}")
+    allowed = list(inspect.signature(FAMILIES[name]).parameters)
+    if unknown := sorted(set(options) - set(allowed)):
+        raise ValueError(f"family {name!r} has no option {unknown}; its options are {allowed}")
     try:
         return FAMILIES[name](**options)
     except TypeError as exc:
-        raise ValueError(f"family {name!r}: {exc}") from None
+        raise ValueError(f"family {name!r}: {exc}; its options are {allowed}") from None
