@@ -182,8 +182,10 @@ def run_checks(
             readers.setdefault(e.key, set()).add(i)
             stamps[e.key] = e.code_stamp
     # before any block: what the workers hold at once must fit (n_jobs blocks, reps outcomes)
+    from calcheck.simulations.engine import n_blocks_for
     from calcheck.simulations.memory import check_experiments_fit
 
+    n_blocks_for(reps)  # reps itself first (a positive integer, at most the per-cell cap)
     todo_experiments = {e.key: e for i in todo for e in checks[i].simulations()}
     check_experiments_fit(todo_experiments.values(), reps=reps, n_jobs=n_jobs, what="the run")
     dropped = {"blocks": 0}
