@@ -11,7 +11,13 @@ Every finding a figure module returns (``findings(data)``: dicts with ``claim``,
 ``by construction``
     true because the figure is rebuilt from the paper's own numbers (nothing to verify);
 ``not judgeable``
-    the paper's statement cannot be checked on the data we have (the explanation says why).
+    the paper's statement cannot be checked on the data we have (the explanation says why);
+``unstable``
+    the verdict rests on a number that rounding can move across the paper's threshold (a
+    fit with no optimum whose cell lies within its measured optimiser noise of the
+    threshold; the explanation gives the noise and how it was measured). Another machine
+    may find ``holds`` or ``does not hold``: a change to or from ``unstable`` is not a
+    regression, so it never fails ``calcheck figures``.
 
 ``findings_status.json`` next to this module records the status of each finding of each
 figure, with the repetitions and seed it was found at and the explanation of every finding
@@ -31,14 +37,17 @@ __all__ = [
     "NEEDS_EXPLANATION",
     "RECORD",
     "STATUSES",
+    "UNSTABLE",
     "changed_statuses",
     "record_statuses",
     "status",
 ]
 
-STATUSES = ("holds", "does not hold", "reported", "by construction", "not judgeable")
-#: Statuses that must say why (the explanation found, or why it cannot be judged).
-NEEDS_EXPLANATION = ("does not hold", "not judgeable")
+STATUSES = ("holds", "does not hold", "reported", "by construction", "not judgeable", "unstable")
+#: Statuses that must say why (the explanation found, why it cannot be judged, the noise).
+NEEDS_EXPLANATION = ("does not hold", "not judgeable", "unstable")
+#: A change from or to this status is not a regression (see the module docstring).
+UNSTABLE = "unstable"
 #: The recorded statuses: figure id -> claim -> status.
 RECORD = Path(__file__).with_name("findings_status.json")
 
@@ -64,7 +73,8 @@ def changed_statuses(entries, record=None) -> list[tuple[str, str, str, str]]:
 
     Only figures regenerated with the recorded repetitions and seed are compared (other
     settings answer another question: a change there is not a regression). Findings not in
-    the record are new, not changes; figures not regenerated are not looked at.
+    the record are new, not changes; figures not regenerated are not looked at; a change
+    from or to ``unstable`` is not a change (rounding decides it, see the module docstring).
     """
     recorded = _load(RECORD if record is None else record)
     changes = []
@@ -75,7 +85,8 @@ def changed_statuses(entries, record=None) -> list[tuple[str, str, str, str]]:
         before = entry.get("statuses", {})
         for f in e["findings"]:
             now = status(f)
-            if f["claim"] in before and before[f["claim"]] != now:
+            was = before.get(f["claim"])
+            if was is not None and was != now and UNSTABLE not in (was, now):
                 changes.append((e["id"], f["claim"], before[f["claim"]], now))
     return changes
 
