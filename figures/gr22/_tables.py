@@ -120,9 +120,9 @@ def count_finding(table, metric, tol, within, verdicts):
     elif unstable:
         finding["status"] = "unstable"
         finding["explanation"] = (
-            f"{within} of {total} cells within {tol:g} here; every other cell is judged in, "
-            f"but {unstable} lie within the rounding noise of their fit of the tolerance "
-            "(listed below): another machine can give either verdict"
+            f"{within} of {total} cells within {tol:g} here; no cell is judged outside, but "
+            f"{unstable} lie within their fit's rounding noise of the tolerance (listed "
+            "below): another machine can give either verdict"
         )
     else:
         finding["holds"] = True

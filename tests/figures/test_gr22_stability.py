@@ -132,7 +132,9 @@ def test_noise_record_covers_the_cifar100_ds_fits():
     record = _stability.load_noise()
     for arch in ("resnet50", "resnet110", "wide_resnet", "densenet121"):
         fits = record[f"cifar100/{arch}/ds"]
-        assert set(fits) == set(_stability.PERTURBATIONS), arch
-        for fit in fits.values():
-            assert fit["n_iter"] == 2000  # none converged: that is why the noise is needed
-            assert len(fit["cw_ece"]) == len(BINS)
+        assert set(_stability.PERTURBATIONS) <= set(fits), arch
+        for kind in _stability.PERTURBATIONS:
+            assert fits[kind]["n_iter"] == 2000  # none converged: why the noise is needed
+            assert len(fits[kind]["cw_ece"]) == len(BINS)
+        # seen on another machine, outside the refits' range: it widens the noise
+        assert fits["observed-5c75fe1"]["tl_ece"][B15] is not None
