@@ -12,9 +12,10 @@ import json
 import math
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "json_text", "writable_folder"]
+__all__ = ["atomic_write_text", "json_text", "read_back", "writable_folder"]
 
 
 def _finite(x):
@@ -79,11 +80,12 @@ def atomic_write_text(path, text: str) -> Path:
     return target
 
 
-def writable_folder(path, flag: str) -> Path:
+def writable_folder(path, flag: str, files=()) -> Path:
     """The folder ``path``, created if needed; ValueError naming ``flag`` if it cannot be.
 
-    Checked before anything is simulated: a file in the way, a path under a file, or a
-    folder without write permission.
+    Checked before anything is simulated: a file in the way, a path under a file, a folder
+    without write permission, or a directory where one of ``files`` (the outputs the
+    command writes there, perhaps only at its end) will go.
     """
     out = Path(path)
     if out.exists() and not out.is_dir():
@@ -98,4 +100,33 @@ def writable_folder(path, flag: str) -> Path:
         ) from None
     except OSError as exc:
         raise ValueError(f"cannot write in {flag} {str(out)!r}: {exc.strerror}") from None
+    for name in files:
+        if (out / name).is_dir():
+            raise ValueError(
+                f"{flag} {str(out)!r} holds a folder {name!r} where the command writes a file; "
+                "move it away or choose another folder"
+            )
     return out
+
+
+@contextmanager
+def read_back(path, what: str):
+    """Read an output of an earlier run: its content errors name the file and what to do.
+
+    Inside the block, reading ``path`` (JSON the command wrote before, perhaps edited by
+    hand since) and using its content raise ``ValueError`` naming the file, not a bare
+    ``JSONDecodeError`` / ``KeyError`` / ``TypeError`` from deep in the code.
+    """
+    try:
+        yield Path(path)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        detail = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else exc
+        raise ValueError(
+            f"{str(path)!r} is not {what} as calcheck wrote it ({detail}); delete it (it is "
+            "rewritten) or choose another --out"
+        ) from None
+    except IsADirectoryError:
+        raise ValueError(
+            f"{str(path)!r} is a folder where calcheck keeps {what}; move it away or choose "
+            "another --out"
+        ) from None

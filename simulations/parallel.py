@@ -14,6 +14,7 @@ __all__ = [
     "LOG_FORMAT",
     "exit_with_parent",
     "parallel_results",
+    "probe_dask_scheduler",
     "workers_spawned_ignoring_sigint",
 ]
 
@@ -194,3 +195,77 @@ def _spawn_ignoring_sigint(fork_exec):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     return spawn
+
+
+#: Seconds a --scheduler gets to accept a connection, then to answer it.
+PROBE_SECONDS = 5.0
+
+
+def probe_dask_scheduler(address: str, timeout: float | None = None) -> None:
+    """Raise ValueError unless a dask scheduler answers at ``address`` within ``timeout`` s.
+
+    ``timeout`` None is :data:`PROBE_SECONDS`.
+
+    A dask scheduler speaks first: on a new TCP connection it sends its handshake (a
+    msgpack frame naming ``compression``) at once. So the probe connects, waits for that,
+    and says which of refused / timed out / not a dask scheduler it met, instead of
+    dask's own client waiting 30 s for a closed port, hanging on a port that accepts and
+    never answers, or reading an HTTP reply as a frame length ("Unable to allocate 3.07
+    EiB"). Addresses other than ``tcp://`` (tls, ucx, inproc) are left to dask.
+    """
+    import socket
+
+    timeout = PROBE_SECONDS if timeout is None else timeout
+    scheme, sep, rest = address.rpartition("://")
+    if sep and scheme != "tcp":
+        return
+    host, colon, port_text = rest.rpartition(":")
+    try:
+        port = int(port_text)
+    except ValueError:
+        port = -1
+    if not colon or not host or not 0 < port < 65536:
+        raise ValueError(
+            f"--scheduler must be HOST:PORT or tcp://HOST:PORT (dask's default port is 8786), "
+            f"got {address!r}"
+        )
+    where = f"the dask scheduler {address!r}"
+    try:
+        conn = socket.create_connection((host.strip("[]"), port), timeout=timeout)
+    except ConnectionRefusedError:
+        raise ValueError(
+            f"{where}: connection refused (nothing listens on port {port}); start it "
+            "(`dask scheduler`) or check the address"
+        ) from None
+    except TimeoutError:
+        raise ValueError(
+            f"{where}: timed out after {timeout:g} s connecting (a firewall, or no such "
+            "host); check the address"
+        ) from None
+    except OSError as exc:
+        raise ValueError(f"{where}: cannot connect ({exc.strerror or exc})") from None
+    with conn:
+        conn.settimeout(timeout)
+        try:
+            first = conn.recv(256)
+        except TimeoutError:
+            first = None
+        except OSError as exc:
+            raise ValueError(f"{where}: the connection failed ({exc.strerror or exc})") from None
+        if first and b"compression" in first:
+            return  # a dask handshake
+        if first is None:  # silent: an HTTP server waits for a request
+            try:
+                conn.sendall(b"HEAD / HTTP/1.0\r\n\r\n")
+                first = conn.recv(256)
+            except (TimeoutError, OSError):
+                first = None
+    if first is None:
+        said = f"accepts connections but did not answer within {timeout:g} s"
+    elif not first:
+        said = "closed the connection without answering"
+    elif first.startswith(b"HTTP/"):
+        said = "an HTTP server answers there (a dashboard? the scheduler's port is usually 8786)"
+    else:
+        said = f"something else answers there ({first[:24]!r})"
+    raise ValueError(f"{where} is not a dask scheduler: {said}; check the address")

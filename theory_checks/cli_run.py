@@ -36,6 +36,8 @@ __all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run"]
 #: A run estimated beyond 6 hours or 20 GB of store (or beyond the free disk) needs --yes.
 LIMIT_SECONDS = 6 * 3600.0
 LIMIT_BYTES = 20 * 10**9
+#: The files a run writes in its --out (checked before any work: a folder there is refused).
+RUN_FILES = ("store.sqlite", "results.json", "report.md", "report.html", ".calcheck.lock")
 #: Seconds to wait for a --scheduler to answer.
 SCHEDULER_TIMEOUT = 30
 
@@ -261,6 +263,9 @@ def _cluster(args):
         raise ValueError(
             "--scheduler needs dask.distributed: python -m pip install 'dask[distributed]'"
         ) from None
+    from calcheck.simulations.parallel import probe_dask_scheduler
+
+    probe_dask_scheduler(args.scheduler)  # refused / timed out / not a scheduler, in seconds
     args.backend = "dask"
     try:
         client = Client(args.scheduler, timeout=SCHEDULER_TIMEOUT)
@@ -302,7 +307,7 @@ def cmd_run(args) -> int:
         if args.false_alarm is not None
         else options.get("false_alarm", DEFAULT_FALSE_ALARM)
     )
-    out = writable_folder(args.out, "--out")
+    out = writable_folder(args.out, "--out", files=RUN_FILES)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     stored = {"blocks": 0}
 

@@ -132,7 +132,7 @@ def _single(args) -> int:
 
 
 def _sweep(args) -> int:
-    from calcheck.simulations._io import atomic_write_text
+    from calcheck.simulations._io import atomic_write_text, read_back
 
     from .search_report import KNOWN_FALSE, sweep, sweep_table
 
@@ -147,7 +147,8 @@ def _sweep(args) -> int:
 
     done = sweep(out_dir=args.out, seed=args.seed, n_jobs=args.jobs, progress=progress)
     run = Path(args.out) / "results.json"
-    table = sweep_table(done, json.loads(run.read_text()) if run.is_file() else None)
+    with read_back(run, "a run's results"):
+        table = sweep_table(done, json.loads(run.read_text()) if run.is_file() else None)
     path = Path(args.out) / "search" / "sweep.md"
     atomic_write_text(path, table + "\n")
     print(table)
@@ -294,6 +295,11 @@ def cmd_search(args) -> int:
         print("calcheck search: give TARGET --family, --study, --all, --power or --rate, one "
               "of them", file=sys.stderr)  # fmt: skip
         return 2
+    from calcheck.simulations._io import writable_folder
+
+    # before any work: a file where the folders go, no permission, a folder where a file goes
+    out = writable_folder(args.out, "--out", files=("report.html",))
+    writable_folder(out / "search", "--out", files=("index.json",))
     if args.power:
         return _power(args)
     if args.rate is not None:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from calcheck.figures.findings import status
-from calcheck.simulations._io import atomic_write_text
+from calcheck.simulations._io import atomic_write_text, read_back
 
 from .audit import AUDIT_HEADERS, audit_rows
 from .doclinks import docs_base_url, guarantee_doc_url
@@ -290,26 +290,30 @@ def write_html(
     """
     page = Path(page)
     body = []
+    # (files of earlier commands, perhaps edited by hand: an error names the file)
     if results_json and Path(results_json).is_file():
-        results = json.loads(Path(results_json).read_text())
-        base = docs_base_url()
-        body.append(_printed_claims(results, base))  # findings first
-        body.append(_summary(results))
-        body.append(_docs_note(base))
-        body.append(_verdict_table(results, base))
-        body.append(_audit(results))
-        if pictures is not None:
-            rel = os.path.relpath(Path(pictures), page.parent)
-            body.append(_pictures(results, Path(pictures), rel + "/", base))
+        with read_back(results_json, "a run's results"):
+            results = json.loads(Path(results_json).read_text())
+            base = docs_base_url()
+            body.append(_printed_claims(results, base))  # findings first
+            body.append(_summary(results))
+            body.append(_docs_note(base))
+            body.append(_verdict_table(results, base))
+            body.append(_audit(results))
+            if pictures is not None:
+                rel = os.path.relpath(Path(pictures), page.parent)
+                body.append(_pictures(results, Path(pictures), rel + "/", base))
     if figures_index and Path(figures_index).is_file():
-        index = json.loads(Path(figures_index).read_text())
-        rel = os.path.relpath(Path(figures_index).parent, page.parent)
-        body.append(_figures(index, "" if rel == "." else rel + "/"))
+        with read_back(figures_index, "the figures' index"):
+            index = json.loads(Path(figures_index).read_text())
+            rel = os.path.relpath(Path(figures_index).parent, page.parent)
+            body.append(_figures(index, "" if rel == "." else rel + "/"))
     if searches and Path(searches).is_file():
         from .search_report import search_section
 
-        rel = os.path.relpath(Path(searches).parent, page.parent)
-        body.append(search_section(searches, "" if rel == "." else rel + "/"))
+        with read_back(searches, "the index of stored searches"):
+            rel = os.path.relpath(Path(searches).parent, page.parent)
+            body.append(search_section(searches, "" if rel == "." else rel + "/"))
     if not body:
         return None
     page.parent.mkdir(parents=True, exist_ok=True)

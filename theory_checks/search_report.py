@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from calcheck.simulations._io import atomic_write_text, json_text
+from calcheck.simulations._io import atomic_write_text, json_text, read_back
 from calcheck.simulations.laws.families import get_family
 from calcheck.simulations.search import SearchBudget
 
@@ -115,8 +115,9 @@ def save_search(result, family, out_dir) -> dict:
         "picture": None if png is None else png.name,
     }
     index_path = folder / "index.json"
-    index = json.loads(index_path.read_text()) if index_path.is_file() else {"searches": []}
-    index["searches"] = [e for e in index["searches"] if e["name"] != name] + [entry]
+    with read_back(index_path, "the index of stored searches"):
+        index = json.loads(index_path.read_text()) if index_path.is_file() else {"searches": []}
+        index["searches"] = [e for e in index["searches"] if e["name"] != name] + [entry]
     atomic_write_text(index_path, json_text(index, indent=1))
     return entry
 

@@ -88,4 +88,5 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path, capsys, monkeypatch
     monkeypatch.setattr(cli_run, "SCHEDULER_TIMEOUT", 2)
     argv = [*SELECTION, "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "o")]
     assert main(argv) == 2
-    assert "cannot reach the dask scheduler" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "the dask scheduler 'tcp://127.0.0.1:9': connection refused" in err
