@@ -21,7 +21,6 @@ import fnmatch
 import os
 import shlex
 import shutil
-import signal
 import sys
 import time
 from contextlib import contextmanager
@@ -30,6 +29,8 @@ from pathlib import Path
 
 from calcheck.simulations._io import json_text, writable_folder
 from calcheck.simulations.provenance import package_version
+
+from .cli_signals import interrupted_status, interruption_behind, stop_on_signals
 
 __all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run"]
 
@@ -190,35 +191,6 @@ def _confirm(confirmed: bool, out: Path, keep: bool = True):
     return check
 
 
-class _Interrupted(Exception):
-    def __init__(self, signum):
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextmanager
-def _stop_on_signals():
-    """SIGINT and SIGTERM unwind the run (workers are stopped by joblib on the way out).
-
-    The first signal raises :class:`_Interrupted`; a second one while the run unwinds (Ctrl-C
-    pressed twice) is ignored, so the run still ends with its one line and no traceback.
-    """
-    raised = []
-
-    def handler(signum, frame):
-        if raised:
-            return
-        raised.append(signum)
-        raise _Interrupted(signum)
-
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
-
-
 @contextmanager
 def _exclusive(out: Path):
     """One run per output folder (advisory lock; released by the kernel when we die)."""
@@ -314,7 +286,7 @@ def cmd_run(args) -> int:
     def on_block(key, block):
         stored["blocks"] += 1
 
-    with _exclusive(out), _stop_on_signals(), _cluster(args):
+    with _exclusive(out), stop_on_signals(), _cluster(args):
         try:
             for attempt in (1, 2):
                 try:
@@ -328,17 +300,13 @@ def cmd_run(args) -> int:
                         raise
                     moved = _move_aside(out / "store.sqlite")
                     print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
-        except (_Interrupted, KeyboardInterrupt) as exc:
-            # a KeyboardInterrupt is a SIGINT that reached Python's own handler (e.g. re-raised
-            # from a worker): the same line as for the signals handled here
-            signum = getattr(exc, "signum", signal.SIGINT)
-            name = signal.Signals(signum).name
-            print(
-                f"calcheck: interrupted ({name}); {stored['blocks']} blocks stored in this run; "
-                "rerun the same command to resume",
-                file=sys.stderr,
-            )
-            return 128 + signum
+        except BaseException as exc:
+            # also an error that the interruption caused (numpy's zip writer closing mid-write)
+            interruption = interruption_behind(exc)
+            if interruption is None:
+                raise
+            kept = f"{stored['blocks']} blocks stored in this run; rerun the same command to resume"
+            return interrupted_status(interruption, kept)
     return _report(args, out, run, false_alarm)
 
 
