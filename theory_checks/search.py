@@ -52,6 +52,7 @@ from scipy import special
 from calcheck.simulations.conditional_coverage import worst_constant_eta
 from calcheck.simulations.exact_coverage import exact_coverage
 from calcheck.simulations.laws.families import LawFamily, get_family
+from calcheck.simulations.memory import check_experiments_fit
 from calcheck.simulations.search import (
     OptimResult,
     differential_evolution_search,
@@ -423,7 +424,9 @@ def search(
         target, guarantee, bound, fam, tuple(sorted(grid.items())), float(alpha), criterion,
         budget.reps, seed, definition_of(guarantee),
     )  # fmt: skip
-    crit.check(fam.benign[0])  # refuses a wrong family, grid or alpha before any search
+    probe = crit.check(fam.benign[0])  # refuses a wrong family, grid or alpha before any search
+    # ... and a size whose blocks cannot fit in memory (one block per worker at a time)
+    check_experiments_fit(probe.experiments, n_jobs=n_jobs, what=f"the search of {target}")
     kw = {"seed": seed, "n_jobs": n_jobs, "backend": backend}
     benign = evaluate_batch(crit, fam.benign, n_jobs=n_jobs, backend=backend)
     de = differential_evolution_search(crit, fam, budget, start=start, **kw)
