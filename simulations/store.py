@@ -235,6 +235,11 @@ class ResultStore:
         self.close()
 
     @_translated
+    def block_count(self) -> int:
+        """Blocks stored (of every cell, seed and code stamp)."""
+        return self._con.execute("SELECT COUNT(*) FROM blocks").fetchone()[0]
+
+    @_translated
     def done_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
         """Indices of the sound blocks stored for this experiment, seed and code stamp.
 

@@ -124,22 +124,31 @@ def _duration(seconds: float) -> str:
 
 
 def _heartbeat(every: float = 30.0):
-    """A line on stderr every ``every`` seconds where no progress bar is drawn (not a tty)."""
+    """A line on stderr every ``every`` seconds where no progress bar is drawn (not a tty).
+
+    Rate and time left are measured from the first block this process stores: not from
+    its start (a resumed run first checks every stored block, which may take a minute and
+    is no simulation), and not over blocks read from the store. A change of the work's
+    weights (after the timing blocks) restarts the measurement.
+    """
     start = last = time.monotonic()
+    origin = None  # (time, blocks, share of the work) at the first block stored
 
     def beat(done, total, work_done=None):
-        nonlocal last
+        nonlocal last, origin
         now = time.monotonic()
+        share = done / total if work_done is None else work_done
+        if origin is None or share < origin[2]:
+            origin = (now, done, share)
         if now - last >= every or done == total:
             last = now
-            secs = now - start
-            rate = done / secs if secs > 0 else 0.0
+            t0, done0, share0 = origin
+            rate = (done - done0) / (now - t0) if now > t0 else 0.0
             # time left from the share of the estimated work done (blocks differ in cost by
             # orders of magnitude, so a block count would promise minutes too few)
-            share = done / total if work_done is None else work_done
             left = (
-                f", about {_duration(secs * (1 - share) / share)} left"
-                if 0 < done < total and share > 0
+                f", about {_duration((now - t0) * (1 - share) / (share - share0))} left"
+                if 0 < done < total and share > share0 and now > t0
                 else ""
             )
             work = (
@@ -149,7 +158,7 @@ def _heartbeat(every: float = 30.0):
             )
             msg = (
                 f"{done} of {total} blocks stored ({100 * done / total:.0f}%){work}, "
-                f"{rate:.1f} blocks/s, {_duration(secs)}{left}"
+                f"{rate:.1f} blocks/s, {_duration(now - start)}{left}"
             )
             print(f"calcheck: {msg}; a killed run resumes", file=sys.stderr, flush=True)
 
@@ -293,6 +302,13 @@ def cmd_run(args) -> int:
                     # blocks that are deleted once recorded are not worth compressing
                     compress = bool(args.keep_replicates)
                     with ResultStore(out / "store.sqlite", compress=compress) as store:
+                        if stored_before := store.block_count():  # (may take a minute)
+                            print(
+                                f"calcheck: resuming: checking the digests of the "
+                                f"{stored_before} blocks stored in {store.path}",
+                                file=sys.stderr,
+                                flush=True,
+                            )
                         run = _run(args, checks, store, reps, false_alarm, progress, on_block)
                     break
                 except StoreDamaged:
