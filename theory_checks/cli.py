@@ -399,6 +399,15 @@ def _failed(exc: BaseException) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"calcheck: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:
+        # sizes with an estimate are refused before any work; this is the rest (a figure's
+        # --reps): numpy refuses the allocation before it grows, so nothing was lost
+        print(
+            f"calcheck: error: not enough memory ({exc or 'MemoryError'}); lower --reps (or "
+            "the sizes); what was stored before is kept",
+            file=sys.stderr,
+        )
+        return 2
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise

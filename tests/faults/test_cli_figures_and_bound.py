@@ -39,3 +39,13 @@ def test_a_vacuous_bound_value_says_so_on_stderr(capsys):
     assert "a value >= 1 says nothing about an error in [0, 1]" in err
     assert main(["bound", "gr21.thm3", "--n", "2000", "--n-bins", "10", "--alpha", "0.1"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_figure_reps_beyond_memory_is_one_line(tmp_path, capsys):
+    # gr21.fig3 holds (methods x reps x 201) results: numpy refuses 749 GiB before allocating
+    argv = ["figures", "gr21.fig3", "--reps", "100000000", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("calcheck: error: not enough memory (Unable to allocate "), err
+    assert "lower --reps" in err
+    assert len(err.strip().splitlines()) == 1

@@ -113,9 +113,10 @@ def _assert_sound(path: Path):
 
 
 def test_ctrl_c_at_1_5_and_10_s_in_run_search_and_figures(tmp_path):
-    # nine commands at once (the three of each interrupted at 1, 5 and 10 s): about 10 s
+    # ten commands at once (three of each interrupted at 1, 5 and 10 s): about 10 s
     commands = {"run": RUN, "search": SEARCH, "figures": FIGURES}
     runs = [(args, tmp_path / f"{name}{t:g}", t) for name, args in commands.items() for t in AT]
+    runs.append((SEARCH[:-2], tmp_path / "search-one-job", 5.0))  # without --jobs too
     for (args, out, at), (code, err, left) in zip(runs, _interrupt_each(runs), strict=True):
         _assert_one_clean_line(code, err, left, f"{args[0]} {at}")
         if args[0] in ("run", "figures"):
