@@ -289,6 +289,13 @@ def cmd_run(args) -> int:
         else options.get("false_alarm", DEFAULT_FALSE_ALARM)
     )
     out = writable_folder(args.out, "--out", files=RUN_FILES)
+    for name in ("plots", "previous"):  # folders it writes in at its end
+        if (out / name).exists() and not (out / name).is_dir():
+            raise ValueError(f"--out {str(out)!r} holds a file {name!r} where the run keeps a "
+                             "folder; move it away or choose another folder")  # fmt: skip
+    from .cli_search import check_read_back
+
+    check_read_back(out, results=False)  # the searches' and figures' index it reads back
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     stored = {"blocks": 0}
 

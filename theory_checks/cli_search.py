@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 
-__all__ = ["add_search_arguments", "cmd_search"]
+__all__ = ["add_search_arguments", "check_read_back", "cmd_search"]
+
+#: Files of ``search --power``, ``--rate`` and ``--all`` in ``<out>/search`` (and the index).
+SEARCH_FILES = ("index.json", "sweep.md", "power.md", "power.json", "rates.md")
 
 
 def _key_value(text: str) -> tuple[str, float | int]:
@@ -106,7 +110,7 @@ def _single(args) -> int:
     from calcheck.simulations.laws.families import get_family
 
     from .search import search
-    from .search_report import save_search
+    from .search_report import check_search_folder, save_search
 
     if args.target is None or args.family is None:
         print("calcheck search: give a TARGET and --family (or --all)", file=sys.stderr)
@@ -119,6 +123,7 @@ def _single(args) -> int:
                 return 2
             grid[key] = value
     family = get_family(args.family, **dict(args.family_opt))
+    check_search_folder(args.out, [(args.target, family, grid, args.alpha, args.seed)])
     result = search(
         args.target, family, grid=grid, alpha=args.alpha, budget=args.budget,
         criterion=args.criterion, seed=args.seed, n_jobs=args.jobs,
@@ -242,19 +247,35 @@ def _rates(args) -> int:
     return 0
 
 
-def _render(out) -> None:
+def _report_page(out, page=None, results: bool = True):
     from .html import write_html
 
     out = Path(out)
-    page = write_html(
-        out / "report.html",
-        results_json=out / "results.json",
+    return write_html(
+        out / "report.html" if page is None else page,
+        results_json=out / "results.json" if results else None,
         figures_index=out / "figures" / "index.json",
         pictures=out / "plots",
         searches=out / "search" / "index.json",
     )
+
+
+def _render(out) -> None:
+    page = _report_page(out)
     if page is not None:
         print(f"report: {page}")
+
+
+def check_read_back(out, *, results: bool = True) -> None:
+    """Before any work: the files of earlier commands that the report reads back are sound.
+
+    The report (re-rendered at the end of ``run`` and ``search``) reads ``results.json``
+    (unless ``results`` is False: a run rewrites it), the figures' and the searches'
+    index, perhaps edited by hand since; it is rendered now into a scratch folder, so a
+    damaged one is one line naming the file before the work, not after it.
+    """
+    with tempfile.TemporaryDirectory(prefix="calcheck-check-") as scratch:
+        _report_page(out, Path(scratch) / "report.html", results)
 
 
 def _expected(result) -> bool:
@@ -266,13 +287,16 @@ def _study(args) -> int:
     from calcheck.simulations.laws.families import get_family
 
     from .search import resolve_target, search
-    from .search_report import save_search
+    from .search_report import check_search_folder, save_search
     from .study import load_search_study
 
     runs = load_search_study(args.study)
+    families = [get_family(kw["family"], **kw["family_options"]) for kw in runs]
+    pairs = list(zip(runs, families, strict=True))
+    check_search_folder(args.out, [(kw["target"], f, kw["grid"], kw["alpha"], kw["seed"])
+                                   for kw, f in pairs])  # fmt: skip
     results = []
-    for i, kw in enumerate(runs):
-        family = get_family(kw["family"], **kw["family_options"])
+    for i, (kw, family) in enumerate(pairs):
         guarantee, _ = resolve_target(kw["target"])
         result = search(
             kw["target"], family, grid=kw["grid"], alpha=kw["alpha"], budget=kw["budget"],
@@ -297,13 +321,15 @@ def cmd_search(args) -> int:
         return 2
     from calcheck.simulations._io import writable_folder
 
-    # before any work: a file where the folders go, no permission, a folder where a file goes
+    # before any work: a file where the folders go, no permission, a folder where a file
+    # goes, a damaged file that the report (not drawn by --power and --rate) reads back
     out = writable_folder(args.out, "--out", files=("report.html",))
-    writable_folder(out / "search", "--out", files=("index.json",))
+    writable_folder(out / "search", "--out", files=SEARCH_FILES)
     if args.power:
         return _power(args)
     if args.rate is not None:
         return _rates(args)
+    check_read_back(out)
     if args.study is not None:
         return _study(args)
     if args.all:

@@ -115,9 +115,13 @@ def resolve_target(target: str) -> tuple[str, BoundRule]:
     Raises ValueError naming the target and listing the studiable guarantees.
     """
     adapters = studiable()
+    m = _TIMES.match(target)
+    gid = m["gid"] if m and m["gid"] in adapters else target
+    if gid in adapters and not hasattr(adapters[gid], "bound"):  # klm19.def52: E[...] = 0
+        raise ValueError(f"cannot search {target!r}: {gid} claims a mean of zero, no bound "
+                         f"to search against; `calcheck run --checks {gid}` tests it")  # fmt: skip
     if target in adapters:
         return target, BoundRule()
-    m = _TIMES.match(target)
     if m and m["gid"] in adapters:
         return m["gid"], scaled(float(m["f"]))
     control = _catalog_controls().get(target)

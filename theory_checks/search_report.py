@@ -19,16 +19,18 @@ from pathlib import Path
 
 import numpy as np
 
-from calcheck.simulations._io import atomic_write_text, json_text, read_back
+from calcheck.simulations._io import atomic_write_text, json_text, read_back, writable_folder
 from calcheck.simulations.laws.families import get_family
 from calcheck.simulations.search import SearchBudget
 
 __all__ = [
     "KNOWN_FALSE",
     "SWEEP",
+    "check_search_folder",
     "draw_law",
     "save_search",
     "search_section",
+    "stored_name",
     "sweep",
     "sweep_table",
 ]
@@ -97,12 +99,29 @@ def _picture(result, family, path: Path) -> Path | None:
     return path
 
 
+def stored_name(target: str, family, grid: dict, alpha: float, seed: int) -> str:
+    """The name (without suffix) of a search's record and picture under ``<out>/search/``."""
+    grid_text = "_".join(f"{k}{v}" for k, v in grid.items())
+    return _slug(f"{target}-{family.name}-{grid_text}-a{float(alpha):g}-s{seed}")
+
+
+def check_search_folder(out_dir, searches) -> Path:
+    """Before any work: ``<out_dir>/search`` can take the files of ``searches``.
+
+    ``searches`` holds ``(target, family, grid, alpha, seed)`` of each search to be stored.
+    A file in the way of the folder, or a folder where its index or a search's record or
+    picture goes, raises ValueError naming it (not an IsADirectoryError after the search).
+    """
+    names = [stored_name(*s) for s in searches]
+    files = ["index.json", *(f"{name}{ext}" for name in names for ext in (".json", ".png"))]
+    return writable_folder(Path(out_dir) / "search", "--out", files=files)
+
+
 def save_search(result, family, out_dir) -> dict:
     """Store one search in ``<out_dir>/search/`` (record, picture, index); return its entry."""
     folder = Path(out_dir) / "search"
     folder.mkdir(parents=True, exist_ok=True)
-    grid = "_".join(f"{k}{v}" for k, v in result.grid.items())
-    name = _slug(f"{result.target}-{family.name}-{grid}-a{result.alpha:g}-s{result.seed}")
+    name = stored_name(result.target, family, result.grid, result.alpha, result.seed)
     record = result.to_dict() | {"seconds": round(result.seconds, 2)}
     atomic_write_text(folder / f"{name}.json", json_text(record, indent=1))
     png = _picture(result, family, folder / f"{name}.png")
@@ -246,6 +265,10 @@ def sweep(*, out_dir=None, seed=0, n_jobs=1, backend="loky", budget="quick", pro
     from .search import search
 
     rows = (*SWEEP, *_controls())
+    if out_dir is not None:  # before any search: a folder where one's files go is refused
+        check_search_folder(
+            out_dir, [(r[0], get_family(r[1], **r[2]), r[3], r[4], seed) for r in rows]
+        )
     done = []
     for i, row in enumerate(rows):
         target, fam_name, opts, grid, alpha, criterion, *own = row
