@@ -59,3 +59,16 @@ def test_an_emptied_file_is_never_read_back_from_the_cache(tmp_path):
     data.write_text("")
     with pytest.raises(ValueError, match=r"credit\.csv' holds no data rows \(it is empty\)"):
         _experiment(data, cache)
+
+
+def test_nested_recorders_with_equal_contents_each_keep_their_reads():
+    # list.remove compared by equality: the inner recorder's exit removed the outer one
+    # (both empty), and gr22 later stopped with "list.remove(x): x not in list"
+    from calcheck.figures.data import note_reads, recording_reads
+
+    with recording_reads() as outer:
+        with recording_reads() as inner:
+            note_reads({"a": "1"})
+        note_reads({"b": "2"})
+    assert inner == {"a": "1"}
+    assert outer == {"a": "1", "b": "2"}
