@@ -50,10 +50,9 @@ import numpy as np
 import scipy
 from threadpoolctl import threadpool_info, threadpool_limits
 
-import calcheck
 from calcheck.simulations.calibrators import DirichletScaling, softmax
 from calcheck.simulations.calibrators import multiclass_scaling as _ms
-from calcheck.simulations.provenance import generator
+from calcheck.simulations.provenance import generator, package_version
 
 from ..data import CIFAR_MODELS, data_file, load_cifar_logits
 
@@ -169,7 +168,7 @@ def main(argv=None):
         command = "python -m calcheck.figures.gr22._stability " + " ".join(sys.argv[1:])
         record["provenance"] = {
             "commands": [*commands, command] if command not in commands else commands,
-            "calcheck": calcheck.__version__,
+            "calcheck": package_version(),
             "numpy": np.__version__,
             "scipy": scipy.__version__,
             "python": platform.python_version(),

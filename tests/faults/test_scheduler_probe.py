@@ -72,7 +72,7 @@ def server(request):
 @pytest.mark.parametrize(
     ("server", "said"),
     [
-        (_silent, "accepts connections but did not answer within 0.5 s"),
+        (_silent, "accepts connections but did not answer in 1 s"),
         (_http, "an HTTP server answers there"),
         (_closes, "closed the connection without answering"),
     ],
@@ -110,7 +110,7 @@ def test_run_says_it_in_one_line(server, tmp_path, capsys, monkeypatch):
     assert time.monotonic() - start < 20
     err = capsys.readouterr().err.strip()
     assert err.startswith("calcheck: error: the dask scheduler '127.0.0.1:")
-    assert "is not a dask scheduler: accepts connections but did not answer within 0.5 s" in err
+    assert "is not a dask scheduler: accepts connections but did not answer in 1 s" in err
     assert len(err.splitlines()) == 1
 
 
