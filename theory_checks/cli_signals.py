@@ -4,14 +4,18 @@ Every sub-command runs inside :func:`stop_on_signals`. The first SIGINT or SIGTE
 :class:`Interrupted`, a ``BaseException`` like ``KeyboardInterrupt``: no ``except
 Exception`` on the way out (a data check, a retry, a cleanup) can mistake it for an error
 and carry on. A second signal while the command unwinds (Ctrl-C pressed twice) is ignored,
-so the command still ends with its one line and no traceback. Worker processes are
+so the command still ends with its one line and no traceback. A signal handled inside a
+finalizer or a weakref callback, where Python ignores exceptions, is delivered again (a
+figures run once went on to its end, exit 0, after "Exception ignored in ..."). Worker processes are
 stopped on the way out (joblib terminates them; they also exit when their parent dies).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import threading
 from contextlib import contextmanager
 
 __all__ = ["Interrupted", "interrupted_status", "interruption_behind", "stop_on_signals"]
@@ -36,10 +40,24 @@ def stop_on_signals():
         raised.append(signum)
         raise Interrupted(signum)
 
+    def swallowed(unraisable):
+        # raised inside a finalizer or weakref callback, where Python ignores exceptions
+        # ("Exception ignored in ..."): deliver it again, to land in ordinary code
+        if raised and isinstance(unraisable.exc_value, Interrupted):
+            raised.clear()
+            # from another thread, a moment later: raised in here, it would be ignored again
+            again = threading.Timer(0.05, os.kill, (os.getpid(), unraisable.exc_value.signum))
+            again.daemon = True
+            again.start()
+            return
+        previous_hook(unraisable)
+
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous_hook, sys.unraisablehook = sys.unraisablehook, swallowed
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         for s, h in previous.items():
             signal.signal(s, h)
 

@@ -55,3 +55,27 @@ def test_a_malformed_payload_is_still_damaged(tmp_path, monkeypatch):
 def test_the_cli_interruption_is_not_an_exception():
     # no ``except Exception`` anywhere can swallow it
     assert not issubclass(Interrupted, Exception)
+
+
+def test_an_interruption_inside_a_finalizer_is_delivered_again():
+    # Python ignores an exception raised in __del__ or a weakref callback ("Exception
+    # ignored in ..."): a Ctrl-C handled there was lost and the command ran to its end
+    import os
+    import signal
+
+    from calcheck.theory_checks.cli_signals import stop_on_signals
+
+    class Dies:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(10_000):  # the handler runs here, inside the finalizer
+                pass
+
+    def work():
+        with stop_on_signals():
+            Dies()  # collected at once
+            for _ in range(10**8):  # the signal delivered again lands here
+                pass
+
+    with pytest.raises(Interrupted):
+        work()
