@@ -44,7 +44,7 @@ SEARCH = [
     "full",
 ]
 SEARCH += ["--jobs", "2"]
-FIGURES = ["figures", "gr21.fig2", "gr21.fig3", "gr21.fig4", "--reps", "2000"]
+FIGURES = ["figures", "gpr20.cor1_frontier", "--reps", "1000000"]  # no data needed
 
 
 def _start(args, out: Path) -> subprocess.Popen:
@@ -60,25 +60,33 @@ def _start(args, out: Path) -> subprocess.Popen:
 def _interrupt_each(runs) -> list[tuple[int, str, set[int]]]:
     """Start every ``(args, out, at)`` at once; SIGINT each group ``at`` s after the start."""
     procs = [_start(args, out) for args, out, _ in runs]
-    started = time.monotonic()
-    kids = [set() for _ in procs]
-    for i in sorted(range(len(runs)), key=lambda i: runs[i][2]):
-        args, _, at = runs[i]
-        while time.monotonic() - started < at:
-            for j, p in enumerate(procs):
-                kids[j] |= _children(p.pid)
-            time.sleep(0.1)
-        assert procs[i].poll() is None, f"{args[0]} ended before {at} s: make it longer"
-        kids[i] |= _children(procs[i].pid)
-        os.killpg(procs[i].pid, signal.SIGINT)
-    results = []
-    for p, k in zip(procs, kids, strict=True):
-        _, err = p.communicate(timeout=120)
-        deadline = time.monotonic() + 10
-        while any(_alive(c) for c in k) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        results.append((p.returncode, err, {c for c in k if _alive(c)}))
-    return results
+    try:
+        started = time.monotonic()
+        kids = [set() for _ in procs]
+        for i in sorted(range(len(runs)), key=lambda i: runs[i][2]):
+            args, _, at = runs[i]
+            while time.monotonic() - started < at:
+                for j, p in enumerate(procs):
+                    kids[j] |= _children(p.pid)
+                time.sleep(0.1)
+            if procs[i].poll() is not None:
+                err = procs[i].communicate()[1]
+                pytest.fail(f"{args[0]} ended before {at} s (exit {procs[i].returncode}):\n{err}")
+            kids[i] |= _children(procs[i].pid)
+            os.killpg(procs[i].pid, signal.SIGINT)
+        results = []
+        for p, k in zip(procs, kids, strict=True):
+            _, err = p.communicate(timeout=120)
+            deadline = time.monotonic() + 10
+            while any(_alive(c) for c in k) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            results.append((p.returncode, err, {c for c in k if _alive(c)}))
+        return results
+    finally:  # a failed start: stop the others and close their pipes
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
 
 
 def _assert_one_clean_line(code, err, left, when):
