@@ -12,8 +12,6 @@ cache keeps them with an entry and recomputes the entry when one has changed.
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import os
 import pickle
 import re
@@ -22,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from calcheck.simulations.provenance import file_digest
 
 __all__ = [
     "CIFAR_MODELS",
@@ -47,28 +47,14 @@ _CREDIT_SOURCE = (
 _RECORDERS: list[dict] = []
 
 
-@functools.lru_cache(maxsize=256)
-def _digest(path: str, size: int, mtime_ns: int) -> str:
-    sha = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            sha.update(chunk)
-    return f"{size}:{sha.hexdigest()[:16]}"
-
-
 def data_digest(path) -> str:
     """``"<size>:<sha256 prefix>"`` of a data file's content (``"missing"`` if it is not a file).
 
-    Computed once per process for each (path, size, modification time).
+    Computed once per process for each (path, size, modification time)
+    (:func:`calcheck.simulations.provenance.file_digest`).
     """
-    p = Path(path)
-    try:
-        stat = p.stat()
-    except OSError:
-        return "missing"
-    if not p.is_file():
-        return "missing"
-    return _digest(str(p.resolve()), stat.st_size, stat.st_mtime_ns)
+    digest = file_digest(path)
+    return "missing" if digest is None else digest
 
 
 @contextlib.contextmanager

@@ -41,6 +41,7 @@ __all__ = [
     "code_inputs",
     "code_stamp",
     "content_key",
+    "file_digest",
     "generator",
     "package_version",
     "source_hash",
@@ -96,8 +97,28 @@ _SIMPLE = (bool, int, float, complex, str, bytes, type(None), np.generic)
 
 
 @functools.lru_cache(maxsize=512)
-def _file_digest(path: str, size: int, mtime_ns: int) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+def _digest_of(path: str, size: int, mtime_ns: int) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            sha.update(chunk)
+    return f"{size}:{sha.hexdigest()[:16]}"
+
+
+def file_digest(path) -> str | None:
+    """``"<size>:<sha256 prefix>"`` of a file's content; None if it is not a file.
+
+    Read once per process for each (path, size, modification time): the one home of the
+    content digests that key results on files (a bound's module, a figure's data file).
+    """
+    p = Path(path)
+    try:
+        stat = p.stat()
+    except OSError:
+        return None
+    if not p.is_file():
+        return None
+    return _digest_of(str(p.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
 def _source_file(module) -> Path | None:
@@ -228,8 +249,7 @@ def _module_inputs(module, out: dict, seen: set) -> None:
     seen.add(id(module))
     path = _source_file(module)
     if path is not None:
-        stat = path.stat()
-        out[_label(module)] = _file_digest(str(path), stat.st_size, stat.st_mtime_ns)
+        out[_label(module)] = file_digest(path)
     values, used = [], []
     for name, value in sorted(vars(module).items()):
         if name.startswith("__") and name.endswith("__"):
@@ -289,8 +309,7 @@ def code_inputs(obj) -> dict[str, str] | None:
     elif module is not None:  # an installed package's object: its own source file
         path = _source_file(module)
         if path is not None:
-            stat = path.stat()
-            out[_label(module)] = _file_digest(str(path), stat.st_size, stat.st_mtime_ns)
+            out[_label(module)] = file_digest(path)
         else:
             out[module.__name__] = hashlib.sha256(repr(target).encode()).hexdigest()[:16]
     return out
