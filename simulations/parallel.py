@@ -120,7 +120,7 @@ def _sigint_blocked():
     ignores SIGINT has not run yet), so each worker is spawned while SIGINT is ignored: a
     process inherits an ignored signal, and the worker ignores SIGINT from its first
     instruction. Ignoring is confined to the spawn itself (a C call, see
-    :func:`_spawn_ignoring_sigint`), with SIGINT blocked around it: a SIGINT that arrives
+    ``_spawn_ignoring_sigint``), with SIGINT blocked around it: a SIGINT that arrives
     meanwhile stays pending and reaches the run when the block ends. (Ignoring SIGINT for
     the whole start lost it: multiprocessing's resource tracker unblocks SIGINT while it
     starts, and a signal arriving then, while ignored, was discarded.) Threads that loky
@@ -147,7 +147,7 @@ def workers_spawned_ignoring_sigint():
     """Loky workers spawned in this context ignore SIGINT from their first instruction.
 
     Only the spawn itself (from the main thread) runs with SIGINT ignored; see
-    :func:`_spawn_ignoring_sigint`. Used where results are collected in the main thread
+    ``_spawn_ignoring_sigint``. Used where results are collected in the main thread
     (the search), so a Ctrl-C is not held back while the work runs.
     """
     try:
@@ -204,7 +204,7 @@ PROBE_SECONDS = 5.0
 def probe_dask_scheduler(address: str, timeout: float | None = None) -> None:
     """Raise ValueError unless a dask scheduler answers at ``address`` within ``timeout`` s.
 
-    ``timeout`` None is :data:`PROBE_SECONDS`.
+    ``timeout`` None is ``PROBE_SECONDS``.
 
     A dask scheduler speaks first: on a new TCP connection it sends its handshake (a
     msgpack frame naming ``compression``) at once. So the probe connects, waits for that,
