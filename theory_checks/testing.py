@@ -1,5 +1,8 @@
 """Assertions for regression tests on theoretical constants (pytest or unittest).
 
+They need no test runner themselves; pytest, which the examples use, comes with the
+``test`` extra (``pip install "calcheck[test]"``).
+
 ``assert_guarantee_holds`` fails when the exact binomial test flags the guarantee as
 violated on the law; ``assert_guarantee_violated`` fails when it does not (a negative
 control: your wrong constant must be caught). Both state the false-alarm rate and, on
@@ -28,21 +31,21 @@ __all__ = ["assert_guarantee_holds", "assert_guarantee_violated"]
 
 
 def _message(result: CheckResult, wanted: str) -> str:
+    """At most a few short lines: what was expected, the worst cell, the exact value if any."""
     w = result.worst_cell()
     v = w.verdict
     alpha = "" if w.alpha is None else f", alpha={w.alpha:g}"
-    return (
-        f"{result.check.guarantee} was expected {wanted} but is {result.verdict} at "
-        f"false-alarm rate {result.false_alarm:g} ({result.reps} replicates per cell, "
-        f"{len(result.cells)} cells). Worst cell {w.law} n={w.n} B={w.n_bins}{alpha}: "
+    lines = [
+        f"{result.check.guarantee} was expected {wanted} but is {result.verdict} "
+        f"(false-alarm rate {result.false_alarm:g}; {result.reps} replicates in each of "
+        f"{len(result.cells)} cell(s))",
+        f"worst cell: {w.law} n={w.n} B={w.n_bins}{alpha}",
         f"coverage {v.coverage:.4f} [95% CP {v.ci_low:.4f}, {v.ci_high:.4f}] vs claimed "
-        f"{v.claimed:.4f}, one-sided p = {v.p_value:.3g} (level {v.level:.3g} per cell)."
-        + (
-            f" Exact coverage {w.exact_coverage:.4f} decides ({w.exact_route})."
-            if w.exact_coverage is not None
-            else ""
-        )
-    )
+        f"{v.claimed:.4f}; one-sided p = {v.p_value:.3g} (level {v.level:.3g} per cell)",
+    ]
+    if w.exact_coverage is not None:
+        lines.append(f"exact coverage {w.exact_coverage:.4f} decides ({w.exact_route})")
+    return "\n".join(lines)
 
 
 def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:
@@ -72,6 +75,7 @@ def assert_guarantee_holds(guarantee_id, law, **kwargs) -> CheckResult:
     ...     assert_guarantee_holds("gr21.thm3", "uniform_half", n=1000, n_bins=10, reps=500, rng=0)
     >>> test_theorem3_holds_on_a_uniform_law()
     """
+    __tracebackhide__ = True  # pytest shows the test's line and the message, not this body
     result = verify(guarantee_id, law, **kwargs)
     if result.verdict != "consistent":
         raise AssertionError(_message(result, "consistent"))
@@ -108,6 +112,7 @@ def assert_guarantee_violated(guarantee_id, law, **kwargs) -> CheckResult:
     >>> result.verdict
     'violated'
     """
+    __tracebackhide__ = True
     result = verify(guarantee_id, law, expect="violated", **kwargs)
     if result.verdict != "violated":
         raise AssertionError(_message(result, "violated"))
