@@ -19,6 +19,11 @@ table rejects unknown keys, naming them and the allowed ones.
     atom_eta = [0.1, 0.9]         # optional: E[Y | S = atom], one value per atom
     labels = "binary"             # or "beta" with concentration = 4.0
 
+From Python, a binary table's ``eta`` may also be any vectorised function ``eta(s)`` (a
+:class:`~calcheck.simulations.laws.callable_eta.CallableMean`, as
+:meth:`BinaryLaw.from_callable <calcheck.simulations.laws.binary.BinaryLaw.from_callable>`
+builds) and its ``scores`` a :class:`~calcheck.simulations.laws.eta.ScoreLaw`.
+
 ``family = "linear_shift"``: ``c0`` (shift strength in [0, 1)) and ``eta`` (a smooth kind).
 
 ``family = "top_label"``: ``class_probs = [...]`` (L >= 3, summing to 1) and ``classes``, one
@@ -57,6 +62,7 @@ import math
 from .base import Law
 from .binary import BinaryLaw, ConditionalMean, ScoreLaw
 from .binned import BinnedModelLaw
+from .callable_eta import CallableMean
 from .multiclass import DirichletAffineLaw, TopLabelLaw
 from .named import LAWS
 from .recalibration import RecalibrationLaw
@@ -103,6 +109,8 @@ def _numbers(values, name):
 
 
 def _scores(table, where):
+    if isinstance(table, ScoreLaw):  # from Python: a score law as it is
+        return table
     table = dict(table) if isinstance(table, dict) else table
     _strict(table, ("kind", "a", "b", "atoms", "atom_probs"), where)
     kind = table.get("kind", "uniform")
@@ -139,7 +147,14 @@ def _scores(table, where):
     )
 
 
-def _eta(table, where):
+def _eta(table, where, *, allow_callable=False):
+    if allow_callable and callable(table):  # from Python: any vectorised function
+        return CallableMean(table)
+    if isinstance(table, ConditionalMean):
+        return table
+    if not isinstance(table, dict):
+        what = "a table or a callable eta(s)" if allow_callable else "a table"
+        raise ValueError(f"{where} must be {what}, got {type(table).__name__} {table!r:.80}")
     table = dict(table)
     if not isinstance(table.get("kind", "constant"), str):
         raise ValueError(f"{where} kind must be a string, got {table['kind']!r}")
@@ -150,7 +165,7 @@ def _binary(table, name, where):
     labels = table.get("labels", "binary")
     return BinaryLaw(
         _scores(table.get("scores", {"kind": "uniform"}), f"{where} scores"),
-        _eta(table.get("eta", {"kind": "constant"}), f"{where} eta"),
+        _eta(table.get("eta", {"kind": "constant"}), f"{where} eta", allow_callable=True),
         labels,
         _number(table.get("concentration", 4.0), "concentration"),
         name,
