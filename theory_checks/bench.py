@@ -21,6 +21,8 @@ from calcheck.simulations.engine import BLOCK_REPS, simulate_block
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.laws import LAWS
 
+from .export import Exportable
+
 __all__ = [
     "BenchReport",
     "BenchResult",
@@ -33,7 +35,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class BenchResult:
+class BenchResult(Exportable):
     """Median seconds per replicate of a full coverage replicate and of draw + sort."""
 
     n: int
@@ -89,7 +91,7 @@ def benchmark_cell(
 
 
 @dataclass(frozen=True)
-class SingleFitResult:
+class SingleFitResult(Exportable):
     """Median seconds of one fit + predict on n points and of drawing and argsorting them."""
 
     n: int

@@ -44,6 +44,7 @@ from .events import (
     scaled,
 )
 from .exact_evidence import with_exact_evidence
+from .export import Exportable
 from .power import detectable_factor, no_power
 from .protocol import Mutant
 from .roles import check_role, role_of
@@ -249,7 +250,7 @@ def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Exportable):
     """All cells of a check and its overall verdict.
 
     The verdict is "violated" if some cell is flagged, "vacuous" if no cell could be flagged

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .events import MUTANT_FACTORS
+from .export import Exportable
 from .protocol import Mutant, json_number
 from .verdicts import CoverageVerdict, critical_count
 
@@ -30,7 +31,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class CellResult:
+class CellResult(Exportable):
     """Verdict of one (experiment, alpha) cell of a check.
 
     ``ratio_quantile`` is the claimed-level quantile of the per-replicate ratio (error /

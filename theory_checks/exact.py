@@ -19,6 +19,7 @@ from calcheck.bounds import registry
 from calcheck.simulations.exact_coverage import exact_coverage as _exact_coverage
 
 from .events import BoundRule
+from .export import Exportable
 from .search import EXACT_WORST_CASE, exact_worst_case
 from .user import guarantee_id
 
@@ -26,7 +27,7 @@ __all__ = ["ExactCoverage", "exact_coverage"]
 
 
 @dataclass(frozen=True)
-class ExactCoverage:
+class ExactCoverage(Exportable):
     """The exact probability of a guarantee's event at constant eta.
 
     Attributes

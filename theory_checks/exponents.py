@@ -31,6 +31,7 @@ from calcheck.simulations.provenance import generator
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import BoundRule
+from .export import Exportable
 from .protocol import Mutant
 from .rates import SeriesCheckResult
 from .roles import check_role, role_of
@@ -229,7 +230,7 @@ def exponent_mutant(series, tolerance: float) -> Mutant:
 
 
 @dataclass(frozen=True)
-class ExponentSeriesResult:
+class ExponentSeriesResult(Exportable):
     """Fit of one series.
 
     Attributes

@@ -21,6 +21,7 @@ from calcheck.bounds import registry
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
+from .export import Exportable
 from .protocol import Mutant, json_number
 from .rates import SeriesCheckResult
 from .roles import check_role, role_of
@@ -106,7 +107,7 @@ class MeanZeroCheck:
 
 
 @dataclass(frozen=True)
-class MeanCellsResult:
+class MeanCellsResult(Exportable):
     """The cells of one experiment: means, z-scores, the decision.
 
     ``detectable`` is the range over cells of the bias a cell detects with power 0.9.

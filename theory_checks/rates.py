@@ -45,6 +45,7 @@ from calcheck.simulations.provenance import generator
 
 from .budgets import DEFAULT_FALSE_ALARM
 from .events import MUTANT_FACTORS, BoundRule
+from .export import Exportable
 from .protocol import Mutant, json_number
 from .rate_events import Balanced, FactorWithin, SquaredCEWithin
 from .roles import check_role, role_of
@@ -251,7 +252,7 @@ class RateCheck:
 
 
 @dataclass(frozen=True)
-class SeriesResult:
+class SeriesResult(Exportable):
     """Fit of one series: thresholds, slopes (with intervals) and the fitted constant.
 
     Attributes

@@ -19,6 +19,7 @@ from calcheck.simulations.engine import RunStats, run_experiments
 from calcheck.simulations.provenance import content_key
 
 from .budgets import DEFAULT_FALSE_ALARM
+from .export import Exportable
 from .records import changed_inputs, decode_result, encode_result, result_inputs
 
 __all__ = ["RunResult", "run_checks"]
@@ -27,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(Exportable):
     """Results of :func:`run_checks` and what the engine did.
 
     ``stats`` counts blocks computed and reused; ``recorded`` the checks whose results were

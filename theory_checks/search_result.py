@@ -5,20 +5,18 @@ The search is :func:`calcheck.search` (:mod:`calcheck.theory_checks.search`).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from calcheck.simulations.search import SearchBudget
 
+from .export import Exportable
 from .verdicts import CoverageVerdict
 
 __all__ = ["Found", "FreshCheck", "SearchResult"]
 
 
 @dataclass(frozen=True)
-class FreshCheck:
+class FreshCheck(Exportable):
     """The fresh-seed re-check of one law: the suite's verdict at full replicate count."""
 
     law: dict
@@ -41,7 +39,7 @@ class FreshCheck:
 
 
 @dataclass(frozen=True)
-class Found:
+class Found(Exportable):
     """What one method (search or random sampling) found and its fresh-seed re-check."""
 
     method: str
@@ -59,7 +57,7 @@ class Found:
 
 
 @dataclass(frozen=True)
-class SearchResult:
+class SearchResult(Exportable):
     """A search for the worst law of one target at one (grid, alpha); see :func:`calcheck.search`.
 
     ``search`` and ``random`` are the two methods at the same budget, each with its
@@ -155,19 +153,3 @@ class SearchResult:
             )
         lines.append(f"  found: {self.found_by} (a violating law)" if self.found else "  found: no")
         return "\n".join(lines)
-
-    def to_dict(self) -> dict:
-        """JSON-able record (numpy arrays as lists)."""
-        return _jsonable(dataclasses.asdict(self))
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {k: _jsonable(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    return x

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .export import Exportable
 from .protocol import Mutant
 
 __all__ = ["SeriesCheckResult"]
 
 
 @dataclass(frozen=True)
-class SeriesCheckResult:
+class SeriesCheckResult(Exportable):
     """Series fits of a check over parameter series; violated if any series is."""
 
     check: object

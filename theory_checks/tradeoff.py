@@ -26,6 +26,7 @@ from calcheck.bounds import registry
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
 
 from .budgets import DEFAULT_FALSE_ALARM
+from .export import Exportable
 from .protocol import Mutant
 from .rates import SeriesCheckResult
 from .roles import check_role, role_of
@@ -160,7 +161,7 @@ def _mutant(hits: dict, narrow_any: list) -> Mutant:
 
 
 @dataclass(frozen=True)
-class TradeoffMember:
+class TradeoffMember(Exportable):
     """One member at one alpha: its width test on one law and its coverage test on another."""
 
     name: str

@@ -18,11 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .export import Exportable
+
 __all__ = ["CoverageVerdict", "coverage_verdict", "critical_count", "detectable_shortfall"]
 
 
 @dataclass(frozen=True)
-class CoverageVerdict:
+class CoverageVerdict(Exportable):
     """Outcome of one exact binomial coverage test.
 
     Attributes
