@@ -37,10 +37,6 @@ resolved.
 
 from __future__ import annotations
 
-import copy
-import inspect
-import json
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -48,15 +44,28 @@ import numpy as np
 
 from .._validation import check_positive_int
 from ..laws.binary import BinaryLaw
-from .base import BLOCK_REPS, BinOutcome, Experiment, _jsonable, foreign_source_hash
+from .base import BLOCK_REPS, BinOutcome, Experiment, _jsonable
+from .calibrator_protocol import (
+    AllowUnresolved,
+    allow_unresolved,
+    check_calibrator,
+    describe_calibrator,
+    fit_copy,
+    unresolved_advice,
+    unwrap_calibrator,
+)
 
 __all__ = [
     "SPLIT_DEPTH",
+    "AllowUnresolved",
     "CalibratorExperiment",
     "LevelSetOutcome",
+    "allow_unresolved",
     "check_calibrator",
+    "data_by_level",
     "describe_calibrator",
 ]
+
 
 #: Times a piece on which the fitted map changes value is halved (see the module doc).
 SPLIT_DEPTH = 16
@@ -77,63 +86,38 @@ class LevelSetOutcome(BinOutcome):
         (treated as constant at their midpoint value).
     n_levels : ndarray (R,)
         Distinct outputs of positive mass.
+    counts, means, variances : ndarray (R, width)
+        The calibration data of each level set (column by column with ``error``): points
+        whose output is the level set's, their label mean and biased sample variance
+        (``mean((y - mean)^2)``); 0 for a level set without points and for padding.
+    n_used : ndarray (R,)
+        Calibration points whose output is one of the level sets' (``counts`` summed):
+        ``n`` unless a point's output lies in a stretch left unresolved.
     """
 
     unresolved_mass: np.ndarray
     n_levels: np.ndarray
+    counts: np.ndarray
+    means: np.ndarray
+    variances: np.ndarray
+    n_used: np.ndarray
 
 
-def _without_addresses(text: str) -> str:
-    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+def data_by_level(levels: np.ndarray, outputs: np.ndarray, labels: np.ndarray):
+    """Calibration counts, label means and biased variances per level (``levels`` sorted).
 
-
-def describe_calibrator(calibrator) -> dict:
-    """A JSON-able, address-free description of a calibrator: class, parameters, source.
-
-    Parameters are ``get_params()`` where the object has it (scikit-learn), else its public
-    attributes; the source is the SHA-256 of the class's file (editing it changes keys).
+    ``outputs`` are the fitted map's values at the calibration scores; a point whose value
+    is not one of ``levels`` is counted nowhere. Returns ``(counts, means, variances)``,
+    each of the shape of ``levels`` (0 where a level has no point).
     """
-    cls = type(calibrator)
-    if callable(getattr(calibrator, "get_params", None)):
-        params = calibrator.get_params()
-    else:
-        params = {
-            k: v
-            for k, v in sorted(vars(calibrator).items())
-            if not k.startswith("_") and not k.endswith("_")
-        } if hasattr(calibrator, "__dict__") else {}  # fmt: skip
-    clean = {}
-    for key, value in sorted(params.items()):
-        value = _jsonable(value)
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError):
-            value = _without_addresses(repr(value))
-        clean[str(key)] = value
-    return {
-        "class": f"{cls.__module__}.{cls.__qualname__}",
-        "params": clean,
-        "source": foreign_source_hash(cls),
-    }
-
-
-def check_calibrator(calibrator) -> None:
-    """Raise ValueError unless ``calibrator`` has ``fit`` and ``predict`` (or ``predict_proba``)."""
-    name = type(calibrator).__name__
-    if not callable(getattr(calibrator, "fit", None)):
-        raise ValueError(f"calibrator must have fit(scores, labels), got {name}")
-    if not any(callable(getattr(calibrator, m, None)) for m in ("predict", "predict_proba")):
-        raise ValueError(
-            f"calibrator must have predict(scores) or predict_proba(scores), got {name}"
-        )
-
-
-def _accepts(method, name: str) -> bool:
-    try:
-        params = inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+    idx = np.minimum(np.searchsorted(levels, outputs), max(levels.size - 1, 0))
+    hit = levels[idx] == outputs if levels.size else np.zeros(outputs.shape, bool)
+    idx, y = idx[hit], np.asarray(labels, dtype=float)[hit]
+    counts = np.bincount(idx, minlength=levels.size)
+    safe = np.maximum(counts, 1)
+    means = np.bincount(idx, y, minlength=levels.size) / safe
+    squares = np.bincount(idx, y * y, minlength=levels.size) / safe
+    return counts, means, np.maximum(squares - means * means, 0.0)
 
 
 @dataclass(frozen=True)
@@ -153,9 +137,10 @@ class CalibratorExperiment(Experiment):
     grid : int, default 1024
         Equal-probability cells that resolve the level sets (module doc); also the most
         outputs a fitted map may have (plus one per atom).
-    max_unresolved : float, default 0.1
+    max_unresolved : float, optional
         The most probability on which a fitted map may still vary after splitting (the
-        module doc's step 3). Above it the replicate is refused: the map does not have
+        module doc's step 3); default 0.1, or the one of a calibrator wrapped by
+        :func:`allow_unresolved`. Above it the replicate is refused: the map does not have
         finitely many outputs at this grid's resolution (Platt scaling, say), and the
         events would be those of its discretisation. ``1.0`` accepts that discretisation.
 
@@ -170,7 +155,7 @@ class CalibratorExperiment(Experiment):
     n: int
     n_bins: int
     grid: int = 1024
-    max_unresolved: float = 0.1
+    max_unresolved: float | None = None
 
     accepts: ClassVar[tuple[str, ...]] = ("binary",)
     outcome_type: ClassVar[type] = LevelSetOutcome
@@ -179,8 +164,7 @@ class CalibratorExperiment(Experiment):
         check_positive_int(self.n, "n")
         check_positive_int(self.n_bins, "n_bins")
         check_positive_int(self.grid, "grid")
-        if not (isinstance(self.max_unresolved, int | float) and 0 <= self.max_unresolved <= 1):
-            raise ValueError(f"max_unresolved must be in [0, 1], got {self.max_unresolved!r}")
+        unwrap_calibrator(self)
         self._check_law(self.law)
         check_calibrator(self.calibrator)
         # Described once, here: a worker process may not find the source of a class defined
@@ -211,8 +195,21 @@ class CalibratorExperiment(Experiment):
         return f"{type(self.calibrator).__name__}/{self.law.name}/n={self.n}/B={self.n_bins}"
 
     def symbols(self, outcome=None) -> dict:
-        """Quantities the bounds take, named as in the bound functions."""
-        return {"n": int(self.n), "n_bins": int(self.n_bins)}
+        """Quantities the bounds take, named as in the bound functions.
+
+        ``n`` and ``n_bins``; given an outcome, also each level set's calibration data
+        ``counts``, ``means``, ``variances`` ``(R, width)`` and ``n_used`` ``(R,)``
+        (:class:`LevelSetOutcome`).
+        """
+        out = {"n": int(self.n), "n_bins": int(self.n_bins)}
+        if outcome is not None:
+            out.update(
+                counts=outcome.counts,
+                means=outcome.means,
+                variances=outcome.variances,
+                n_used=outcome.n_used,
+            )
+        return out
 
     # ------------------------------------------------------------------ fitting
     def _predict(self, fitted, scores: np.ndarray) -> np.ndarray:
@@ -246,15 +243,7 @@ class CalibratorExperiment(Experiment):
         return out
 
     def _fit(self, scores, labels, rng):
-        fitted = copy.deepcopy(self.calibrator)
-        kwargs = {}
-        if _accepts(fitted.fit, "rng"):
-            kwargs["rng"] = rng
-        if _accepts(fitted.fit, "n_bins"):
-            kwargs["n_bins"] = int(self.n_bins)
-        result = fitted.fit(scores, labels, **kwargs)
-        # scikit-learn's fit returns self; a fit that returns something else fitted in place
-        return result if result is not None and hasattr(result, "fit") else fitted
+        return fit_copy(self.calibrator, scores, labels, rng, self.n_bins)
 
     def _cells(self):
         """Exact mass and first moment of the ``grid`` base cells (shared by replicates)."""
@@ -331,16 +320,9 @@ class CalibratorExperiment(Experiment):
                 "isotonic, scaling-binning): pass a larger grid or discretise the outputs"
             )
         if unresolved > self.max_unresolved:
-            raise ValueError(
-                f"the fitted {type(self.calibrator).__name__} varies continuously on "
-                f"probability {unresolved:.3g} of the scores (> max_unresolved="
-                f"{self.max_unresolved}): calcheck's events concern maps with finitely many "
-                "outputs (binning, isotonic, scaling-binning); pass a larger grid, "
-                "discretise the outputs, or max_unresolved=1.0 to evaluate the map's "
-                f"discretisation on {self.grid} cells"
-            )
+            raise ValueError(unresolved_advice(self, unresolved))
         error = np.abs(moment / mass - levels)
-        return error, mass, unresolved
+        return error, mass, unresolved, levels
 
     def simulate(self, rng: np.random.Generator, reps: int) -> LevelSetOutcome:
         """Simulate ``reps`` replicates: fit, resolve the level sets, exact errors."""
@@ -353,14 +335,20 @@ class CalibratorExperiment(Experiment):
         mass = np.zeros((reps, width))
         unresolved = np.zeros(reps)
         n_levels = np.zeros(reps, dtype=np.int64)
+        counts = np.zeros((reps, width), dtype=np.int64)
+        means = np.zeros((reps, width))
+        variances = np.zeros((reps, width))
         cells = self._cells() if law.scores.continuous_weight > 0 else None
         for r in range(reps):
             fitted = self._fit(scores[r], labels[r], rng)
-            e, m, u = self._level_sets(fitted, cells)
+            e, m, u, levels = self._level_sets(fitted, cells)
             error[r, : e.size] = e
             mass[r, : m.size] = m
             unresolved[r] = u
             n_levels[r] = e.size
+            data = data_by_level(levels, self._predict(fitted, scores[r]), labels[r])
+            counts[r, : e.size], means[r, : e.size], variances[r, : e.size] = data
         return LevelSetOutcome(
-            error, mass, test_u, np.zeros(reps, dtype=np.int64), unresolved, n_levels
-        )
+            error, mass, test_u, np.zeros(reps, dtype=np.int64), unresolved, n_levels,
+            counts, means, variances, counts.sum(axis=1),
+        )  # fmt: skip

@@ -110,7 +110,9 @@ def test_a_continuous_stretch_is_reported_unresolved_and_too_many_outputs_refuse
         def predict(self, s):
             return np.asarray(s, dtype=float)
 
-    with pytest.raises(ValueError, match=r"varies continuously on probability 1 .*larger grid"):
+    with pytest.raises(
+        ValueError, match=r"varies continuously on probability 1 .*allow_unresolved"
+    ):
         CalibratorExperiment(Identity(), law, 10, 2, grid=64).simulate(np.random.default_rng(0), 1)
     # accepted explicitly: the events of its discretisation on 64 cells
     out = CalibratorExperiment(Identity(), law, 10, 2, grid=64, max_unresolved=1.0).simulate(
@@ -207,3 +209,72 @@ def test_the_template_is_never_fitted():
         np.random.default_rng(0), 2
     )
     assert not hasattr(template, "values_")
+
+
+def test_level_sets_carry_their_calibration_counts_means_and_variances():
+    law = LAWS["uniform_logistic"]
+    exp = CalibratorExperiment(FixedBins(4, offset=0.01), law, 40, 4)
+    out = exp.simulate(np.random.default_rng(2), 2)
+    rng = np.random.default_rng(2)
+    scores = law.sample_scores((2, 40), rng)
+    labels = law.sample_labels(scores, rng)
+    for r in range(2):
+        fitted = FixedBins(4, offset=0.01).fit(scores[r], labels[r])
+        bins = fitted._bins(scores[r])
+        order = np.argsort(fitted.values_)  # level sets are columns in increasing output
+        for col, b in enumerate(order):
+            y = labels[r][bins == b]
+            assert out.counts[r, col] == y.size
+            assert out.means[r, col] == pytest.approx(y.mean() if y.size else 0.0)
+            assert out.variances[r, col] == pytest.approx(y.var() if y.size else 0.0)
+        assert out.n_used[r] == 40
+    assert out.counts[:, 4:].sum() == 0  # padding
+    sym = exp.symbols(out)
+    assert sym["counts"] is out.counts
+    assert set(sym) == {"n", "n_bins", "counts", "means", "variances", "n_used"}
+    assert exp.symbols() == {"n": 40, "n_bins": 4}
+
+
+class Platt:
+    """Platt scaling by hand (a fitted sigmoid of the logit): a continuous map."""
+
+    def fit(self, scores, labels):
+        s = np.clip(scores, 1e-6, 1 - 1e-6)
+        z = np.log(s / (1 - s))
+        self.a_, self.b_ = 1.0, float(np.log(labels.mean() / (1 - labels.mean())) - z.mean())
+        return self
+
+    def predict(self, scores):
+        s = np.clip(scores, 1e-6, 1 - 1e-6)
+        return 1 / (1 + np.exp(-(self.a_ * np.log(s / (1 - s)) + self.b_)))
+
+
+def test_the_platt_advice_is_a_call_that_works():
+    import calcheck
+    from calcheck.simulations.experiments.calibrator import allow_unresolved
+
+    def ece_claim(n, alpha):
+        return 0.25
+
+    plain = calcheck.define_guarantee("mine.platt", ece_claim, method=Platt(), event="ece")
+    with pytest.raises(ValueError) as info:
+        calcheck.verify(plain, "uniform_logistic", n=200, n_bins=5, reps=100, rng=0)
+    message = str(info.value)
+    advised = "calcheck.simulations.experiments.calibrator.allow_unresolved(calibrator)"
+    assert f"define_guarantee(..., method={advised})" in message
+    # the advised call, as the message spells it
+    g = calcheck.define_guarantee(
+        "mine.platt.grid", ece_claim, method=allow_unresolved(Platt()), event="ece"
+    )
+    res = calcheck.verify(g, "uniform_logistic", n=200, n_bins=5, reps=100, rng=0)
+    assert res.verdict == "consistent"
+    # keyed as the experiment given max_unresolved=1.0 directly
+    law = LAWS["uniform_logistic"]
+    wrapped = CalibratorExperiment(allow_unresolved(Platt()), law, 200, 5)
+    direct = CalibratorExperiment(Platt(), law, 200, 5, max_unresolved=1.0)
+    assert wrapped.key == direct.key
+    assert CalibratorExperiment(Platt(), law, 200, 5).max_unresolved == 0.1
+    with pytest.raises(ValueError, match=r"max_unresolved=0.5 contradicts allow_unresolved"):
+        CalibratorExperiment(allow_unresolved(Platt()), law, 200, 5, max_unresolved=0.5)
+    with pytest.raises(ValueError, match=r"max_unresolved must be in \[0, 1\], got True"):
+        allow_unresolved(Platt(), True)
