@@ -257,7 +257,7 @@ def test_the_platt_advice_is_a_call_that_works():
         return 0.25
 
     plain = calcheck.define_guarantee("mine.platt", ece_claim, method=Platt(), event="ece")
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match="varies continuously") as info:
         calcheck.verify(plain, "uniform_logistic", n=200, n_bins=5, reps=100, rng=0)
     message = str(info.value)
     advised = "calcheck.simulations.experiments.calibrator.allow_unresolved(calibrator)"
