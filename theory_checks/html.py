@@ -16,7 +16,7 @@ from calcheck.simulations._io import atomic_write_text, read_back
 
 from .audit import AUDIT_HEADERS, audit_rows
 from .doclinks import docs_base_url, guarantee_doc_url
-from .report import SUMMARY_HEADERS, rate_lines, summary_row
+from .report import SUMMARY_HEADERS, rate_lines, seed_text, summary_row
 from .roles import role_count_text
 
 __all__ = ["write_html"]
@@ -75,7 +75,7 @@ def _verdict_table(results: dict, base: str | None = None) -> str:
     n_ok = sum(c["passed"] for c in results["checks"])
     return (
         f"<h2>Theory checks</h2><p>{n_ok} of {len(results['checks'])} checks as expected. Root "
-        f"seed {meta.get('seed')}, {meta.get('reps')} replicates per cell, false-alarm rate "
+        f"seed {seed_text(meta)}, {meta.get('reps')} replicates per cell, false-alarm rate "
         f"{meta.get('false_alarm')} per check (Bonferroni over its cells). Regenerate: "
         f"<code>{html.escape(str(meta.get('command', 'calcheck run')))}</code></p>"
         "<table><tr>"
@@ -268,7 +268,7 @@ def _figures(index: dict, rel: str) -> str:
 
 
 def write_html(
-    page, *, results_json=None, figures_index=None, pictures=None, searches=None
+    page, *, results_json=None, figures_index=None, pictures=None, searches=None, title=None
 ) -> Path | None:
     """Write a static report page from whichever of the two inputs exist.
 
@@ -282,6 +282,8 @@ def write_html(
         Folder of the per-guarantee pictures (:mod:`calcheck.theory_checks.pictures`).
     searches : path, optional
         ``index.json`` of the stored searches (:mod:`calcheck.theory_checks.search_report`).
+    title : str, optional
+        The page's title and heading (default "calcheck report").
 
     Returns
     -------
@@ -317,10 +319,11 @@ def write_html(
     if not body:
         return None
     page.parent.mkdir(parents=True, exist_ok=True)
+    heading = html.escape("calcheck report" if title is None else title)
     atomic_write_text(
         page,
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>calcheck report"
-        f"</title><style>{_STYLE}</style></head><body><h1>calcheck report</h1>"
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{heading}</title><style>{_STYLE}</style></head><body><h1>{heading}</h1>"
         + "".join(body)
         + "</body></html>",
     )

@@ -174,17 +174,33 @@ def keep_previous(out: Path, data: dict) -> Path | None:
     return dest
 
 
+def seed_text(meta: dict) -> str:
+    """The root seed of a report's results, or that it was not given (results from Python)."""
+    seed = meta.get("seed")
+    return "not given" if seed is None else str(seed)
+
+
 def _md_section(head: str, items: list[str]) -> list[str]:
     """A Markdown block ``head``, blank line, ``items``, blank line; nothing without items."""
     return [head, "", *items, ""] if items else []
 
 
-def write_report(results: list[CheckResult], out_dir, meta: dict, *, data=None) -> dict:
+def write_report(
+    results: list[CheckResult],
+    out_dir,
+    meta: dict,
+    *,
+    data=None,
+    title: str | None = None,
+    markdown: bool = True,
+) -> dict:
     """Write ``results.json`` and ``report.md`` into ``out_dir``; return the paths.
 
     An earlier report of a different selection is kept (:func:`keep_previous`); its folder
     is returned under ``"previous"``. ``data``: :func:`results_to_dict` of ``results`` and
-    ``meta`` when the caller has it (not computed again).
+    ``meta`` when the caller has it (not computed again). ``title``: the report's heading
+    (default "calcheck run report"); ``markdown=False`` writes ``results.json`` only
+    (``"markdown"`` is then None).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -194,9 +210,9 @@ def write_report(results: list[CheckResult], out_dir, meta: dict, *, data=None) 
     atomic_write_text(json_path, json_text(data, indent=1))
     n_fail = sum(not r.passed for r in results)
     md = [
-        "# calcheck run report",
+        f"# {'calcheck run report' if title is None else title}",
         "",
-        f"Root seed {meta.get('seed')}, {meta.get('reps')} replicates per cell, false-alarm rate "
+        f"Root seed {seed_text(meta)}, {meta.get('reps')} replicates per cell, false-alarm rate "
         f"{meta.get('false_alarm')} per check (Bonferroni over its cells), calcheck "
         f"{meta.get('version')}.",
         "",
@@ -244,9 +260,10 @@ def write_report(results: list[CheckResult], out_dir, meta: dict, *, data=None) 
         "",
     ]
     md_path = out / "report.md"
-    atomic_write_text(md_path, "\n".join(md))
+    if markdown:
+        atomic_write_text(md_path, "\n".join(md))
     return {
         "json": str(json_path),
-        "markdown": str(md_path),
+        "markdown": str(md_path) if markdown else None,
         "previous": None if kept is None else str(kept),
     }
