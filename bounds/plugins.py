@@ -10,15 +10,19 @@ and its *target* a module that defines
 
 ``GUARANTEES``
     a sequence of :class:`~calcheck.bounds.guarantee.Guarantee` whose ``paper`` is the key and whose
-    ids start with ``"<key>."`` (the bounds);
+    ids start with ``"<key>."`` (the bounds), and/or results of ``calcheck.define_guarantee``
+    with such ids (a bound on a method calcheck simulates: it keeps its definition, and the
+    paper's catalog gives it a check and a study);
 ``checks(budget)``
     the paper's :class:`~calcheck.theory_checks.check.Check` list at a budget name (``"quick"``,
-    ``"full"``), ids starting with ``"<key>."``: guarantees and their negative controls;
+    ``"full"``), ids starting with ``"<key>."``: guarantees and their negative controls
+    (optional when every guarantee is a ``define_guarantee`` result);
 
 and optionally ``STUDIES`` (guarantee id -> study adapter), ``REFUSED`` (guarantee id ->
 why it cannot be studied on a user's law), ``METHODS`` (method name -> method spec) and
 ``FIGURES`` (figure id -> module path, each module with ``CAPTION``, ``compute`` and
-``draw`` as calcheck's own figure modules), as calcheck's paper modules do.
+``draw`` as calcheck's own figure modules), as calcheck's paper modules do. The names a
+plugin builds these from are public: :mod:`calcheck.plugin`.
 
 Plugins are loaded at first use (``calcheck list``, ``run``, ``search``, ``figures``, or
 asking the registry for an id it does not know), never when calcheck is imported, so that a
@@ -35,7 +39,9 @@ import os
 import re
 from importlib import import_module, metadata
 
-__all__ = ["ENV", "GROUP", "PluginError", "discover", "entry_points"]
+from .guarantee import Guarantee
+
+__all__ = ["ENV", "GROUP", "PluginError", "defined_guarantees", "discover", "entry_points"]
 
 #: The entry-point group.
 GROUP = "calcheck.papers"
@@ -64,6 +70,64 @@ def _origin(ep) -> str:
     dist = getattr(ep, "dist", None)
     name = f" from {dist.name} {dist.version}" if dist is not None else ""
     return f"{ep.value}{name}"
+
+
+def _is_defined(entry) -> bool:
+    """Whether ``entry`` is a ``calcheck.define_guarantee`` result.
+
+    Recognised by what it has (its record and a way to register it): this layer does not
+    import the checks' layer.
+    """
+    return (
+        not isinstance(entry, Guarantee)
+        and isinstance(getattr(entry, "guarantee", None), Guarantee)
+        and callable(getattr(entry, "ensure_registered", None))
+        and callable(getattr(entry, "adapter", None))
+    )
+
+
+def defined_guarantees(module) -> list:
+    """The ``calcheck.define_guarantee`` results among a paper module's ``GUARANTEES``."""
+    return [g for g in getattr(module, "GUARANTEES", None) or () if _is_defined(g)]
+
+
+class _Records:
+    """A plugin module seen with its ``GUARANTEES`` reduced to the Guarantee records."""
+
+    def __init__(self, module, records):
+        self._module = module
+        self.GUARANTEES = records
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+
+def _validated(key: str, module, validate) -> None:
+    """Validate a plugin module; register its ``define_guarantee`` results under its key.
+
+    The records go through ``validate`` (the registry's rules); a ``define_guarantee``
+    result, registered when the module ran it, is registered again here if its definition
+    was forgotten, provided its id starts with ``"<key>."``.
+    """
+    defined = defined_guarantees(module)
+    if not defined:
+        validate(key, module)
+        return
+    records = [g for g in module.GUARANTEES if not _is_defined(g)]
+    seen = set()
+    for d in defined:
+        if not d.id.startswith(key + ".") or d.guarantee.paper != key:
+            raise PluginError(
+                f"guarantee {d.id!r} (defined with calcheck.define_guarantee): a guarantee "
+                f"of paper {key!r} has an id starting with '{key}.'"
+            )
+        if d.id in seen:
+            raise PluginError(f"guarantee id {d.id!r} is listed twice in GUARANTEES")
+        seen.add(d.id)
+    if records:
+        validate(key, _Records(module, records))
+    for d in defined:
+        d.ensure_registered()  # a paper's id is refused (ValueError)
 
 
 def discover(reserved, validate) -> dict:
@@ -103,7 +167,7 @@ def discover(reserved, validate) -> dict:
             if ep.name in papers:
                 raise PluginError(f"key {ep.name!r} is already taken by another plugin")
             module = import_module(ep.value) if ":" not in ep.value else ep.load()
-            validate(ep.name, module)
+            _validated(ep.name, module, validate)
         except Exception as exc:
             logger.warning(
                 "calcheck: %s not loaded: %s: %s (the other papers are unaffected)",

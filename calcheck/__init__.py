@@ -16,6 +16,10 @@ Guarantees
 Laws
     :data:`LAWS` (every shipped law by name), :class:`BinaryLaw`, :class:`ScoreLaw`,
     :class:`ConditionalMean`, :func:`law_from_spec`.
+Papers of your own
+    :mod:`calcheck.plugin`: the names a paper plugin (the ``calcheck.papers`` entry points)
+    builds its guarantees, checks, studies and figures from. They are for paper authors,
+    not for checking a bound, so they live in that module rather than at the top level.
 
 The layers are subpackages: :mod:`calcheck.bounds` (guarantees as pure functions),
 :mod:`calcheck.simulations` (laws, calibrators, metrics, the engine),
@@ -107,12 +111,15 @@ _EXPORTS = {
     "law_from_spec": ("calcheck.simulations.laws", "law_from_spec"),
 }
 
-__all__ = sorted([*_EXPORTS, "testing"])
+#: Public submodules, imported on first access.
+_SUBMODULES = ("plugin", "testing")
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
 
 
 def __getattr__(name: str):
-    if name == "testing":
-        return importlib.import_module("calcheck.testing")
+    if name in _SUBMODULES:
+        return importlib.import_module(f"calcheck.{name}")
     try:
         module, attribute = _EXPORTS[name]
     except KeyError:

@@ -15,16 +15,23 @@ import pytest
 from calcheck.bounds import plugins, registry
 from calcheck.theory_checks import catalog
 from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.user import _forget_all
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "example_plugin"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+#: The example plugin (paper ex23) and the plugin of define_guarantee results (dg24).
+PLUGIN_ROOTS = (FIXTURES / "example_plugin", FIXTURES / "define_plugin")
 BUILTIN = ("gr21", "gpr20", "gr22", "klm19", "nch14")
 
 
 @pytest.fixture
 def fake_plugins(monkeypatch, tmp_path):
-    """Install entry points by hand: ``fake_plugins({"ex23": "module.path", ...})``."""
-    monkeypatch.syspath_prepend(str(FIXTURE))
-    monkeypatch.syspath_prepend(str(tmp_path))
+    """Install entry points by hand: ``fake_plugins({"ex23": "module.path", ...})``.
+
+    Modules in ``tmp_path`` and the fixture plugins are importable. The plugin modules stay
+    imported between calls; the guarantees they define at run time register again.
+    """
+    for root in (*PLUGIN_ROOTS, tmp_path):
+        monkeypatch.syspath_prepend(str(root))
     monkeypatch.delenv(plugins.ENV, raising=False)
     registry._forget_plugins()
 
@@ -32,10 +39,12 @@ def fake_plugins(monkeypatch, tmp_path):
         points = tuple(EntryPoint(k, v, plugins.GROUP) for k, v in mapping.items())
         monkeypatch.setattr(plugins, "entry_points", lambda: points)
         registry._forget_plugins()
+        _forget_all()
         return registry.plugin_papers()
 
     yield install
     registry._forget_plugins()
+    _forget_all()
 
 
 def _module(tmp_path, name, text):

@@ -7,16 +7,25 @@ how to check it on a user's law) and ``REFUSED`` (guarantee -> why its law is fi
 theorem itself). Papers of other packages (:mod:`calcheck.bounds.plugins`) follow the built-in ones
 with the same module protocol; a plugin whose checks fail to build is skipped with one
 warning line, never the built-in papers.
+
+A plugin paper's ``calcheck.define_guarantee`` results need no check or study of their own:
+each without a check in the module's ``checks(budget)`` gets one here, on the laws and grid
+of the module's ``CHECK_ON[id]`` (``{"laws": [...], "grid": {...}}``; by default
+:data:`DEFAULT_CHECK_ON` for a method on binary laws with grid ``n``, ``n_bins``), plus the
+sharper negative control of ``SHARPER_CONTROLS[id]`` (a factor) if given; its study is its
+definition's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from importlib import import_module
 
-from calcheck.bounds import registry
+from calcheck.bounds import plugins, registry
 
 __all__ = [
+    "DEFAULT_CHECK_ON",
     "PAPERS",
     "RATE_TARGET_MODULES",
     "add_study",
@@ -78,6 +87,65 @@ def add_study(guarantee_id: str, adapter) -> None:
 
 logger = logging.getLogger("calcheck.plugins")
 
+#: Where a plugin's ``define_guarantee`` result is checked when its module's ``CHECK_ON``
+#: does not say: two binary laws (eta = 1/2, the worst case of a Hoeffding step, and a
+#: skewed one) at n = 1000, B = 10.
+DEFAULT_CHECK_ON = {"laws": ("uniform_half", "skewed_beta"), "grid": {"n": 1000, "n_bins": 10}}
+
+
+def _check_on(module, defined) -> tuple:
+    """``(laws, grid)`` of the generated check of ``defined`` (ValueError naming the module)."""
+    from calcheck.simulations.laws import LAWS
+
+    adapter = defined.adapter()
+    where = getattr(module, "CHECK_ON", None) or {}
+    if not isinstance(where, dict):
+        raise ValueError(f"CHECK_ON must map guarantee ids to {{'laws', 'grid'}}, got {where!r}")
+    unknown = sorted(set(where) - {d.id for d in plugins.defined_guarantees(module)})
+    if unknown:
+        raise ValueError(f"CHECK_ON names {unknown}, not define_guarantee results of GUARANTEES")
+    on = where.get(defined.id)
+    if on is None:
+        if "binary" not in adapter.families or set(adapter.grid_keys) != {"n", "n_bins"}:
+            raise ValueError(
+                f"{defined.id} (laws of family {' or '.join(adapter.families)}, grid "
+                f"{list(adapter.grid_keys)}) has no default check: give CHECK_ON = "
+                f"{{{defined.id!r}: {{'laws': [...], 'grid': {{...}}}}}} in {module.__name__}"
+            )
+        on = DEFAULT_CHECK_ON
+    if not isinstance(on, dict) or set(on) != {"laws", "grid"} or not isinstance(on["grid"], dict):
+        raise ValueError(
+            f"CHECK_ON[{defined.id!r}] must be {{'laws': [...], 'grid': {{...}}}}, got {on!r}"
+        )
+    laws = [on["laws"]] if isinstance(on["laws"], str) else list(on["laws"])
+    for i, law in enumerate(laws):
+        if isinstance(law, str):
+            if law not in LAWS:
+                raise ValueError(f"CHECK_ON[{defined.id!r}]: unknown law name {law!r}")
+            laws[i] = LAWS[law]
+    grid = {k: v if isinstance(v, list | tuple) else (v,) for k, v in on["grid"].items()}
+    return tuple(laws), grid
+
+
+def _defined_checks(module, budget, covered) -> list:
+    """Checks of a plugin's ``define_guarantee`` results that ``checks(budget)`` leaves out."""
+    from ..budgets import get_budget
+    from ..check import with_sharper_controls
+
+    alphas = get_budget(budget).alphas
+    out = []
+    for d in plugins.defined_guarantees(module):
+        if d.id not in covered:
+            laws, grid = _check_on(module, d)
+            check = d.adapter().check(laws, grid, alphas, check_id=d.id)
+            text = f"{d.guarantee.statement} ({', '.join(law.name for law in laws)})"
+            out.append(dataclasses.replace(check, description=text))
+    factors = dict(getattr(module, "SHARPER_CONTROLS", None) or {})
+    unknown = sorted(set(factors) - {c.id for c in out})
+    if unknown:
+        raise ValueError(f"SHARPER_CONTROLS names {unknown}, not a generated check's id")
+    return with_sharper_controls(out, factors)
+
 
 def _module(paper):
     return import_module(PAPERS[paper])
@@ -93,7 +161,9 @@ def _plugin_checks(key, module, budget) -> list:
     from ..check import Check
 
     try:
-        checks = list(module.checks(budget))
+        own = getattr(module, "checks", None)
+        checks = list(own(budget)) if own is not None else []
+        checks += _defined_checks(module, budget, {c.guarantee for c in checks})
         for c in checks:
             if not isinstance(c, Check):
                 raise ValueError(f"checks() must return Check objects, got {type(c).__name__}")
@@ -127,7 +197,8 @@ def studiable() -> dict:
         for gid, adapter in getattr(module, "STUDIES", {}).items():
             if gid.startswith(key + "."):  # a plugin speaks for its own paper only
                 papers[gid] = adapter
-    return papers | _USER_STUDIES
+    known = {g.id for g in registry.all_guarantees()}  # a forgotten definition is not listed
+    return papers | {gid: a for gid, a in _USER_STUDIES.items() if gid in known}
 
 
 def methods() -> dict:
