@@ -161,3 +161,15 @@ def test_a_malformed_define_plugin_is_one_warning_line(
     assert "dg24.bin_radius" in ids
     assert not any(i.startswith(key + ".") for i in ids)
     assert [r.getMessage() for r in caplog.records] == [message]
+
+
+def test_a_built_in_method_is_found_without_looking_for_plugins(fake_plugins):
+    """define_guarantee in a plugin module being imported must not load the plugins."""
+    fake_plugins({"dg24": "calcheck_define_paper.paper"})
+    registry._forget_plugins()
+    known = catalog.methods()
+    assert "umd" in known
+    assert known["umd"].name == "umd"
+    assert registry._PLUGINS is None  # not looked for
+    assert "tl_hb" in dict(known.items())
+    assert registry._PLUGINS is not None  # listing every method looks for them

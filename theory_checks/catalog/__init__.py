@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Mapping
 from importlib import import_module
 
 from calcheck.bounds import plugins, registry
@@ -201,19 +202,9 @@ def studiable() -> dict:
     return papers | {gid: a for gid, a in _USER_STUDIES.items() if gid in known}
 
 
-def methods() -> dict:
-    """Method name -> the method a user's guarantee can name.
-
-    Each is a :class:`~calcheck.theory_checks.methods.MethodSpec`.
-
-    Collected from each paper's ``METHODS`` (a name is defined once).
-    """
-    out = {}
-    for paper in PAPERS:
-        for name, spec in getattr(_module(paper), "METHODS", {}).items():
-            if name in out:
-                raise ValueError(f"method {name!r} is defined by two papers")
-            out[name] = spec
+def _plugin_methods(builtin: dict) -> dict:
+    """The built-in methods and the plugin papers' (a taken name is one warning line)."""
+    out = dict(builtin)
     for key, module in registry.plugin_papers().items():
         for name, spec in getattr(module, "METHODS", {}).items():
             if name in out:
@@ -225,6 +216,52 @@ def methods() -> dict:
                 continue
             out[name] = spec
     return out
+
+
+class _Methods(Mapping):
+    """The methods; the plugin papers are looked for only for a name the built-in lack.
+
+    So a plugin module that calls ``calcheck.define_guarantee`` on a built-in method while
+    it is being imported does not make the registry look for plugins (itself among them,
+    half imported).
+    """
+
+    def __init__(self, builtin: dict):
+        self._builtin = builtin
+        self._all: dict | None = None
+
+    def _every(self) -> dict:
+        if self._all is None:
+            self._all = _plugin_methods(self._builtin)
+        return self._all
+
+    def __getitem__(self, name):
+        if name in self._builtin:
+            return self._builtin[name]
+        return self._every()[name]
+
+    def __iter__(self):
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self._every())
+
+
+def methods() -> Mapping:
+    """Method name -> the method a user's guarantee can name (a read-only mapping).
+
+    Each is a :class:`~calcheck.theory_checks.methods.MethodSpec`.
+
+    Collected from each paper's ``METHODS`` (a name is defined once); the plugin papers'
+    are looked for only when a name is not a built-in paper's, or to list them all.
+    """
+    out = {}
+    for paper in PAPERS:
+        for name, spec in getattr(_module(paper), "METHODS", {}).items():
+            if name in out:
+                raise ValueError(f"method {name!r} is defined by two papers")
+            out[name] = spec
+    return _Methods(out)
 
 
 def refused() -> dict:
