@@ -1,7 +1,7 @@
 """Command-line interface ``calcheck`` (also ``python -m calcheck``).
 
-Sub-commands: ``list``, ``bound``, ``run``, ``bench``. The CLI is the only part of calcheck
-that prints; the library logs.
+Sub-commands: ``list``, ``bound``, ``run``, ``plan``, ``bench``. The CLI is the only part of
+calcheck that prints; the library logs.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from calcheck.simulations.provenance import package_version
 
 from .cli_audit import cmd_audit
 from .cli_figures import cmd_figures
+from .cli_plan import add_plan_arguments, cmd_plan
 from .cli_run import add_run_arguments, cmd_run
 from .cli_search import add_search_arguments, cmd_search
 from .cli_signals import interrupted_status, interruption_behind, stop_on_signals
@@ -329,6 +330,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--json", action="store_true", help="print the rows as JSON")
     s.set_defaults(func=cmd_audit)
+
+    s = sub.add_parser(
+        "plan",
+        help="replicates needed to detect a coverage shortfall (or a bound factor) at a "
+        "given power and false-alarm rate (exact binomial)",
+    )
+    add_plan_arguments(s)
+    s.set_defaults(func=cmd_plan)
 
     s = sub.add_parser("bench", help="time each hot path against its own floor (ratios)")
     s.add_argument("--n", type=int, default=10_000, help="calibration points")
