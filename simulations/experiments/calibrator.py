@@ -166,10 +166,14 @@ class CalibratorExperiment(Experiment):
         check_positive_int(self.grid, "grid")
         unwrap_calibrator(self)
         self._check_law(self.law)
-        check_calibrator(self.calibrator)
+        self._check_calibrator()
         # Described once, here: a worker process may not find the source of a class defined
         # in a script or notebook, and the key must be the one the parent computed.
         object.__setattr__(self, "_calibrator_description", describe_calibrator(self.calibrator))
+
+    def _check_calibrator(self) -> None:
+        """Refuse, now, a calibrator this experiment cannot fit or evaluate."""
+        check_calibrator(self.calibrator)
 
     @property
     def width(self) -> int:
@@ -193,6 +197,11 @@ class CalibratorExperiment(Experiment):
     def label(self) -> str:
         """Readable one-line identification."""
         return f"{type(self.calibrator).__name__}/{self.law.name}/n={self.n}/B={self.n_bins}"
+
+    @classmethod
+    def code_paths(cls) -> tuple[str, ...]:
+        """Sources whose change invalidates stored outcomes (the shared calibrator protocol too)."""
+        return (*super().code_paths(), "simulations/experiments/calibrator_protocol.py")
 
     def symbols(self, outcome=None) -> dict:
         """Quantities the bounds take, named as in the bound functions.

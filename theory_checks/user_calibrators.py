@@ -1,0 +1,160 @@
+"""A multiclass calibrator of your own as a method: top-label and class-wise events.
+
+A calibrator is *multiclass* (:func:`is_multiclass_calibrator`) when it has ``fit`` and
+``predict_proba`` and says how many classes it predicts: an ``n_classes`` attribute (an
+integer >= 3; the template calcheck copies is never fitted, so it must be set before
+fitting, e.g. in ``__init__``) or, scikit-learn style, a ``classes_`` of >= 3 entries.
+Anything else with ``fit`` and ``predict`` / ``predict_proba`` is a binary calibrator
+(:func:`calcheck.theory_checks.user.calibrator_method`).
+
+:func:`multiclass_calibrator_method` returns the :class:`~calcheck.theory_checks.methods.MethodSpec`
+that :func:`calcheck.define_guarantee` uses for such a calibrator: it runs
+:class:`~calcheck.simulations.experiments.calibrator_multiclass.MulticlassCalibratorExperiment`
+on the multiclass laws with exact truth (``top_label`` laws; ``dirichlet_affine`` laws with
+prototypes), with the events of :data:`MULTICLASS_EVENTS`.
+"""
+
+from __future__ import annotations
+
+from calcheck.simulations.experiments.calibrator_protocol import AllowUnresolved
+
+from .catalog.gr22 import METHODS as _GR22_METHODS
+from .events import MeanAtMost, Within
+from .methods import EventSpec, MethodSpec
+
+__all__ = ["MULTICLASS_EVENTS", "is_multiclass_calibrator", "multiclass_calibrator_method"]
+
+#: Events of a multiclass calibrator's fitted map (Gupta & Ramdas 2022, Sec. 2 and eqs. 13-14).
+MULTICLASS_EVENTS = {
+    # the top-label events are those of gr22's TL-HB (conditional, marginal, ece, ece_mean)
+    **_GR22_METHODS["tl_hb"].events,
+    "cw_conditional": EventSpec(
+        Within("class_max_error"),
+        "1-alpha",
+        "conditional",
+        "w.p. >= 1 - alpha, for every class l every level set {h_l(X) = r} has "
+        "|P(Y = l | h_l(X) = r) - r| <= eps (eps may be one per class)",
+    ),
+    "cw_marginal": EventSpec(
+        Within("class_test_error"),
+        "1-alpha",
+        "marginal",
+        "w.p. >= 1 - alpha over the data and one fresh test point X, every class's error "
+        "|P(Y = l | h_l(X)) - h_l(X)| <= eps",
+    ),
+    "cw_ece": EventSpec(
+        Within("cw_ece"), "1-alpha", "conditional", "w.p. >= 1 - alpha, exact CW-ECE <= eps"
+    ),
+    "cw_ece_mean": EventSpec(
+        MeanAtMost("cw_ece"), "1-bound", "expectation", "E[CW-ECE] <= bound (no alpha)"
+    ),
+}
+
+
+def _n_classes(calibrator) -> int | None:
+    declared = getattr(calibrator, "n_classes", None)
+    if isinstance(declared, int) and not isinstance(declared, bool):
+        return declared
+    classes = getattr(calibrator, "classes_", None)
+    try:
+        return len(classes) if classes is not None else None
+    except TypeError:
+        return None
+
+
+def is_multiclass_calibrator(obj) -> bool:
+    """Whether ``obj`` is a multiclass calibrator (see the module doc for the rule).
+
+    Parameters
+    ----------
+    obj : object
+        A calibrator, possibly wrapped by
+        :func:`~calcheck.simulations.experiments.calibrator.allow_unresolved`.
+
+    Returns
+    -------
+    bool
+        True iff it has ``fit`` and ``predict_proba`` and ``n_classes`` (an int >= 3) or a
+        ``classes_`` of >= 3 entries.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression  # doctest: +SKIP
+    >>> is_multiclass_calibrator(LogisticRegression())  # no n_classes, not fitted  # doctest: +SKIP
+    False
+    >>> is_multiclass_calibrator(object())
+    False
+    """
+    if isinstance(obj, AllowUnresolved):
+        obj = obj.calibrator
+    has = all(callable(getattr(obj, m, None)) for m in ("fit", "predict_proba"))
+    count = _n_classes(obj)
+    return has and count is not None and count >= 3
+
+
+def multiclass_calibrator_method(calibrator, *, grid: int = 256) -> MethodSpec:
+    """A :class:`MethodSpec` for a user's multiclass calibrator (``fit`` and ``predict_proba``).
+
+    Parameters
+    ----------
+    calibrator : object
+        ``fit(scores, labels)`` with an ``(n, L)`` score matrix and labels in ``0..L-1``,
+        and ``predict_proba(scores) -> (m, L)`` in [0, 1]; a fresh copy is fitted on every
+        replicate. Wrap it with
+        :func:`~calcheck.simulations.experiments.calibrator.allow_unresolved` where its map
+        varies continuously.
+    grid : int, default 256
+        Equal-probability cells per predicted class that resolve the level sets.
+
+    Returns
+    -------
+    MethodSpec
+        On ``top_label`` and ``dirichlet_affine`` laws (the latter with prototypes), grid
+        ``(n, n_bins)`` (``n_bins`` is the bound's B, passed to ``fit`` where it takes it),
+        supplying ``n``, ``n_bins`` and ``n_classes``, with the events of
+        :data:`MULTICLASS_EVENTS`.
+
+    Raises
+    ------
+    ValueError
+        Where ``calibrator`` lacks ``fit`` or ``predict_proba`` (naming its class), or
+        ``grid`` is not a positive integer.
+
+    Examples
+    --------
+    >>> class Identity:  # the score matrix as it is
+    ...     n_classes = 3
+    ...     def fit(self, scores, labels): return self
+    ...     def predict_proba(self, scores): return scores
+    >>> spec = multiclass_calibrator_method(Identity())
+    >>> spec.families, sorted(spec.events)[:3]
+    (('top_label', 'dirichlet_affine'), ['conditional', 'cw_conditional', 'cw_ece'])
+    >>> spec.supplied("conditional")
+    ('alpha', 'n', 'n_bins', 'n_classes')
+    """
+    from calcheck.simulations._validation import check_positive_int
+    from calcheck.simulations.experiments.calibrator_multiclass import (
+        MulticlassCalibratorExperiment,
+    )
+
+    check_positive_int(grid, "grid")
+    inner = calibrator.calibrator if isinstance(calibrator, AllowUnresolved) else calibrator
+    for need in ("fit", "predict_proba"):
+        if not callable(getattr(inner, need, None)):
+            raise ValueError(
+                f"a multiclass calibrator must have fit(scores, labels) and "
+                f"predict_proba(scores) -> (m, L); {type(inner).__name__} has no {need}"
+            )
+    name = type(inner).__qualname__
+    return MethodSpec(
+        name,
+        f"the user's multiclass calibrator {type(inner).__module__}.{name}, fitted on each "
+        f"replicate; top-label and class-wise events on the level sets of its outputs "
+        f"({grid} cells per predicted class)",
+        ("top_label", "dirichlet_affine"),
+        ("n", "n_bins"),
+        lambda law, n, n_bins: MulticlassCalibratorExperiment(calibrator, law, n, n_bins, grid),
+        ("n", "n_bins", "n_classes"),
+        MULTICLASS_EVENTS,
+        None,
+    )
