@@ -16,7 +16,7 @@ prototypes), with the events of :data:`MULTICLASS_EVENTS`.
 
 from __future__ import annotations
 
-from calcheck.simulations.experiments.calibrator_protocol import AllowUnresolved
+from calcheck.simulations.experiments.calibrator_protocol import unwrapped
 
 from .catalog.gr22 import METHODS as _GR22_METHODS
 from .events import MeanAtMost, Within
@@ -85,8 +85,7 @@ def is_multiclass_calibrator(obj) -> bool:
     >>> is_multiclass_calibrator(object())
     False
     """
-    if isinstance(obj, AllowUnresolved):
-        obj = obj.calibrator
+    obj = unwrapped(obj)
     has = all(callable(getattr(obj, m, None)) for m in ("fit", "predict_proba"))
     count = _n_classes(obj)
     return has and count is not None and count >= 3
@@ -138,7 +137,7 @@ def multiclass_calibrator_method(calibrator, *, grid: int = 256) -> MethodSpec:
     )
 
     check_positive_int(grid, "grid")
-    inner = calibrator.calibrator if isinstance(calibrator, AllowUnresolved) else calibrator
+    inner = unwrapped(calibrator)
     for need in ("fit", "predict_proba"):
         if not callable(getattr(inner, need, None)):
             raise ValueError(

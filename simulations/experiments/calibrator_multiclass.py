@@ -33,11 +33,10 @@ exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from ..laws.base import Law
 from .calibrator import SPLIT_DEPTH, CalibratorExperiment, LevelSetOutcome, data_by_level
 from .calibrator_protocol import fit_copy, unresolved_advice
 
@@ -106,12 +105,7 @@ class MulticlassCalibratorExperiment(CalibratorExperiment):
     top-label level sets' ``counts``, ``means``, ``variances`` and ``n_used``.
     """
 
-    calibrator: Any
-    law: Law
-    n: int
-    n_bins: int
-    grid: int = 256
-    max_unresolved: float | None = None
+    grid: int = 256  # the other fields are CalibratorExperiment's
 
     accepts: ClassVar[tuple[str, ...]] = ("top_label", "dirichlet_affine")
     outcome_type: ClassVar[type] = MulticlassLevelSetOutcome

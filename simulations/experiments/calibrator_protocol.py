@@ -28,6 +28,7 @@ __all__ = [
     "fit_copy",
     "unresolved_advice",
     "unwrap_calibrator",
+    "unwrapped",
 ]
 
 #: Where the advice of the "varies continuously" error points (the public spelling).
@@ -204,3 +205,11 @@ def fit_copy(calibrator, scores, labels, rng, n_bins=None):
         kwargs["n_bins"] = int(n_bins)
     result = fitted.fit(scores, labels, **kwargs)
     return result if result is not None and hasattr(result, "fit") else fitted
+
+
+def unwrapped(calibrator):
+    """The user's own calibrator inside an :class:`AllowUnresolved` (itself otherwise).
+
+    What names a method and what :func:`~calcheck.simulations.provenance.code_inputs` hashes.
+    """
+    return calibrator.calibrator if isinstance(calibrator, AllowUnresolved) else calibrator
