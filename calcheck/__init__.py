@@ -4,7 +4,8 @@ The public surface (stable; everything else is reachable through the layers belo
 change between versions):
 
 Checking
-    :func:`verify` (a guarantee on a law), :func:`search` (the worst law of a family),
+    :func:`verify` (a guarantee on a law), :func:`search` (the worst law of a family, at
+    a :class:`SearchBudget`),
     :func:`exact_coverage` (exact coverage at constant eta, where it applies),
     :func:`sharper_control` (the bound times a factor below the detectable one, on a
     fresh seed), and :mod:`calcheck.testing` (``assert_guarantee_holds`` /
@@ -98,6 +99,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "verify": ("calcheck.theory_checks.api", "verify"),
     "search": ("calcheck.theory_checks.search", "search"),
+    "SearchBudget": ("calcheck.simulations.search", "SearchBudget"),
     "exact_coverage": ("calcheck.theory_checks.exact", "exact_coverage"),
     "sharper_control": ("calcheck.theory_checks.controls", "sharper_control"),
     "define_guarantee": ("calcheck.theory_checks.user", "define_guarantee"),

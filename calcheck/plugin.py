@@ -27,9 +27,10 @@ Records and checks
     quantifier), :class:`Check` (a guarantee x experiments x event x bound rule x alphas;
     ``role`` is ``"guarantee"``, ``"control"``, ``"counterexample"``, ``"hypothesis"`` or
     ``"identity"``, by default ``"guarantee"`` when it expects ``"consistent"`` and
-    ``"control"`` when it expects ``"violated"``), :func:`with_sharper_controls` (the
-    stated bound times a factor, on the same simulations), :class:`StudyAdapter` (how a
-    guarantee is checked on a user's law: ``calcheck run --study``, :func:`calcheck.verify`).
+    ``"control"`` when it expects ``"violated"``),
+    :func:`~calcheck.theory_checks.check.with_sharper_controls` (the stated bound times a
+    factor, on the same simulations), :class:`StudyAdapter` (how a guarantee is checked on
+    a user's law: ``calcheck run --study``, :func:`calcheck.verify`).
 Experiments
     :class:`BinningExperiment` (a binning calibrator fitted on n draws of a binary law, B
     bins, exact per-bin errors: statistics ``max_error``, ``test_point_error``, ...).
