@@ -163,8 +163,8 @@ def test_to_frame_one_row_per_cell_per_series_per_law(verified, run, searched):
     assert frame["verdict.coverage"].tolist() == [c.verdict.coverage for c in verified.cells]
     assert len(run.to_frame()) == sum(len(r.series) for r in run.results)
     laws = searched.to_frame()
-    assert laws["method"].tolist() == ["differential_evolution", "random_sampling",
-                                       "exact worst case"]  # fmt: skip
+    methods = [searched.search.method, searched.random.method, "exact worst case"]
+    assert laws["method"].tolist() == methods
 
 
 def test_to_frame_without_pandas_names_the_install(verified, monkeypatch):
