@@ -31,7 +31,9 @@ def add_plan_arguments(s) -> None:
     s.add_argument("--guarantee", help="guarantee id, with --bound-factor (e.g. gr21.thm3)")
     s.add_argument("--n", type=int, help="calibration points, with --bound-factor")
     s.add_argument("--n-bins", type=int, help="number of bins B, with --bound-factor")
-    s.add_argument("--eta", type=float, default=0.5, help="constant eta, with --bound-factor")
+    s.add_argument(
+        "--eta", type=float, help="constant eta, with --bound-factor (default: 0.5, the worst case)"
+    )
     s.add_argument("--max-reps", type=int, default=MAX_REPS, help="largest count searched")
     s.add_argument("--json", action="store_true", help="print the plan as JSON")
 

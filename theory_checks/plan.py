@@ -154,11 +154,22 @@ def rejection_power(reps, claimed, true_coverage, *, false_alarm=DEFAULT_FALSE_A
     float
         ``P(Bin(reps, true_coverage) <= c)`` with ``c`` the test's critical count.
     """
-    c = critical_count(int(reps), float(claimed), false_alarm / cells)
+    if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
+        raise ValueError(f"reps must be a positive integer, got {reps!r}")
+    claimed = _number("claimed", claimed, 0.0, 1.0)
+    true_coverage = _number("true_coverage", true_coverage, 0.0, 1.0, False, False)
+    level = _number("false_alarm", false_alarm, 0.0, 1.0) / _cells(cells)
+    c = critical_count(int(reps), claimed, level)
     return float(stats.binom.cdf(c, int(reps), true_coverage)) if c >= 0 else 0.0
 
 
-def _number(name, value, low, high, *, low_open=True, high_open=True) -> float:
+def _cells(cells) -> int:
+    if isinstance(cells, bool) or not isinstance(cells, int | np.integer) or cells < 1:
+        raise ValueError(f"cells must be a positive integer, got {cells!r}")
+    return int(cells)
+
+
+def _number(name, value, low, high, low_open=True, high_open=True) -> float:
     ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
     if ok and not np.isnan(value):
         above = value > low if low_open else value >= low
@@ -198,7 +209,7 @@ def plan(
     guarantee=None,
     n=None,
     n_bins=None,
-    eta: float = 0.5,
+    eta=None,
     max_reps: int = MAX_REPS,
 ) -> ReplicatePlan:
     """The replicates a check needs to flag a coverage shortfall with a given power.
@@ -219,8 +230,9 @@ def plan(
         Cells of the check: each is tested at ``false_alarm / cells`` (Bonferroni).
     guarantee : str or DefinedGuarantee, optional
     n, n_bins : int, optional
-    eta : float, default 0.5
-        The constant conditional mean of the exact coverage (1/2: the worst case).
+    eta : float, optional
+        With ``bound_factor``: the constant conditional mean of the exact coverage (default
+        1/2, the worst case of every Hoeffding step).
     max_reps : int, default 10_000_000
         The largest count searched.
 
@@ -231,8 +243,9 @@ def plan(
     Raises
     ------
     ValueError
-        For not exactly one of shortfall / true_coverage / bound_factor, a value out of its
-        range (named and echoed), a bound factor whose bound still holds exactly (no count
+        For not exactly one of shortfall / true_coverage / bound_factor, ``guarantee``,
+        ``n``, ``n_bins`` or ``eta`` without ``bound_factor``, a value out of its range
+        (named and echoed), a bound factor whose bound still holds exactly (no count
         detects it), or a shortfall that needs more than ``max_reps`` replicates.
 
     Examples
@@ -254,14 +267,20 @@ def plan(
     alpha = _number("alpha", alpha, 0.0, 1.0)
     power = _number("power", power, 0.0, 1.0)
     false_alarm = _number("false_alarm", false_alarm, 0.0, 1.0)
-    if isinstance(cells, bool) or not isinstance(cells, int | np.integer) or cells < 1:
-        raise ValueError(f"cells must be a positive integer, got {cells!r}")
+    cells = _cells(cells)
     if isinstance(max_reps, bool) or not isinstance(max_reps, int) or max_reps < 2:
         raise ValueError(f"max_reps must be an integer >= 2, got {max_reps!r}")
     claimed = 1.0 - alpha
+    where = {k: v for k, v in (("guarantee", guarantee), ("n", n), ("n_bins", n_bins),
+                               ("eta", eta)) if v is not None}  # fmt: skip
+    if bound_factor is None and where:
+        raise ValueError(
+            f"{sorted(where)} go with bound_factor (where its exact coverage is computed); "
+            f"got {where} with {given[0]}"
+        )
     if bound_factor is not None:
         bound_factor = _number("bound_factor", bound_factor, 0.0, 1.0, high_open=False)
-        eta = _number("eta", eta, 0.0, 1.0)
+        eta = 0.5 if eta is None else _number("eta", eta, 0.0, 1.0)
         p1 = _factor_coverage(guarantee, bound_factor, alpha, n, n_bins, eta)
         if p1 >= claimed:
             raise ValueError(

@@ -101,11 +101,19 @@ def test_a_bound_factor_plans_on_the_exact_coverage_of_the_wrong_bound():
         ({"shortfall": 0.05, "cells": 0}, "cells must be a positive integer, got 0"),
         ({"true_coverage": float("nan")}, "true_coverage must be a number .*, got nan"),
         ({"shortfall": 0.001, "max_reps": 1000}, "needs more than max_reps = 1000 replicates"),
+        ({"shortfall": 0.05, "n": 1000}, r"\['n'\] go with bound_factor .* got \{'n': 1000\}"),
     ],
 )
 def test_bad_arguments_are_refused_in_one_line(kwargs, message):
     with pytest.raises(ValueError, match=message):
         plan(**kwargs)
+
+
+def test_rejection_power_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="reps must be a positive integer, got 0"):
+        rejection_power(0, 0.9, 0.8)
+    with pytest.raises(ValueError, match=r"true_coverage must be a number in \[0, 1\]"):
+        rejection_power(100, 0.9, 1.2)
 
 
 def test_cli_plan_prints_the_plan_and_its_json(capsys):
