@@ -26,11 +26,15 @@ Parallel evaluation
     ``n_jobs`` and backend.
 
 Budget: ``population x (generations + 1) + refine x dim`` evaluations of ``reps`` replicates
-each for a family of ``dim`` parameters (:class:`SearchBudget`).
+each for a family of ``dim`` parameters (:class:`SearchBudget`, defined in
+:mod:`calcheck.simulations.search_budget`). Every evaluation made through
+:func:`evaluate_batch` is counted for :func:`evaluations_counted` (a progress bar).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import os
 from collections.abc import Callable
@@ -42,6 +46,7 @@ import numpy as np
 from .experiments.base import BLOCK_REPS
 from .parallel import exit_with_parent, workers_spawned_ignoring_sigint
 from .provenance import check_root_seed, generator
+from .search_budget import SEARCH_BUDGETS, SearchBudget, get_search_budget
 
 __all__ = [
     "REFINE_SHRINK",
@@ -53,6 +58,7 @@ __all__ = [
     "crn_generator",
     "differential_evolution_search",
     "evaluate_batch",
+    "evaluations_counted",
     "get_search_budget",
     "random_search",
     "simulate_crn",
@@ -61,77 +67,6 @@ __all__ = [
 
 _BACKENDS = ("loky", "threading", "dask", "sequential")
 _CRN_PATH = "calcheck.search.crn"
-
-
-@dataclass(frozen=True)
-class SearchBudget:
-    """Evaluations and replicates of a search.
-
-    Parameters
-    ----------
-    name : str
-    population : int
-        Candidates per generation (differential evolution's population).
-    generations : int
-        Generations after the start population.
-    reps : int
-        Replicates per evaluation (rounded up to whole blocks of BLOCK_REPS).
-    fresh_reps : int
-        Replicates of the fresh-seed re-check of the winning law.
-    refine : int, default 0
-        Evaluations of the refinement of differential evolution's best law *per parameter of
-        the family* (coordinate line searches, :func:`coordinate_refine`, at ``reps``
-        replicates each: every coordinate gets the same number of line searches); 0: none.
-    """
-
-    name: str
-    population: int
-    generations: int
-    reps: int
-    fresh_reps: int
-    refine: int = 0
-
-    def __post_init__(self):
-        for field, least in (("population", 5), ("generations", 1), ("reps", 1), ("refine", 0)):
-            v = getattr(self, field)
-            if isinstance(v, bool) or not isinstance(v, int) or v < least:
-                raise ValueError(f"budget {field} must be an integer >= {least}, got {v!r}")
-        v = self.fresh_reps
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"budget fresh_reps must be a positive integer, got {v!r}")
-
-    @property
-    def evaluations(self) -> int:
-        """Evaluations of differential evolution: ``population x (generations + 1)``."""
-        return self.population * (self.generations + 1)
-
-    def total_evaluations(self, dim: int) -> int:
-        """All candidate evaluations for a family of ``dim`` parameters (with refinement)."""
-        return self.evaluations + self.refine * int(dim)
-
-    @property
-    def replicates(self) -> int:
-        """Replicates simulated by the search (evaluations x reps, whole blocks)."""
-        return self.evaluations * math.ceil(self.reps / BLOCK_REPS) * BLOCK_REPS
-
-
-#: quick: 50 evaluations of differential evolution and 48 of refinement per parameter (240
-#: for 5 parameters), 200 replicates each (a guarantee in seconds at n <= 3000), fresh
-#: re-check on 4000; full: 300 + 96 per parameter x 1000, re-check on 20000. Measured
-#: power: docs, "How powerful is the search?".
-SEARCH_BUDGETS = {
-    "quick": SearchBudget("quick", 10, 4, 200, 4000, refine=48),
-    "full": SearchBudget("full", 20, 14, 1000, 20000, refine=96),
-}
-
-
-def get_search_budget(budget) -> SearchBudget:
-    """A :class:`SearchBudget` or the name of one (ValueError listing the known ones)."""
-    if isinstance(budget, SearchBudget):
-        return budget
-    if budget not in SEARCH_BUDGETS:
-        raise ValueError(f"search budget must be one of {sorted(SEARCH_BUDGETS)}, got {budget!r}")
-    return SEARCH_BUDGETS[budget]
 
 
 # -------------------------------------------------------------- common random numbers
@@ -153,6 +88,24 @@ def simulate_crn(experiment, seed: int, reps: int):
 
 
 # ------------------------------------------------------------------- parallel batches
+#: Where :func:`evaluate_batch` reports the evaluations it finished (None: nowhere).
+_COUNTER: contextvars.ContextVar = contextvars.ContextVar("calcheck_search_counter", default=None)
+
+
+@contextlib.contextmanager
+def evaluations_counted(callback: Callable[[int], object]):
+    """Within the block, ``callback(k)`` after every k evaluations of :func:`evaluate_batch`.
+
+    One call per evaluation where they run one after the other, one per batch where a
+    batch runs in parallel (e.g. ``tqdm.update``: the search's progress bar).
+    """
+    token = _COUNTER.set(callback)
+    try:
+        yield
+    finally:
+        _COUNTER.reset(token)
+
+
 def _call(objective, theta):
     return float(objective(np.asarray(theta, dtype=float)))
 
@@ -164,8 +117,13 @@ def evaluate_batch(objective, thetas, *, n_jobs: int = 1, backend: str = "loky")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
     rows = [np.array(t, dtype=float) for t in thetas]
+    count = _COUNTER.get() or (lambda k: None)
     if backend == "sequential" or n_jobs == 1 or len(rows) <= 1:
-        return np.array([_call(objective, t) for t in rows], dtype=float)
+        out = []
+        for t in rows:
+            out.append(_call(objective, t))
+            count(1)
+        return np.array(out, dtype=float)
     import joblib
 
     with ExitStack() as stack:
@@ -188,6 +146,7 @@ def evaluate_batch(objective, thetas, *, n_jobs: int = 1, backend: str = "loky")
         else:
             parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend)
         out = parallel(joblib.delayed(_call)(objective, t) for t in rows)
+    count(len(rows))
     return np.array(out, dtype=float)
 
 

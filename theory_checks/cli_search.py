@@ -66,6 +66,26 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         "4000; full: 300 + 96 per parameter x 1000, re-check on 20000",
     )
     s.add_argument(
+        "--evaluations",
+        type=int,
+        metavar="N",
+        help="about N evaluations in all (differential evolution and refinement, shared as "
+        "in --budget; at least 10), in place of the budget's",
+    )
+    s.add_argument(
+        "--reps",
+        type=int,
+        metavar="R",
+        help="replicates per evaluation (at least 1; whole blocks of 100), in place of the "
+        "budget's; the fresh re-check keeps the budget's",
+    )
+    s.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar of the evaluations (default: when standard error is a terminal)",
+    )
+    s.add_argument(
         "--criterion",
         choices=CRITERIA,
         default="failure",
@@ -106,6 +126,32 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
     )
 
 
+def _sized(args, budget, family):
+    """The budget named ``budget`` with ``--evaluations`` and ``--reps`` in place of its own."""
+    from calcheck.simulations.search import get_search_budget
+
+    return get_search_budget(budget).sized(
+        evaluations=args.evaluations, reps=args.reps, dim=family.dim
+    )
+
+
+def _check_sizes(args) -> None:
+    """``--evaluations`` and ``--reps``: integers of a search's least size (one line if not)."""
+    from calcheck.simulations.search_budget import MIN_EVALUATIONS
+
+    for flag, value, least in (("--evaluations", args.evaluations, MIN_EVALUATIONS),
+                               ("--reps", args.reps, 1)):  # fmt: skip
+        if value is not None and value < least:
+            raise ValueError(
+                f"{flag} must be an integer >= {least}, got {value}"
+                + (" (the least search: a population of 5 over 2 generations)" if least > 1 else "")
+            )
+
+
+def _announce(estimate) -> None:
+    print(f"calcheck: {estimate.line()}", file=sys.stderr, flush=True)
+
+
 def _single(args) -> int:
     from calcheck.simulations.laws.families import get_family
 
@@ -125,8 +171,9 @@ def _single(args) -> int:
     family = get_family(args.family, **dict(args.family_opt))
     check_search_folder(args.out, [(args.target, family, grid, args.alpha, args.seed)])
     result = search(
-        args.target, family, grid=grid, alpha=args.alpha, budget=args.budget,
-        criterion=args.criterion, seed=args.seed, n_jobs=args.jobs,
+        args.target, family, grid=grid, alpha=args.alpha,
+        budget=_sized(args, args.budget, family), criterion=args.criterion, seed=args.seed,
+        n_jobs=args.jobs, progress=args.progress, on_estimate=_announce,
     )  # fmt: skip
     entry = save_search(result, family, args.out)
     print(result.summary())
@@ -285,6 +332,7 @@ def _expected(result) -> bool:
 
 def _study(args) -> int:
     from calcheck.simulations.laws.families import get_family
+    from calcheck.simulations.search import get_search_budget
 
     from .search import resolve_target, search
     from .search_report import check_search_folder, save_search
@@ -298,9 +346,14 @@ def _study(args) -> int:
     results = []
     for i, (kw, family) in enumerate(pairs):
         guarantee, _ = resolve_target(kw["target"])
+        sizes = {k: kw[k] for k in ("evaluations", "reps")}  # the file's, then the flags'
+        sizes.update({k: v for k, v in (("evaluations", args.evaluations),
+                                         ("reps", args.reps)) if v is not None})  # fmt: skip
+        budget = get_search_budget(kw["budget"]).sized(**sizes, dim=family.dim)
         result = search(
-            kw["target"], family, grid=kw["grid"], alpha=kw["alpha"], budget=kw["budget"],
+            kw["target"], family, grid=kw["grid"], alpha=kw["alpha"], budget=budget,
             criterion=kw["criterion"], seed=kw["seed"], n_jobs=args.jobs,
+            progress=args.progress, on_estimate=_announce,
         )  # fmt: skip
         save_search(result, family, args.out)
         print(result.summary())
@@ -320,6 +373,15 @@ def cmd_search(args) -> int:
               "of them", file=sys.stderr)  # fmt: skip
         return 2
     from calcheck.simulations._io import writable_folder
+
+    _check_sizes(args)
+    if (args.evaluations is not None or args.reps is not None) and (
+        args.all or args.power or args.rate is not None
+    ):
+        raise ValueError(
+            "--evaluations and --reps size a single search or a --study's; --all, --power "
+            "and --rate keep their own budgets (give --budget)"
+        )
 
     # before any work: a file where the folders go, no permission, a folder where a file
     # goes, a damaged file that the report (not drawn by --power and --rate) reads back

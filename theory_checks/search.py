@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -49,14 +50,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from calcheck.simulations.conditional_coverage import worst_constant_eta
-from calcheck.simulations.exact_coverage import exact_coverage
 from calcheck.simulations.laws.families import LawFamily, get_family
 from calcheck.simulations.memory import check_experiments_fit
 from calcheck.simulations.search import (
     OptimResult,
     differential_evolution_search,
-    evaluate_batch,
     get_search_budget,
     random_search,
     simulate_crn,
@@ -68,6 +66,14 @@ from .catalog import all_checks, for_law, studiable
 from .check import Check
 from .events import CLAIMS, BoundRule, MeanAtMost, scaled
 from .runner import run_checks
+from .search_known import (
+    EXACT_WORST_CASE,
+    analytic_reference,
+    exact_worst_case,
+    keep_the_worst,
+    known_points,
+)
+from .search_progress import estimate_search, progress_bar, show_progress, timed_batch
 from .search_refine import refine_incumbent
 from .search_result import Found, FreshCheck, SearchResult
 from .user import definition_of, guarantee_id
@@ -89,17 +95,7 @@ CRITERIA = ("soft_failure", "failure", "tightness", "mean_ratio")
 #: Width of the smoothed failure indicator of ``"soft_failure"`` (in units of the bound).
 SOFT_WIDTH = 0.05
 
-#: Guarantees whose worst case over laws is eta = 1/2 in every Hoeffding step, with the
-#: binning scheme and event of :func:`calcheck.simulations.exact_coverage.exact_coverage`.
-EXACT_WORST_CASE = {
-    "gr21.thm3": ("umd", "conditional"),
-    "gr21.cor1": ("zadrozny_elkan", "conditional"),
-    "gr21.thm4.conditional": ("umd", "conditional"),
-    "gr21.thm4.marginal": ("umd", "marginal"),
-    "nch14.thm31": ("zadrozny_elkan", "conditional"),
-    "nch14.thm31.hoeffding": ("zadrozny_elkan", "conditional"),
-    "nch14.eq9": ("zadrozny_elkan", "marginal"),
-}
+logger = logging.getLogger(__name__)
 
 _TIMES = re.compile(r"^(?P<gid>.+)\.times_(?P<f>[0-9]*\.?[0-9]+)$")
 
@@ -269,59 +265,6 @@ def fresh_check(
     )
 
 
-def exact_worst_case(guarantee: str):
-    """``(scheme, event)`` of a guarantee whose worst case is eta = 1/2, or None.
-
-    The paper guarantees of :data:`EXACT_WORST_CASE`, and a user's guarantee on a method
-    with an exact scheme (uniform-mass binning) and a conditional or marginal event.
-    """
-    if guarantee in EXACT_WORST_CASE:
-        return EXACT_WORST_CASE[guarantee]
-    definition = definition_of(guarantee)
-    if (
-        definition is not None
-        and definition.method.exact_scheme is not None
-        and definition.event in ("conditional", "marginal")
-    ):
-        return definition.method.exact_scheme, definition.event
-    return None
-
-
-def analytic_reference(guarantee: str, bound: BoundRule, grid: dict, alpha: float):
-    """Exact failure rate of the worst constant eta, or None where none is known.
-
-    The failure rate at constant eta is exact (product binomials, gr21 Lemma 2); its largest
-    value over eta is near 1/2 but not always at it (the binomial cut-offs cross integers:
-    :func:`calcheck.simulations.conditional_coverage.worst_constant_eta`). Both are returned:
-    ``failure`` (the worst constant eta, ``eta``) and ``failure_at_half``, with the claim
-    (``claimed = 1 - alpha``) and whether the exact coverage reaches it (``holds``). The
-    worst constant eta is a law (any score law with that eta), so ``holds = False`` is a
-    violation found exactly: :attr:`SearchResult.found` says so
-    (:mod:`calcheck.theory_checks.exact_evidence`: exact evidence first).
-    """
-    worst = exact_worst_case(guarantee)
-    if worst is None or set(grid) != {"n", "n_bins"}:
-        return None
-    scheme, event = worst
-    n, b = int(grid["n"]), int(grid["n_bins"])
-    eps = float(bound.radius(guarantee, {"n": n, "n_bins": b, "delta": 0.0}, alpha))
-    half = 1.0 - float(exact_coverage(n, b, 0.5, eps, event=event, scheme=scheme))
-    eta, failure = worst_constant_eta(n, b, eps, event=event, scheme=scheme)
-    claimed = 1.0 - float(alpha)
-    return {
-        "law": f"constant eta = {eta:g} (any score law; eta = 1/2: {half:.4f})",
-        "eps": eps,
-        "eta": eta,
-        "coverage": 1.0 - failure,
-        "failure": failure,
-        "failure_at_half": half,
-        "scheme": scheme,
-        "event": event,
-        "claimed": claimed,
-        "holds": bool(1.0 - failure >= claimed),
-    }
-
-
 def _found(
     opt: OptimResult, crit: CheckCriterion, budget, fresh_seed, n_jobs, backend, refined=None
 ):
@@ -336,7 +279,9 @@ def _found(
     method = opt.method
     if record is not None:
         evaluations += sum(stage["evaluations"] for stage in record["stages"])
-        method = f"{opt.method} + coordinate_refinement"
+        if budget.refine:
+            method += " + coordinate_refinement"
+        method += "".join(f" + known law ({s['kept']})" for s in record["stages"] if s.get("kept"))
     return Found(
         method,
         tuple(float(x) for x in theta),
@@ -365,25 +310,49 @@ def search(
     backend: str = "loky",
     start: str = "benign",
     baseline: bool = True,
+    progress: bool | None = None,
+    on_estimate=None,
 ) -> SearchResult:
     """Search ``family`` for the law that is worst for ``target`` at ``(grid, alpha)``.
+
+    Differential evolution from the family's benign laws, then line searches from its best
+    law (:mod:`~calcheck.theory_checks.search_refine`), then a comparison with the family's
+    known hard laws (eta = 1/2; :mod:`~calcheck.theory_checks.search_known`); the law kept
+    is re-checked on a fresh seed with the suite's exact binomial verdict.
 
     Parameters
     ----------
     target : str or DefinedGuarantee
         A studiable guarantee (a paper's or one of :func:`calcheck.define_guarantee`),
         ``"<guarantee>.times_<f>"`` or a catalog control that changes the bound
-        (``resolve_target``).
+        (``resolve_target``). The method is the guarantee's own, with its parameters
+        (e.g. the tie-breaking ``delta`` of randomized uniform-mass binning, as in the
+        suite's check); a bound asking for ``delta`` receives that value. Hypotheses the
+        suite checks refuse, before any search, a family whose laws break them (atoms where
+        scores must be continuous); the ``hypotheses`` of :func:`calcheck.define_guarantee`
+        are text, not checked: choose a family whose laws satisfy them.
     family : LawFamily or str
         A family, or the name of one with default options
         (:func:`calcheck.simulations.laws.families.get_family`).
     grid : dict
         The guarantee's grid parameters, one value each (``{"n": 1000, "n_bins": 10}``).
     alpha : float
+        The miscoverage level in (0, 1).
     budget : str or SearchBudget
         ``"quick"`` (50 evaluations of differential evolution and 48 of refinement per
-        parameter, 200 replicates each, re-check 4000) or ``"full"``.
-    criterion : {"soft_failure", "failure", "tightness", "mean_ratio"}
+        parameter, 200 replicates each, re-check 4000), ``"full"`` (300 + 96 per
+        parameter x 1000, re-check 20000), or a
+        :class:`~calcheck.simulations.search_budget.SearchBudget` (``.sized(evaluations=,
+        reps=, dim=)`` resizes a named one).
+    criterion : {"failure", "soft_failure", "tightness", "mean_ratio"}
+        What differential evolution maximises on the common random numbers (CRN) replicates
+        (ratio = error / bound, one per replicate): ``"failure"`` the failure rate, ties
+        broken by the tail of the ratio; ``"soft_failure"`` the failure rate with a smoothed
+        indicator, ``mean Phi((ratio - 1) / 0.05)``, continuous in the law where the
+        failure count is a step function; ``"tightness"`` the claimed-level quantile of the
+        ratio (the law that needs the largest share of the bound); ``"mean_ratio"`` the mean
+        ratio (every replicate counts: worst cases where the whole error distribution
+        grows, as eta -> 1/2 in a Hoeffding step).
     seed : int
         Root of the CRN seeds and of the optimisers' random numbers.
     fresh_seed : int, optional
@@ -394,10 +363,26 @@ def search(
         Start population of differential evolution.
     baseline : bool
         Also run random sampling at the same budget and re-check its best law.
+    progress : bool, optional
+        A progress bar of the evaluations on standard error (tqdm); None (the default): when
+        standard error is a terminal.
+    on_estimate : callable, optional
+        Called with the :class:`~calcheck.theory_checks.search_progress.SearchEstimate`
+        before the search proper (it is also logged at INFO): the family's benign points
+        are evaluated first, one after the other, and the median of their times, scaled to
+        every evaluation and re-check and divided among the workers, is the estimate
+        (:func:`~calcheck.theory_checks.search_progress.estimate_search`).
 
     Returns
     -------
     SearchResult
+
+    Raises
+    ------
+    ValueError
+        For an unknown target, family or criterion, a grid that is not a dict of single
+        values, a family, grid or alpha the guarantee refuses, or a size that cannot fit
+        in memory: before any search.
 
     Examples
     --------
@@ -423,6 +408,7 @@ def search(
     if not isinstance(grid, dict) or not grid:
         raise ValueError(f"grid must be a dict of single values, got {grid!r}")
     budget = get_search_budget(budget)
+    progress = show_progress(progress)
     fresh_seed = seed + 1 if fresh_seed is None else fresh_seed
     crit = CheckCriterion(
         target, guarantee, bound, fam, tuple(sorted(grid.items())), float(alpha), criterion,
@@ -431,29 +417,31 @@ def search(
     probe = crit.check(fam.benign[0])  # refuses a wrong family, grid or alpha before any search
     # ... and a size whose blocks cannot fit in memory (one block per worker at a time)
     check_experiments_fit(probe.experiments, n_jobs=n_jobs, what=f"the search of {target}")
-    kw = {"seed": seed, "n_jobs": n_jobs, "backend": backend}
-    benign = evaluate_batch(crit, fam.benign, n_jobs=n_jobs, backend=backend)
-    de = differential_evolution_search(crit, fam, budget, start=start, **kw)
-    refined = refine_incumbent(crit, fam, de.theta, budget, **kw)
-    found = _found(de, crit, budget, fresh_seed, n_jobs, backend, refined)
-    rnd = None
-    if baseline:
-        rs = random_search(crit, fam, budget, **kw)
-        rnd = _found(rs, crit, budget, fresh_seed, n_jobs, backend)
-    return SearchResult(
-        target,
-        guarantee,
-        bound.name,
-        fam.spec(),
-        dict(grid),
-        float(alpha),
-        criterion,
-        budget,
-        seed,
-        fresh_seed,
-        found,
-        rnd,
-        analytic_reference(guarantee, bound, grid, alpha),
-        tuple(float(v) for v in benign),
-        time.perf_counter() - started,
+    reference = analytic_reference(guarantee, bound, grid, alpha)
+    known = known_points(fam, reference)
+    benign, seconds = timed_batch(crit, fam.benign)  # the measure of the estimate
+    estimate = estimate_search(
+        crit, fam, budget, seconds, known=len(known), baseline=baseline, n_jobs=n_jobs
     )
+    logger.info("search of %s: %s", target, estimate.line())
+    if on_estimate is not None:
+        on_estimate(estimate)
+    kw = {"seed": seed, "n_jobs": n_jobs, "backend": backend}
+    with progress_bar(estimate, progress, done=len(benign)) as bar:
+        de = differential_evolution_search(crit, fam, budget, start=start, **kw)
+        theta, record = refine_incumbent(crit, fam, de.theta, budget, **kw)
+        theta, stage = keep_the_worst(crit, theta, known, budget, **kw)
+        if stage is not None:
+            record = {"stages": [*(record or {}).get("stages", ()), stage]}
+        bar.set_postfix_str("re-check on a fresh seed")
+        found = _found(de, crit, budget, fresh_seed, n_jobs, backend, (theta, record))
+        rnd = None
+        if baseline:
+            bar.set_postfix_str("random sampling")
+            rs = random_search(crit, fam, budget, **kw)
+            rnd = _found(rs, crit, budget, fresh_seed, n_jobs, backend)
+    return SearchResult(
+        target, guarantee, bound.name, fam.spec(), dict(grid), float(alpha), criterion, budget,
+        seed, fresh_seed, found, rnd, reference, tuple(float(v) for v in benign),
+        time.perf_counter() - started,
+    )  # fmt: skip

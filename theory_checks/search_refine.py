@@ -61,6 +61,7 @@ __all__ = [
     "eta_groups",
     "objective_name",
     "refine_incumbent",
+    "refinement_evaluations",
     "refinement_objective",
 ]
 
@@ -247,6 +248,36 @@ def objective_name(objective) -> str:
     return getattr(objective, "name", None) or objective.criterion
 
 
+def _stages(criterion, family, budget) -> list:
+    """``(objective, evaluations, width, points, shrink[, lines])`` of each stage."""
+    total = budget.refine * family.dim
+    exact = refinement_objective(criterion, budget.reps)
+    if not isinstance(exact, ConditionalFailure):
+        return [(exact, total, REFINE_WIDTH, LINE_POINTS, REFINE_SHRINK)]
+    first = round(SMOOTH_SHARE * budget.refine) * family.dim
+    return [
+        (ConditionalFailure(criterion, budget.reps, smooth=True), first, REFINE_WIDTH,
+         LINE_POINTS, REFINE_SHRINK),
+        (exact, total - first, EXACT_WIDTH, EXACT_POINTS, EXACT_SHRINK,
+         LatticeLines(criterion, EXACT_POINTS)),
+    ]  # fmt: skip
+
+
+def refinement_evaluations(criterion, family, budget) -> int:
+    """Evaluations :func:`refine_incumbent` makes: per stage, its start and whole lines.
+
+    A stage of e evaluations in lines of p points evaluates its start, then ``p x (e // p)``
+    laws; a stage of fewer than p evaluations is skipped.
+    """
+    if budget.refine == 0:
+        return 0
+    return sum(
+        1 + (stage[1] // stage[3]) * stage[3]
+        for stage in _stages(criterion, family, budget)
+        if stage[1] >= stage[3]
+    )
+
+
 def refine_incumbent(criterion, family, start, budget, *, seed, n_jobs=1, backend="loky"):
     """Refine ``start`` (differential evolution's best law): ``budget.refine`` x dim evaluations.
 
@@ -268,20 +299,10 @@ def refine_incumbent(criterion, family, start, budget, *, seed, n_jobs=1, backen
     """
     if budget.refine == 0:
         return tuple(float(x) for x in start), None
-    total = budget.refine * family.dim
-    exact = refinement_objective(criterion, budget.reps)
-    if isinstance(exact, ConditionalFailure):
-        first = round(SMOOTH_SHARE * budget.refine) * family.dim
-        stages = [
-            (ConditionalFailure(criterion, budget.reps, smooth=True), first, REFINE_WIDTH,
-             LINE_POINTS, REFINE_SHRINK),
-            (exact, total - first, EXACT_WIDTH, EXACT_POINTS, EXACT_SHRINK,
-             LatticeLines(criterion, EXACT_POINTS)),
-        ]  # fmt: skip
-    else:
-        stages = [(exact, total, REFINE_WIDTH, LINE_POINTS, REFINE_SHRINK)]
     theta, record = tuple(float(x) for x in start), []
-    for k, (objective, evaluations, width, points, shrink, *lines) in enumerate(stages):
+    for k, (objective, evaluations, width, points, shrink, *lines) in enumerate(
+        _stages(criterion, family, budget)
+    ):
         if evaluations < points:
             continue
         found = coordinate_refine(

@@ -43,28 +43,128 @@ instead (one search per grid cell and alpha; :func:`load_search_study`)::
     options = { k = 5 }                # optional family options
     target = "gr21.thm3.times_0.8"     # optional; default: the guarantee's stated bound
     budget = "quick"                   # optional: quick | full
+    evaluations = 500                  # optional: about this many evaluations in all
+    reps = 100                         # optional: replicates per evaluation
     criterion = "mean_ratio"           # optional: failure | soft_failure | tightness | mean_ratio
     seed = 0                           # optional
+
+Every key, its type, default and meaning: :data:`STUDY_SCHEMA` and :data:`SEARCH_SCHEMA`
+(the parser rejects any other key, listing these; the docs' table is generated from them by
+:func:`schema_markdown`).
 """
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 from calcheck.simulations.laws import law_from_spec
 from calcheck.simulations.memory import check_experiments_fit
+from calcheck.simulations.search_budget import MIN_EVALUATIONS
 
+from .budgets import BUDGETS, DEFAULT_FALSE_ALARM
 from .catalog import for_law, studiable
+from .study_imports import import_object
 
-__all__ = ["load_search_study", "load_study"]
+__all__ = ["SEARCH_SCHEMA", "STUDY_SCHEMA", "StudyKey", "load_search_study", "load_study",
+           "schema_markdown"]  # fmt: skip
 
-_KEYS = (
-    "guarantee", "id", "reps", "alphas", "false_alarm", "law", "laws", "grid", "search",
-    "bound", "method", "method_options", "event", "statement", "controls",
-)  # fmt: skip
+
+@dataclass(frozen=True)
+class StudyKey:
+    """One key of a study file: its TOML type, its default and what it means."""
+
+    type: str
+    default: str
+    meaning: str
+
+
+_OPTIONAL = "none"
+#: The miscoverage levels of a study without ``alphas``: a run's, and a search's.
+RUN_ALPHAS = (0.1, 0.05)
+SEARCH_ALPHAS = (0.1,)
+#: The top-level keys of a study file (the parser rejects any other, listing these).
+STUDY_SCHEMA = {
+    "guarantee": StudyKey("string", "required", "the guarantee checked: a studiable id "
+                          "(`calcheck list`), or the id of your own (`<paper>.<label>`) "
+                          "defined by `bound`, `method` and `event`"),
+    "id": StudyKey("string", "the guarantee", "results are named `study:<id>`"),
+    "reps": StudyKey("integer >= 1", "the run budget's ("
+                     + ", ".join(f"{k} {b.reps}" for k, b in BUDGETS.items()) + ")",
+                     "replicates per cell of `calcheck run` (whole blocks of 100); "
+                     "`--reps` replaces it"),
+    "alphas": StudyKey("list of numbers in (0, 1)",
+                       f"{list(RUN_ALPHAS)}; a search: {list(SEARCH_ALPHAS)}",
+                       "miscoverage levels: one cell (or one search) per alpha"),
+    "false_alarm": StudyKey("number in (0, 1)", f"{DEFAULT_FALSE_ALARM:g}",
+                            "false-alarm rate of each check's verdict; `--false-alarm` "
+                            "replaces it"),
+    "law": StudyKey("table", _OPTIONAL, "a law of your own (the law tables below); "
+                    "`law` or `laws` is required by `calcheck run`"),
+    "laws": StudyKey("list of tables or law names", _OPTIONAL,
+                     "several laws (`[[laws]]` tables, or names from `calcheck list`); "
+                     "not with `law`"),
+    "grid": StudyKey("table of non-empty lists of integers >= 1", "required",
+                     "the guarantee's grid parameters, one cell per combination (the grid "
+                     "table below)"),
+    "search": StudyKey("table", _OPTIONAL, "a search for the worst law of a family "
+                       "(`calcheck search --study`; the `[search]` keys below)"),
+    "bound": StudyKey("string `module:function`", _OPTIONAL,
+                      "the bound of your own guarantee, called with the keywords its method "
+                      "and event supply, e.g. `radius(n, n_bins, alpha) -> eps` "
+                      "(`calcheck list --methods`); its module is importable or beside the "
+                      "study file"),
+    "method": StudyKey("string", "required with `bound`", "the method your bound is claimed "
+                       "for (`calcheck list --methods`), or a calibrator of your own "
+                       "`module:Class`"),
+    "method_options": StudyKey("table", "{}", "keywords of your calibrator's constructor"),
+    "event": StudyKey("string", "required with `bound`", "the event your bound is claimed "
+                      "for (`conditional`, `marginal`, `ece`, ...)"),
+    "statement": StudyKey("string", '""', "what your guarantee says (shown in the reports)"),
+    "controls": StudyKey("list of numbers in (0, 1)", "[]", "negative controls: the stated "
+                         "bound times each factor, on the same simulations, expected flagged"),
+}  # fmt: skip
+#: The keys of a ``[search]`` table (the parser rejects any other, listing these).
+SEARCH_SCHEMA = {
+    "family": StudyKey("string", "required", "the law family searched (`calcheck search "
+                       "--help` lists them)"),
+    "options": StudyKey("table", "{}", "the family's options, e.g. `{ k = 5 }`"),
+    "target": StudyKey("string", "the guarantee", "what is searched: the guarantee's stated "
+                       "bound, `<guarantee>.times_<f>` (the bound times f) or a catalog "
+                       "control that changes the bound"),
+    "budget": StudyKey("string: quick or full", '"quick"', "the search's budget (`calcheck "
+                       "search --help`)"),
+    "evaluations": StudyKey(f"integer >= {MIN_EVALUATIONS}", "the budget's",
+                            "about this many evaluations in all, shared as in the budget; "
+                            "`--evaluations` replaces it"),
+    "reps": StudyKey("integer >= 1", "the budget's", "replicates per evaluation; `--reps` "
+                     "replaces it"),
+    "criterion": StudyKey("string", '"failure"', "what the search maximises: failure, "
+                          "soft_failure, tightness or mean_ratio (`calcheck.search`)"),
+    "seed": StudyKey("integer >= 0", "0", "root seed of the search's common random numbers "
+                     "(the re-check uses seed + 1)"),
+}  # fmt: skip
 _OWN = ("bound", "method", "method_options", "event", "statement")
-_SEARCH_KEYS = ("family", "options", "target", "budget", "criterion", "seed")
+
+
+def schema_markdown() -> str:
+    """The keys of :data:`STUDY_SCHEMA` and :data:`SEARCH_SCHEMA` as two Markdown tables."""
+    out = []
+    for title, schema in (("Top-level keys", STUDY_SCHEMA), ("`[search]` keys", SEARCH_SCHEMA)):
+        out += [f"**{title}**", "", "| key | type | default | meaning |", "|---|---|---|---|"]
+        out += [
+            f"| `{name}` | {key.type} | {key.default} | {key.meaning} |"
+            for name, key in schema.items()
+        ]
+        out.append("")
+    return "\n".join(out)
+
+
+def _unknown(keys, schema, where: str) -> None:
+    unknown = sorted(set(keys) - set(schema))
+    if unknown:
+        raise ValueError(f"unknown keys in {where}: {unknown}; allowed: {list(schema)}")
 
 
 def _positive_int(value, name):
@@ -79,98 +179,6 @@ def _unit(value, name):
     return float(value)
 
 
-def _import_object(text, key: str, folder: Path):
-    """``"package.module:attribute"`` -> the object (the study file's folder is searched too).
-
-    A module that fails to import (a SyntaxError, an exception, ``sys.exit``) is one
-    ValueError naming its file and the error. Modules found in the study's folder are
-    pickled by value, so that parallel workers (which do not have the folder on their path)
-    can run them.
-    """
-    import importlib
-    import sys
-
-    if not isinstance(text, str) or text.count(":") != 1 or not all(text.split(":")):
-        raise ValueError(f"{key} must be 'package.module:name', got {text!r}")
-    module_name, attribute = text.split(":")
-    added = str(folder) not in sys.path
-    if added:
-        sys.path.insert(0, str(folder))
-    before = set(sys.modules)
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not (module_name + ".").startswith(exc.name + "."):
-            # a module that the user's module imports is missing
-            raise ValueError(_import_failure(key, text, module_name, exc)) from None
-        raise ValueError(
-            f"{key} {text!r}: cannot import {module_name!r} ({exc}); put it beside the study "
-            f"file (in {str(folder)!r}) or install it"
-        ) from None
-    except (Exception, SystemExit) as exc:  # the user's module failed while importing
-        raise ValueError(_import_failure(key, text, module_name, exc)) from None
-    finally:
-        if added:
-            sys.path.remove(str(folder))
-    _pickle_by_value([sys.modules[m] for m in set(sys.modules) - before], folder)
-    obj = module
-    for part in attribute.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"{key} {text!r}: {module_name!r} has no attribute {attribute!r}")
-        obj = getattr(obj, part)
-    return obj
-
-
-def _import_failure(key, text, module_name, exc) -> str:
-    """One line: which module file failed to import, and how."""
-    import importlib.util
-    import traceback
-
-    if isinstance(exc, SyntaxError):
-        where = f"{exc.filename}, line {exc.lineno}"
-        what = f"SyntaxError: {exc.msg}"
-    else:
-        frames = traceback.extract_tb(exc.__traceback__)
-        try:
-            spec = importlib.util.find_spec(module_name)
-        except (Exception, SystemExit):
-            spec = None
-        origin = getattr(spec, "origin", None)
-        # the innermost frame in the user's module file (else the innermost frame)
-        own = [f for f in frames if origin and f.filename == origin] or frames[-1:]
-        where = f"{own[-1].filename}, line {own[-1].lineno}" if own else (origin or "?")
-        if isinstance(exc, SystemExit):
-            what = f"it called sys.exit({exc.code!r}) while being imported"
-        else:
-            message = str(exc).splitlines()[0] if str(exc) else ""
-            what = f"{type(exc).__name__}: {message}"
-    return f"{key} {text!r}: importing {module_name!r} failed ({where}): {what}"
-
-
-def _pickle_by_value(modules, folder: Path) -> None:
-    """Have cloudpickle send by value the modules only the study's folder makes importable.
-
-    Parallel workers do not have that folder on their path. A module importable without it
-    (an installed package) is left to be imported by name.
-    """
-    from importlib.machinery import PathFinder
-
-    from .api import cloudpickle_module
-
-    register = getattr(cloudpickle_module(), "register_pickle_by_value", None)
-    root = folder.resolve()
-    for module in modules:
-        file = getattr(module, "__file__", None)
-        top = module.__name__.partition(".")[0]
-        if (
-            register is not None
-            and file
-            and Path(file).resolve().is_relative_to(root)
-            and PathFinder.find_spec(top) is None  # not importable without the folder
-        ):
-            register(module)
-
-
 def _define_own(data: dict, folder: Path) -> None:
     """Define the file's own guarantee (keys ``bound``, ``method``, ``event``) when given."""
     given = [k for k in _OWN if k in data]
@@ -182,13 +190,13 @@ def _define_own(data: dict, folder: Path) -> None:
         )
     from .user import define_guarantee
 
-    bound = _import_object(data["bound"], "bound", folder)
+    bound = import_object(data["bound"], "bound", folder)
     method = data["method"]
     options = data.get("method_options", {})
     if not isinstance(options, dict):
         raise ValueError(f"method_options must be a table, got {options!r}")
     if isinstance(method, str) and ":" in method:
-        factory = _import_object(method, "method", folder)
+        factory = import_object(method, "method", folder)
         try:
             method = factory(**options) if callable(factory) else factory
         except TypeError as exc:
@@ -249,11 +257,7 @@ def _read(path) -> dict:
         data = tomllib.loads(p.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"study file {str(path)!r} is not valid TOML: {exc}") from None
-    unknown = sorted(set(data) - set(_KEYS))
-    if unknown:
-        raise ValueError(
-            f"unknown keys in study file {str(path)!r}: {unknown}; allowed: {list(_KEYS)}"
-        )
+    _unknown(data, STUDY_SCHEMA, f"study file {str(path)!r}")
     if "guarantee" not in data:
         raise ValueError(
             f'study file {str(path)!r} has no guarantee key: add guarantee = "<id>" '
@@ -306,7 +310,7 @@ def _study_check(data: dict, laws_needed: bool = True):
     if not isinstance(sid, str) or not sid:
         raise ValueError(f"id must be a non-empty string, got {sid!r}")
     check = for_law(
-        gid, laws, grid=clean, alphas=options.get("alphas", (0.1, 0.05)), check_id=f"study:{sid}"
+        gid, laws, grid=clean, alphas=options.get("alphas", RUN_ALPHAS), check_id=f"study:{sid}"
     )
     if hasattr(adapter, "controls"):  # a study with its own controls (klm19 rate claims)
         if "controls" in data:
@@ -337,7 +341,8 @@ def load_search_study(path) -> list[dict]:
 
     One search per grid cell (the product of the grid lists) and alpha; each dict has
     ``target``, ``family`` (name), ``family_options``, ``grid``, ``alpha``, ``budget``,
-    ``criterion`` and ``seed``.
+    ``criterion``, ``seed``, ``evaluations`` and ``reps`` (None where the table has none).
+    The keys are :data:`SEARCH_SCHEMA`'s.
     """
     import itertools
 
@@ -345,9 +350,7 @@ def load_search_study(path) -> list[dict]:
     table = data.get("search")
     if not isinstance(table, dict):
         raise ValueError(f"study file {str(path)!r} has no [search] table")
-    unknown = sorted(set(table) - set(_SEARCH_KEYS))
-    if unknown:
-        raise ValueError(f"unknown keys in [search]: {unknown}; allowed: {list(_SEARCH_KEYS)}")
+    _unknown(table, SEARCH_SCHEMA, "[search]")
     if not isinstance(table.get("family"), str):
         raise ValueError(f"[search] needs family = a family name, got {table.get('family')!r}")
     opts = table.get("options", {})
@@ -356,6 +359,23 @@ def load_search_study(path) -> list[dict]:
     seed = table.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"[search] seed must be a non-negative integer, got {seed!r}")
+    sizes = {}
+    for key, least in (("evaluations", MIN_EVALUATIONS), ("reps", 1)):
+        if key in table:
+            value = table[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"[search] {key} must be an integer >= {least}, got {value!r}")
+            sizes[key] = value
+    from calcheck.simulations.search import SEARCH_BUDGETS
+
+    from .search import CRITERIA
+
+    for key, allowed, default in (("budget", tuple(SEARCH_BUDGETS), "quick"),
+                                  ("criterion", CRITERIA, "failure")):  # fmt: skip
+        if table.get(key, default) not in allowed:
+            raise ValueError(f"[search] {key} must be one of {list(allowed)}, got {table[key]!r}")
+    if not isinstance(table.get("target", ""), str):
+        raise ValueError(f"[search] target must be a string, got {table['target']!r}")
     gid, grid, options = _study_check(data, laws_needed=False)
     keys = sorted(grid)
     return [
@@ -365,10 +385,12 @@ def load_search_study(path) -> list[dict]:
             "family_options": dict(opts),
             "grid": dict(zip(keys, cell, strict=True)),
             "alpha": alpha,
-            "budget": str(table.get("budget", "quick")),
-            "criterion": str(table.get("criterion", "failure")),
+            "budget": table.get("budget", "quick"),
+            "criterion": table.get("criterion", "failure"),
             "seed": seed,
+            "evaluations": sizes.get("evaluations"),
+            "reps": sizes.get("reps"),
         }
         for cell in itertools.product(*(grid[k] for k in keys))
-        for alpha in options.get("alphas", (0.1,))
+        for alpha in options.get("alphas", SEARCH_ALPHAS)
     ]
