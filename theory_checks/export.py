@@ -54,6 +54,16 @@ class Exportable:
     """Mixin of calcheck's result classes: ``to_dict``/``to_json``/``to_frame`` and back.
 
     See the module docstring for the format.
+
+    Examples
+    --------
+    >>> from calcheck import exact_coverage
+    >>> from calcheck.theory_checks.exact import ExactCoverage
+    >>> res = exact_coverage("gr21.thm3", n=1000, n_bins=10, alpha=0.1)
+    >>> ExactCoverage.from_json(res.to_json()) == res
+    True
+    >>> res.to_dict()["__type__"], res.to_frame().shape
+    ('ExactCoverage', (1, 11))
     """
 
     def __init_subclass__(cls, **kwargs):

@@ -153,6 +153,19 @@ def rejection_power(reps, claimed, true_coverage, *, false_alarm=DEFAULT_FALSE_A
     -------
     float
         ``P(Bin(reps, true_coverage) <= c)`` with ``c`` the test's critical count.
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (named and echoed).
+
+    Examples
+    --------
+    Claimed 1/2 at level 0.05 with 5 replicates: only 0 successes is flagged
+    (``P = 1/32``), so a true coverage of 0.1 is flagged with probability ``0.9**5``.
+
+    >>> round(rejection_power(5, 0.5, 0.1, false_alarm=0.05), 5)
+    0.59049
     """
     if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
         raise ValueError(f"reps must be a positive integer, got {reps!r}")
