@@ -224,3 +224,31 @@ def test_which_calibrators_are_multiclass():
     spec = multiclass_calibrator_method(FixedTopLabel())
     assert spec.supplied("ece_mean") == ("n", "n_bins", "n_classes")
     assert spec.supplied("cw_conditional") == ("alpha", "n", "n_bins", "n_classes")
+
+
+def _routed():
+    from calcheck.theory_checks.user import calibrator_method
+
+    try:
+        return "top_label" in calibrator_method(TopLabelBins(4)).families
+    except ValueError:
+        return False
+
+
+@pytest.mark.skipif(not _routed(), reason="define_guarantee does not route multiclass yet")
+def test_define_guarantee_and_verify_with_a_multiclass_calibrator():
+    import calcheck
+
+    def radius(n, n_bins, n_classes, alpha):  # as above: Hoeffding, half the average count
+        cells = n_classes * n_bins
+        return np.sqrt(np.log(2 * cells / alpha) / (2 * (n / cells / 2)))
+
+    def wrong(n, n_bins, n_classes, alpha):
+        return 0.3 * radius(n, n_bins, n_classes, alpha)
+
+    args = {"n": 1000, "n_bins": 4, "reps": 300, "rng": 0}
+    ok = calcheck.define_guarantee("mine.tl", radius, method=TopLabelBins(4), event="conditional")
+    assert calcheck.verify(ok, "tl_balanced_half", **args).verdict == "consistent"
+    bad = calcheck.define_guarantee("mine.x03", wrong, method=TopLabelBins(4), event="conditional")
+    res = calcheck.verify(bad, "tl_balanced_half", **args, expect="violated")
+    assert res.verdict == "violated"
