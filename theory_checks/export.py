@@ -107,7 +107,9 @@ class Exportable:
         checks = _live_checks(check)
         out = decode(data, checks)
         if not isinstance(out, cls):
-            raise ValueError(f"the data holds a {data['__type__']}, not a {cls.__name__}")
+            raise ValueError(
+                f"the data holds a result of class {data['__type__']}, not {cls.__name__}"
+            )
         own = getattr(out, "check", None)
         if check is not None and not isinstance(check, list | tuple) and own is not check:
             raise ValueError(

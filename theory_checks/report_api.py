@@ -34,7 +34,7 @@ def _results(results) -> list:
     for i, r in enumerate(items):
         if not all(hasattr(r, a) for a in ("check", "verdict", "passed", "evidence")):
             raise ValueError(
-                f"results[{i}] is a {type(r).__name__}, not a check's result (a CheckResult "
+                f"results[{i}] is of type {type(r).__name__}, not a check's result (a CheckResult "
                 "of calcheck.verify, a series check's result or a RunResult's results)"
             )
     ids = [r.check.id for r in items]

@@ -174,7 +174,7 @@ def test_to_frame_without_pandas_names_the_install(verified, monkeypatch):
 
 
 def test_wrong_data_is_refused_in_one_line(verified):
-    with pytest.raises(ValueError, match="holds a CellResult, not a CheckResult"):
+    with pytest.raises(ValueError, match="holds a result of class CellResult, not CheckResult"):
         CheckResult.from_dict(verified.cells[0].to_dict())
     with pytest.raises(ValueError, match="needs a dict written by to_dict"):
         CheckResult.from_dict({"id": 1})

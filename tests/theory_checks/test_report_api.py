@@ -86,7 +86,7 @@ def test_title_seed_and_one_format(folders, tmp_path):
 
 def test_bad_arguments_are_refused_in_one_line(folders, tmp_path):
     _, _, _, run = folders
-    with pytest.raises(ValueError, match=r"results\[1\] is a str, not a check's result"):
+    with pytest.raises(ValueError, match=r"results\[1\] is of type str, not a check's result"):
         report([run.results[0], "gpr20.thm3"], tmp_path)
     with pytest.raises(ValueError, match="results is empty"):
         report([], tmp_path)
