@@ -173,3 +173,46 @@ def test_a_built_in_method_is_found_without_looking_for_plugins(fake_plugins):
     assert registry._PLUGINS is None  # not looked for
     assert "tl_hb" in dict(known.items())
     assert registry._PLUGINS is not None  # listing every method looks for them
+
+
+def _page_blocks(heading: str) -> list[str]:
+    """The ``{code-block} python`` blocks of one section of the extending page."""
+    page = (Path(__file__).parents[2] / "docs" / "user_guide" / "extending.md").read_text()
+    section = page.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    return [b.split("```", 1)[0] for b in section.split("```{code-block} python\n")[1:]]
+
+
+@pytest.mark.parametrize(
+    ("heading", "ids"),
+    [
+        ("### GUARANTEES from define_guarantee alone",
+         {"xyz.thm1": "consistent", "xyz.thm1.control.times_0.7": "violated"}),
+        ("### GUARANTEES, checks and STUDIES with calcheck.plugin",
+         {"xyz.thm1": "consistent", "xyz.thm1.control.wrong_n": "violated",
+          "xyz.thm1.control.times_0.7": "violated"}),
+    ],
+)  # fmt: skip
+def test_the_plugin_modules_of_the_extending_page_run(fake_plugins, tmp_path, heading, ids):
+    (block,) = _page_blocks(heading)
+    prelude = (
+        ""
+        if "def bin_radius" in block
+        else _page_blocks("### GUARANTEES from define_guarantee alone")[0].split(
+            "\n\nGUARANTEES", 1
+        )[0]
+        + "\n\n"
+    )
+    name = f"xyz_paper_{len(ids)}"  # a module name of its own: modules stay imported
+    (tmp_path / f"{name}.py").write_text(prelude + block)
+    assert list(fake_plugins({"xyz": name})) == ["xyz"]
+    out = tmp_path / "out"
+    assert main(["run", "--checks", "xyz", "--out", str(out), "--reps", "300"]) == 0
+    results = json.loads((out / "results.json").read_text())["checks"]
+    assert {c["id"]: c["verdict"] for c in results} == ids
+
+
+def test_the_law_of_the_extending_page_is_checked():
+    (block,) = _page_blocks("## Your law")
+    namespace = {"calcheck": calcheck}
+    exec(compile(block, "extending.md", "exec"), namespace)
+    assert namespace["law"].name == "beta25_platt"
