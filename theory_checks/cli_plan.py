@@ -54,5 +54,5 @@ def cmd_plan(args) -> int:
         eta=args.eta,
         max_reps=args.max_reps,
     )
-    print(result.to_json(indent=1) if args.json else result.summary())  # noqa: T201
+    print(result.to_json(indent=1) if args.json else result.summary())
     return 0

@@ -31,7 +31,9 @@ __all__ = ["implied_by"]
 
 def _key(result):
     event = result.check.event
-    randomness = type(event).__name__ if event.randomised else "none"
+    # a check read back from JSON carries an EventRecord naming its event's class
+    name = getattr(event, "name", None) if type(event).__name__ == "EventRecord" else None
+    randomness = (name or type(event).__name__) if event.randomised else "none"
     cells = tuple((c.experiment, c.alpha, c.verdict.trials) for c in result.cells)
     return (result.check.guarantee.split(".")[0], randomness, cells)
 
