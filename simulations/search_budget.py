@@ -22,6 +22,11 @@ __all__ = ["SEARCH_BUDGETS", "SearchBudget", "get_search_budget"]
 #: the least search is ``5 x (1 + 1) = 10`` evaluations.
 MIN_POPULATION = 5
 MIN_EVALUATIONS = 2 * MIN_POPULATION
+#: About the least refinement that runs both of its stages (a third in lines of 8 points on
+#: the smoothed objective, the rest in lines of 16 on the exact one;
+#: :mod:`calcheck.theory_checks.search_refine`): :meth:`SearchBudget.sized` gives a smaller
+#: share to differential evolution instead.
+MIN_REFINEMENT = 32
 
 
 def _whole(value, least: int, field: str) -> int:
@@ -127,9 +132,10 @@ class SearchBudget:
         evaluations : int, optional
             Evaluations of the whole search (differential evolution and refinement) for a
             family of ``dim`` parameters, at least 10. They are shared as in this budget
-            (its share of refinement; its population, or fewer for a small total), rounded
-            to whole generations: :meth:`total_evaluations` may differ by less than one
-            population. None: this budget's.
+            (its share of refinement, unless that is under 32 evaluations, too few to run:
+            then all go to differential evolution; its population, or fewer for a small
+            total), rounded to whole generations: :meth:`total_evaluations` may differ by
+            less than one population. None: this budget's.
         reps : int, optional
             Replicates per evaluation (at least 1); None: this budget's. The fresh re-check
             keeps ``fresh_reps``.
@@ -155,11 +161,16 @@ class SearchBudget:
             dim = _whole(dim, 1, "dim")
             share = self.refine * dim / self.total_evaluations(dim)
             refine = int(total * share) // dim
+            if refine * dim < MIN_REFINEMENT:  # too few to run: differential evolution's
+                refine = 0
             de = max(MIN_EVALUATIONS, total - refine * dim)
             population = max(MIN_POPULATION, min(self.population, de // 2))
             generations = max(1, round(de / population) - 1)
             # whatever differential evolution's rounding left goes to the refinement
-            refine = max(0, total - population * (generations + 1)) // dim if refine else 0
+            if refine:  # what differential evolution's rounding left, if enough to run
+                refine = max(0, total - population * (generations + 1)) // dim
+                if refine * dim < MIN_REFINEMENT:
+                    refine, generations = 0, max(1, round(total / population) - 1)
             out = dataclasses.replace(
                 out, population=population, generations=generations, refine=refine
             )

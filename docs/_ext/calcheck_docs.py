@@ -418,6 +418,13 @@ def refused_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def study_schema_page() -> str:
+    """Every key of a study file and of its ``[search]`` table (the parser's own schema)."""
+    from calcheck.theory_checks.study import schema_markdown
+
+    return schema_markdown()
+
+
 def write_pages(app=None) -> None:
     """Write every generated page (idempotent; only changed files are rewritten)."""
     OUT.mkdir(exist_ok=True)
@@ -431,6 +438,7 @@ def write_pages(app=None) -> None:
         pages[f"{paper}_not_covered.md"] = not_covered_page(paper)
     pages["measurements.md"] = measurements_page()
     pages["refused.md"] = refused_page()
+    pages["study_schema.md"] = study_schema_page()
     pages["search_power.md"] = search_power_page()
     for name, text in pages.items():
         path = OUT / name
