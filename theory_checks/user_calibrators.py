@@ -20,7 +20,7 @@ from calcheck.simulations.experiments.calibrator_protocol import unwrapped
 
 from .catalog.gr22 import METHODS as _GR22_METHODS
 from .events import MeanAtMost, Within
-from .methods import EventSpec, MethodSpec
+from .methods import DATA_KEYWORDS, EventSpec, MethodSpec
 
 __all__ = ["MULTICLASS_EVENTS", "is_multiclass_calibrator", "multiclass_calibrator_method"]
 
@@ -110,7 +110,9 @@ def multiclass_calibrator_method(calibrator, *, grid: int = 256) -> MethodSpec:
     MethodSpec
         On ``top_label`` and ``dirichlet_affine`` laws (the latter with prototypes), grid
         ``(n, n_bins)`` (``n_bins`` is the bound's B, passed to ``fit`` where it takes it),
-        supplying ``n``, ``n_bins`` and ``n_classes``, with the events of
+        supplying ``n``, ``n_bins`` and ``n_classes`` and the data keywords of
+        :data:`~calcheck.theory_checks.methods.DATA_KEYWORDS` per top-label level set (one
+        column per level set, as the outcome's ``error``), with the events of
         :data:`MULTICLASS_EVENTS`.
 
     Raises
@@ -128,8 +130,8 @@ def multiclass_calibrator_method(calibrator, *, grid: int = 256) -> MethodSpec:
     >>> spec = multiclass_calibrator_method(Identity())
     >>> spec.families, sorted(spec.events)[:3]
     (('top_label', 'dirichlet_affine'), ['conditional', 'cw_conditional', 'cw_ece'])
-    >>> spec.supplied("conditional")
-    ('alpha', 'n', 'n_bins', 'n_classes')
+    >>> spec.supplied("conditional", data=False), spec.data
+    (('alpha', 'n', 'n_bins', 'n_classes'), ('counts', 'means', 'variances', 'n_used'))
     """
     from calcheck.simulations._validation import check_positive_int
     from calcheck.simulations.experiments.calibrator_multiclass import (
@@ -156,4 +158,5 @@ def multiclass_calibrator_method(calibrator, *, grid: int = 256) -> MethodSpec:
         ("n", "n_bins", "n_classes"),
         MULTICLASS_EVENTS,
         None,
+        data=tuple(DATA_KEYWORDS),  # per top-label level set (the experiment records them)
     )

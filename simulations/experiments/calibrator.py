@@ -89,7 +89,8 @@ class LevelSetOutcome(BinOutcome):
     counts, means, variances : ndarray (R, width)
         The calibration data of each level set (column by column with ``error``): points
         whose output is the level set's, their label mean and biased sample variance
-        (``mean((y - mean)^2)``); 0 for a level set without points and for padding.
+        (``mean((y - mean)^2)``); a level set without points has mean its output and
+        variance 0; padding columns are 0.
     n_used : ndarray (R,)
         Calibration points whose output is one of the level sets' (``counts`` summed):
         ``n`` unless a point's output lies in a stretch left unresolved.
@@ -108,7 +109,9 @@ def data_by_level(levels: np.ndarray, outputs: np.ndarray, labels: np.ndarray):
 
     ``outputs`` are the fitted map's values at the calibration scores; a point whose value
     is not one of ``levels`` is counted nowhere. Returns ``(counts, means, variances)``,
-    each of the shape of ``levels`` (0 where a level has no point).
+    each of the shape of ``levels``; a level without points has mean the level itself (what
+    the map predicts there, as :data:`calcheck.theory_checks.methods.DATA_KEYWORDS` says)
+    and variance 0.
     """
     idx = np.minimum(np.searchsorted(levels, outputs), max(levels.size - 1, 0))
     hit = levels[idx] == outputs if levels.size else np.zeros(outputs.shape, bool)
@@ -117,7 +120,8 @@ def data_by_level(levels: np.ndarray, outputs: np.ndarray, labels: np.ndarray):
     safe = np.maximum(counts, 1)
     means = np.bincount(idx, y, minlength=levels.size) / safe
     squares = np.bincount(idx, y * y, minlength=levels.size) / safe
-    return counts, means, np.maximum(squares - means * means, 0.0)
+    variances = np.maximum(squares - means * means, 0.0)
+    return counts, np.where(counts > 0, means, levels), variances
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,8 @@ class MulticlassLevelSetOutcome(LevelSetOutcome):
         As in :class:`~calcheck.simulations.experiments.calibrator.LevelSetOutcome`.
     counts, means, variances : ndarray (R, width)
         Calibration points of each top-label level set, the mean and biased variance of
-        their indicators ``1{Y = c}``; 0 for padding.
+        their indicators ``1{Y = c}`` (a level set without points: mean its confidence r,
+        variance 0); 0 for padding.
     n_used : ndarray (R,)
         Calibration points in a top-label level set (``counts`` summed).
     cw_ece : ndarray (R,)

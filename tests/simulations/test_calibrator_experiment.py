@@ -211,12 +211,13 @@ def test_the_template_is_never_fitted():
     assert not hasattr(template, "values_")
 
 
-def test_level_sets_carry_their_calibration_counts_means_and_variances():
+@pytest.mark.parametrize("n", [40, 3])  # n = 3: empty level sets (mean = their output)
+def test_level_sets_carry_their_calibration_counts_means_and_variances(n):
     law = LAWS["uniform_logistic"]
-    exp = CalibratorExperiment(FixedBins(4, offset=0.01), law, 40, 4)
+    exp = CalibratorExperiment(FixedBins(4, offset=0.01), law, n, 4)
     out = exp.simulate(np.random.default_rng(2), 2)
     rng = np.random.default_rng(2)
-    scores = law.sample_scores((2, 40), rng)
+    scores = law.sample_scores((2, n), rng)
     labels = law.sample_labels(scores, rng)
     for r in range(2):
         fitted = FixedBins(4, offset=0.01).fit(scores[r], labels[r])
@@ -225,14 +226,15 @@ def test_level_sets_carry_their_calibration_counts_means_and_variances():
         for col, b in enumerate(order):
             y = labels[r][bins == b]
             assert out.counts[r, col] == y.size
-            assert out.means[r, col] == pytest.approx(y.mean() if y.size else 0.0)
+            assert out.means[r, col] == pytest.approx(y.mean() if y.size else fitted.values_[b])
             assert out.variances[r, col] == pytest.approx(y.var() if y.size else 0.0)
-        assert out.n_used[r] == 40
+        assert out.n_used[r] == n
     assert out.counts[:, 4:].sum() == 0  # padding
+    assert (out.counts[:, :4] == 0).any() == (n == 3)
     sym = exp.symbols(out)
     assert sym["counts"] is out.counts
     assert set(sym) == {"n", "n_bins", "counts", "means", "variances", "n_used"}
-    assert exp.symbols() == {"n": 40, "n_bins": 4}
+    assert exp.symbols() == {"n": n, "n_bins": 4}
 
 
 class Platt:

@@ -222,8 +222,9 @@ def test_which_calibrators_are_multiclass():
     assert not is_multiclass_calibrator(Binary())
     assert not is_multiclass_calibrator(object())
     spec = multiclass_calibrator_method(FixedTopLabel())
-    assert spec.supplied("ece_mean") == ("n", "n_bins", "n_classes")
-    assert spec.supplied("cw_conditional") == ("alpha", "n", "n_bins", "n_classes")
+    assert spec.supplied("ece_mean", data=False) == ("n", "n_bins", "n_classes")
+    assert spec.supplied("cw_conditional", data=False) == ("alpha", "n", "n_bins", "n_classes")
+    assert set(spec.data) == {"counts", "means", "variances", "n_used"}
 
 
 def _routed():
@@ -252,3 +253,13 @@ def test_define_guarantee_and_verify_with_a_multiclass_calibrator():
     bad = calcheck.define_guarantee("mine.x03", wrong, method=TopLabelBins(4), event="conditional")
     res = calcheck.verify(bad, "tl_balanced_half", **args, expect="violated")
     assert res.verdict == "violated"
+
+    # a data-dependent radius: Hoeffding in each top-label level set with its own count
+    def per_level_set(counts, n_bins, n_classes, alpha):
+        with np.errstate(divide="ignore"):
+            return np.sqrt(np.log(2 * n_classes * n_bins / alpha) / (2 * counts))
+
+    data = calcheck.define_guarantee(
+        "mine.tl.data", per_level_set, method=TopLabelBins(4), event="conditional"
+    )
+    assert calcheck.verify(data, "tl_balanced_half", **args).verdict == "consistent"
