@@ -67,6 +67,8 @@ __all__ = [
 ]
 
 
+#: The level sets' calibration data an outcome records (the data keywords of the bounds).
+LEVEL_SET_DATA = ("counts", "means", "variances", "n_used")
 #: Times a piece on which the fitted map changes value is halved (see the module doc).
 SPLIT_DEPTH = 16
 
@@ -215,13 +217,8 @@ class CalibratorExperiment(Experiment):
         (:class:`LevelSetOutcome`).
         """
         out = {"n": int(self.n), "n_bins": int(self.n_bins)}
-        if outcome is not None:
-            out.update(
-                counts=outcome.counts,
-                means=outcome.means,
-                variances=outcome.variances,
-                n_used=outcome.n_used,
-            )
+        if outcome is not None:  # the data keywords, as the outcome records them
+            out.update({name: getattr(outcome, name) for name in LEVEL_SET_DATA})
         return out
 
     # ------------------------------------------------------------------ fitting
