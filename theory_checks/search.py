@@ -310,6 +310,7 @@ def search(
     backend: str = "loky",
     start: str = "benign",
     baseline: bool = True,
+    known: bool = True,
     progress: bool | None = None,
     on_estimate=None,
 ) -> SearchResult:
@@ -363,6 +364,10 @@ def search(
         Start population of differential evolution.
     baseline : bool
         Also run random sampling at the same budget and re-check its best law.
+    known : bool
+        Compare the law found with the family's known hard laws (eta = 1/2, and the exact
+        worst constant eta) on ``fresh_reps`` replicates of a stream of their own, and keep
+        the worst; False measures the optimiser alone (``calcheck search --power``).
     progress : bool, optional
         A progress bar of the evaluations on standard error (tqdm); None (the default): when
         standard error is a terminal.
@@ -418,7 +423,7 @@ def search(
     # ... and a size whose blocks cannot fit in memory (one block per worker at a time)
     check_experiments_fit(probe.experiments, n_jobs=n_jobs, what=f"the search of {target}")
     reference = analytic_reference(guarantee, bound, grid, alpha)
-    known = known_points(fam, reference)
+    known = known_points(fam, reference) if known else []
     benign, seconds = timed_batch(crit, fam.benign)  # the measure of the estimate
     estimate = estimate_search(
         crit, fam, budget, seconds, known=len(known), baseline=baseline, n_jobs=n_jobs

@@ -17,6 +17,10 @@ independent root seeds and counts, over the seeds:
 ``stated_consistent``
     searches whose law keeps the *stated* bound consistent on the same fresh seed.
 
+The searches run without the comparison with the family's known worst laws
+(``search(..., known=False)``; :mod:`calcheck.theory_checks.search_known`), which would hand
+them the answer: the power measured is the optimiser's own.
+
 :data:`POWER_ROWS` are the rows of the documented table (``calcheck search --power``), at
 n = 1000, B = 20, alpha = 0.01 on ``beta_piecewise`` (k = 5), each at a factor where the
 exact worst case (the worst constant eta, ``analytic_reference``)
@@ -211,6 +215,7 @@ def search_power(
         res = search(
             target, fam, grid=dict(grid), alpha=alpha, budget=budget, criterion=criterion,
             seed=root, fresh_seed=root + 1, n_jobs=n_jobs, backend=backend, baseline=False,
+            known=False,  # the optimiser's own power: not told the known worst laws
         )  # fmt: skip
         fresh = res.search.fresh
         again = fresh_check(
