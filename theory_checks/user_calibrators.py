@@ -18,36 +18,45 @@ from __future__ import annotations
 
 from calcheck.simulations.experiments.calibrator_protocol import unwrapped
 
-from .catalog.gr22 import METHODS as _GR22_METHODS
-from .events import MeanAtMost, Within
+from .events import Marginal, MeanAtMost, Within
 from .methods import DATA_KEYWORDS, EventSpec, MethodSpec
 
 __all__ = ["MULTICLASS_EVENTS", "is_multiclass_calibrator", "multiclass_calibrator_method"]
 
-#: Events of a multiclass calibrator's fitted map (Gupta & Ramdas 2022, Sec. 2 and eqs. 13-14).
-MULTICLASS_EVENTS = {
-    # the top-label events are those of gr22's TL-HB (conditional, marginal, ece, ece_mean)
-    **_GR22_METHODS["tl_hb"].events,
-    "cw_conditional": EventSpec(
-        Within("class_max_error"),
-        "1-alpha",
-        "conditional",
+# name -> (event, quantifier, the event in words); every claim is 1 - alpha except the
+# expectation events' (``1-bound``)
+_EVENTS = {
+    "conditional": (
+        Within("max_error"), "conditional",
+        "w.p. >= 1 - alpha, TL-MCE <= eps: every top-label level set {c(X) = c, h(X) = r} "
+        "has |P(Y = c | c(X) = c, h(X) = r) - r| <= eps",
+    ),
+    "marginal": (
+        Marginal(), "marginal",
+        "w.p. >= 1 - alpha over the data and a fresh test point X, "
+        "|P(Y = c(X) | c(X), h(X)) - h(X)| <= eps",
+    ),
+    "ece": (Within("l1_ece"), "conditional", "w.p. >= 1 - alpha, the exact TL-ECE <= eps"),
+    "ece_mean": (MeanAtMost("l1_ece"), "expectation", "E[TL-ECE] <= bound (no alpha)"),
+    "cw_conditional": (
+        Within("class_max_error"), "conditional",
         "w.p. >= 1 - alpha, for every class l every level set {h_l(X) = r} has "
         "|P(Y = l | h_l(X) = r) - r| <= eps (eps may be one per class)",
     ),
-    "cw_marginal": EventSpec(
-        Within("class_test_error"),
-        "1-alpha",
-        "marginal",
+    "cw_marginal": (
+        Within("class_test_error"), "marginal",
         "w.p. >= 1 - alpha over the data and one fresh test point X, every class's error "
         "|P(Y = l | h_l(X)) - h_l(X)| <= eps",
     ),
-    "cw_ece": EventSpec(
-        Within("cw_ece"), "1-alpha", "conditional", "w.p. >= 1 - alpha, exact CW-ECE <= eps"
-    ),
-    "cw_ece_mean": EventSpec(
-        MeanAtMost("cw_ece"), "1-bound", "expectation", "E[CW-ECE] <= bound (no alpha)"
-    ),
+    "cw_ece": (Within("cw_ece"), "conditional", "w.p. >= 1 - alpha, the exact CW-ECE <= eps"),
+    "cw_ece_mean": (MeanAtMost("cw_ece"), "expectation", "E[CW-ECE] <= bound (no alpha)"),
+}  # fmt: skip
+
+#: Events of a multiclass calibrator's fitted map: top-label (Gupta & Ramdas 2022, Sec. 2,
+#: the events of Theorem 1) and class-wise (Sec. 2, eqs. 13-14 jointly over the classes).
+MULTICLASS_EVENTS = {
+    name: EventSpec(event, "1-bound" if q == "expectation" else "1-alpha", q, text)
+    for name, (event, q, text) in _EVENTS.items()
 }
 
 
