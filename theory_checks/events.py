@@ -38,6 +38,8 @@ import numpy as np
 from calcheck.bounds import registry
 from calcheck.simulations.experiments.base import ratio
 
+from .per_bin import broadcast_radius, output_radius, test_bin
+
 __all__ = [
     "CLAIMS",
     "MUTANT_FACTORS",
@@ -176,6 +178,21 @@ def constant(name: str, value: float, description: str = "") -> BoundRule:
 
 
 # ----------------------------------------------------------------------------- events
+def _per_output(outcome, radius) -> EventValues:
+    """Every output of positive mass within its radius (``max_error`` with a per-bin radius).
+
+    Outputs of zero mass (NaN error, padding) are not in Range(h): they neither fail nor
+    succeed. A replicate is vacuous when every output of positive mass has a radius >= 1.
+    """
+    r = output_radius(outcome, radius)
+    live = np.asarray(outcome.mass) > 0
+    per_bin = np.where(live, ratio(np.nan_to_num(outcome.error), r), 0.0)
+    worst = per_bin.max(axis=1)
+    vacuous = np.all(~live | (r >= statistic_sup("max_error")), axis=1)
+    bound = _median_bound(np.where(live, r, np.nan))
+    return EventValues(worst <= 1.0, worst, float((worst <= 1.0).mean()), bound, vacuous)
+
+
 @dataclass(frozen=True)
 class EventValues:
     """Per-replicate successes and ratios of one (experiment, alpha) cell.
@@ -249,7 +266,9 @@ class Within(Event):
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
         """Successes and ratios."""
         stat = self._stat(experiment, outcome, alpha)
-        full = np.broadcast_to(np.asarray(radius, dtype=float), stat.shape)
+        if self.statistic == "max_error" and stat.ndim == 1 and np.ndim(radius) == 2:
+            return _per_output(outcome, radius)  # a radius per bin: every output within its own
+        full = broadcast_radius(radius, stat.shape, self.statistic)
         r = ratio(stat, full)
         # an infinite radius, or one at least the statistic's largest value, cannot be exceeded
         vacuous = full >= statistic_sup(self.statistic)
@@ -309,9 +328,22 @@ class Marginal(Event):
         return values.ratio <= factor, values.bound * factor
 
     def evaluate(self, experiment, outcome, radius, alpha) -> EventValues:
-        """Successes (drawn test point) and the exact conditional coverage as estimate."""
+        """Successes (drawn test point) and the exact conditional coverage as estimate.
+
+        A radius per bin ``(R, B)`` is read at the test point's bin (a merged output's: the
+        largest of its bins'); the estimate is then ``sum_b w_b 1{err_b <= radius_b}``.
+        """
         err = outcome.test_point_error
-        radius = np.broadcast_to(np.asarray(radius, dtype=float), err.shape)
+        if np.ndim(radius) == 2:
+            per_bin = output_radius(outcome, radius)
+            ok = np.nan_to_num(outcome.error, nan=np.inf) <= per_bin
+            estimate = float(np.sum(outcome.mass * ok, axis=1).mean())
+            radius = np.take_along_axis(per_bin, test_bin(outcome)[:, None], axis=1)[:, 0]
+            return EventValues(
+                err <= radius, ratio(err, radius), estimate, _median_bound(per_bin),
+                radius >= statistic_sup("test_point_error"),
+            )  # fmt: skip
+        radius = broadcast_radius(radius, err.shape, self.statistic)
         estimate = float(outcome.marginal_probability(radius).mean())
         return EventValues(
             err <= radius,

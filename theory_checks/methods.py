@@ -4,18 +4,45 @@ A *method* is a calibrator the suite simulates on laws with exact truth (an expe
 builder); an *event* is what a guarantee bounds, evaluated against that truth. Each paper's
 catalog lists the methods it brings in ``METHODS`` (method name -> :class:`MethodSpec`);
 :func:`calcheck.theory_checks.catalog.methods` collects them. A method x event pair supplies the
-keywords a user's bound is called with: the method's symbols (``n``, ``n_bins``, ...) and
-``alpha`` where the event is a high-probability one.
+keywords a user's bound is called with: the method's symbols (``n``, ``n_bins``, ...),
+``alpha`` where the event is a high-probability one, and the data keywords
+(:data:`DATA_KEYWORDS`) where the method records its calibration data per bin.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .events import ALPHA_FREE, Event, Marginal, MeanAtMost, Within
 
-__all__ = ["BINARY_EVENTS", "EventSpec", "MethodSpec"]
+__all__ = [
+    "BINARY_EVENTS",
+    "DATA_KEYWORDS",
+    "PER_BIN_EVENTS",
+    "EventSpec",
+    "MethodSpec",
+    "method_table",
+]
+
+#: The data keywords a bound may ask for (one home), name -> meaning; each is given per
+#: replicate, vectorised: ``(R, B)`` arrays have one row per replicate and one column per bin
+#: (per level set of a user's calibrator), ``(R,)`` arrays one entry per replicate.
+DATA_KEYWORDS = {
+    "counts": "(R, B) calibration points whose labels the bin averages (its level set's points)",
+    "means": "(R, B) the bin's sample mean of those labels (its prediction for histogram "
+    "binning); for a bin without points, the value the calibrator predicts there",
+    "variances": "(R, B) the bin's biased sample variance (1/N) sum (y - mean)^2 of those "
+    "labels (0 for a bin without points)",
+    "n_used": "(R,) calibration points the bin means were computed from (counts summed: "
+    "n - (B - 1) for UMD, the second split for UMS)",
+}
+
+#: Events whose bound may be a radius per bin ``(R, B)``: every output within its bin's
+#: radius (a merged output within the largest radius of its bins), a fresh test point within
+#: the radius of its bin. The others compare one statistic per replicate with one radius.
+PER_BIN_EVENTS = ("conditional", "marginal")
 
 
 @dataclass(frozen=True)
@@ -103,6 +130,12 @@ class MethodSpec:
     exact_scheme : str or None
         Binning scheme of :func:`calcheck.simulations.exact_coverage.exact_coverage` whose exact
         coverage at constant eta equals this method's (None: not exactly computable).
+    data : tuple of str
+        The data keywords (:data:`DATA_KEYWORDS`) the method supplies to a bound.
+    data_build : callable or None
+        ``data_build(law, **point) -> Experiment`` whose outcome records the data keywords,
+        used in place of ``build`` for a bound that asks for one (None: ``build`` records
+        them itself). Results of bounds that ask for none stay those of ``build``.
     """
 
     name: str
@@ -113,8 +146,65 @@ class MethodSpec:
     symbols: tuple[str, ...]
     events: dict = field(default_factory=dict)
     exact_scheme: str | None = None
+    data: tuple[str, ...] = ()
+    data_build: Callable | None = None
 
-    def supplied(self, event: str) -> tuple[str, ...]:
-        """The keywords a bound of ``event`` is called with (sorted)."""
+    def supplied(self, event: str, data: bool = True) -> tuple[str, ...]:
+        """The keywords a bound of ``event`` may ask for (sorted); ``data=False``: no data ones."""
         extra = ("alpha",) if self.events[event].uses_alpha else ()
-        return tuple(sorted((*self.symbols, *extra)))
+        own = self.data if data else ()
+        return tuple(sorted((*self.symbols, *own, *extra)))
+
+    def with_data(self) -> MethodSpec:
+        """The method as a bound that asks for data keywords runs it.
+
+        Its experiments record the data (``data_build``); no exact coverage (the radius
+        depends on the data).
+        """
+        build = self.build if self.data_build is None else self.data_build
+        return dataclasses.replace(self, build=build, data_build=None, exact_scheme=None)
+
+
+def method_table() -> list[dict]:
+    """Every method x event pair with the keywords it supplies (``calcheck list --methods``).
+
+    Returns
+    -------
+    list of dict
+        One row per pair: ``method``, ``event``, ``quantifier``, ``families``, ``grid``,
+        ``supplies`` (the keywords every bound of that pair is called with), ``data`` (the
+        data keywords of :data:`DATA_KEYWORDS` it may also ask for, per replicate),
+        ``per_bin`` (whether its bound may return a radius per bin), ``exact_coverage`` and
+        the descriptions of the event and the method.
+
+    Examples
+    --------
+    >>> from calcheck import list_methods
+    >>> row = next(r for r in list_methods() if (r["method"], r["event"]) == ("umd", "conditional"))
+    >>> row["supplies"], row["exact_coverage"]
+    (['alpha', 'delta', 'n', 'n_bins'], True)
+    >>> row["data"], row["per_bin"]
+    (['counts', 'means', 'n_used', 'variances'], True)
+    """
+    from .catalog import methods
+
+    rows = []
+    for name, spec in methods().items():
+        for event, ev in spec.events.items():
+            rows.append(
+                {
+                    "method": name,
+                    "event": event,
+                    "quantifier": ev.quantifier,
+                    "families": list(spec.families),
+                    "grid": list(spec.grid_keys),
+                    "supplies": list(spec.supplied(event, data=False)),
+                    "data": sorted(spec.data),
+                    "per_bin": bool(spec.data) and event in PER_BIN_EVENTS,
+                    "exact_coverage": bool(spec.exact_scheme)
+                    and event in ("conditional", "marginal"),
+                    "event_description": ev.description,
+                    "method_description": spec.description,
+                }
+            )
+    return rows

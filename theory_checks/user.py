@@ -31,7 +31,7 @@ from calcheck.bounds.guarantee import QUANTIFIERS, Guarantee
 from calcheck.simulations.provenance import code_inputs, content_key
 
 from .check import StudyAdapter
-from .methods import BINARY_EVENTS, MethodSpec
+from .methods import BINARY_EVENTS, DATA_KEYWORDS, PER_BIN_EVENTS, MethodSpec, method_table
 
 __all__ = [
     "DefinedGuarantee",
@@ -68,7 +68,8 @@ def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
     -------
     MethodSpec
         On binary laws, grid ``(n, n_bins)`` (``n_bins`` is the bound's B; the calibrator
-        keeps its own), with the events of :data:`~calcheck.theory_checks.methods.BINARY_EVENTS`.
+        keeps its own), with the events of :data:`~calcheck.theory_checks.methods.BINARY_EVENTS`
+        and the data keywords per level set (one column per level set, padded).
     """
     from calcheck.simulations.experiments.calibrator import (
         CalibratorExperiment,
@@ -87,6 +88,7 @@ def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
         ("n", "n_bins"),
         BINARY_EVENTS,
         None,
+        data=tuple(DATA_KEYWORDS),  # per level set (the experiment always records them)
     )
 
 
@@ -109,11 +111,29 @@ def _shown(kwargs: dict) -> str:
     return ", ".join(parts)
 
 
-def _checked_bound(gid: str, function):
-    """The user's bound, refusing exceptions, None, NaN, negative values and wrong shapes."""
+def _output_shapes(kwargs: dict, per_bin: bool) -> tuple:
+    """The shapes a bound may return: a number, one per replicate, one per bin (``per_bin``)."""
+    shapes = {np.shape(v) for v in kwargs.values()}
+    rows = {s[0] for s in shapes if len(s) in (1, 2)}
+    bins = {s for s in shapes if len(s) == 2}
+    out = [()]
+    if len(rows) == 1:
+        out.append((rows.pop(),))
+    if per_bin and len(bins) == 1:
+        out.append(bins.pop())
+    return tuple(out)
+
+
+def _checked_bound(gid: str, function, per_bin: bool = False):
+    """The user's bound, refusing exceptions, None, NaN, negative values and wrong shapes.
+
+    ``per_bin``: the event takes a radius per bin (shape of the ``(R, B)`` data keywords).
+    """
 
     @functools.wraps(function)
     def bound(**kwargs):
+        data = any(k in DATA_KEYWORDS for k in kwargs)
+
         def refused(what: str, hint: str = "a bound must return a number >= 0"):
             where = f"at {_shown(kwargs)} ({_bound_name(function)})"
             return ValueError(f"the bound of {gid} {what} {where}; {hint}")
@@ -128,27 +148,29 @@ def _checked_bound(gid: str, function):
             value = np.asarray(raw, dtype=float)
         except (TypeError, ValueError):
             raise refused(f"returned {type(raw).__name__} {raw!r:.80}") from None
-        expected = np.broadcast_shapes(*(np.shape(v) for v in kwargs.values()))
-        if value.size != 1 and _broadcast(value.shape, expected) != expected:
+        shapes = _output_shapes(kwargs, per_bin)
+        if value.size != 1 and value.shape not in shapes:
+            per_bin_hint = (
+                "; a radius per bin is for the conditional and marginal events"
+                if not per_bin and value.ndim == 2
+                else ""
+            )
             raise refused(
                 f"returned an array of shape {value.shape}",
-                "expected "
-                + ("a number" if expected == () else f"a number or shape {expected}")
-                + " (the shape of its inputs)",
+                "expected a number"
+                + "".join(f" or shape {s}" for s in shapes[1:])
+                + " (the shape of its inputs)"
+                + per_bin_hint,
             )
         if np.any(np.isnan(value)) or np.any(value < 0):
             shown = repr(value.tolist()) if value.size <= 6 else f"an array of shape {value.shape}"
-            raise refused(f"returned {shown} (NaN or negative)", "a bound must be >= 0")
+            hint = "a bound must be >= 0"
+            if data:
+                hint += " (inf where it says nothing, e.g. for a bin with counts 0)"
+            raise refused(f"returned {shown} (NaN or negative)", hint)
         return value
 
     return bound
-
-
-def _broadcast(*shapes):
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError:
-        return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,6 +279,13 @@ def define_guarantee(
         The bound, called with keywords only, each one that the method x event pair
         supplies (``calcheck list --methods``), e.g. ``bound(n, n_bins, alpha)``.
         It returns a number >= 0 (``inf`` allowed; NaN or a negative value is an error).
+        A bound may also ask for the data of each replicate
+        (:data:`~calcheck.theory_checks.methods.DATA_KEYWORDS`: ``counts``, ``means``,
+        ``variances`` of shape ``(R, B)``, ``n_used`` of shape ``(R,)``, one row per
+        replicate): it is called with the arrays of a cell's R replicates, and may return one radius
+        per replicate ``(R,)`` or, for the conditional and marginal events, one per bin
+        ``(R, B)`` (``inf`` for a bin it says nothing about, e.g. one with counts 0). Its
+        experiments record the data and are stored apart from those of bounds that do not.
     method : str or object
         A method name (``"umd"``, ``"zadrozny_elkan"``, ``"randomized_umd"``, ``"ums"``,
         ``"fixed_width"``, ``"tl_hb"``, ``"cw_hb"``, ...), or a calibrator of your own with
@@ -331,14 +360,15 @@ def define_guarantee(
             f"quantifier must be {ev.quantifier!r} for event {event!r} (the event fixes it), "
             f"got {quantifier!r}"
         )
-    supplied = spec.supplied(event)
-    _check_signature(id, bound, supplied, spec.name, event)
+    asks = _check_signature(id, bound, spec, event)
+    if asks & set(DATA_KEYWORDS):
+        spec = spec.with_data()  # experiments that record the data (results of their own)
     hyp = (hypotheses,) if isinstance(hypotheses, str) else tuple(hypotheses)
     if not all(isinstance(h, str) for h in hyp):
         raise ValueError(f"hypotheses must be strings, got {hypotheses!r}")
     guarantee = Guarantee(
         id,
-        _checked_bound(id, bound),
+        _checked_bound(id, bound, per_bin=event in PER_BIN_EVENTS),
         id.split(".")[0],
         label or f"user-defined ({bound.__module__}.{bound.__qualname__})",
         statement or ev.description,
@@ -349,7 +379,9 @@ def define_guarantee(
     return DefinedGuarantee(id, guarantee, spec, event, calibrator).ensure_registered()
 
 
-def _check_signature(gid, bound, supplied, method, event):
+def _check_signature(gid, bound, spec: MethodSpec, event: str) -> set:
+    """The keywords the bound asks for (refusing any the pair does not supply)."""
+    method, supplied = spec.name, spec.supplied(event)
     try:
         params = inspect.signature(bound).parameters
     except (TypeError, ValueError):
@@ -366,10 +398,18 @@ def _check_signature(gid, bound, supplied, method, event):
         )
     missing = [p.name for p in params.values() if p.name not in supplied and p.default is p.empty]
     if missing:
+        data = (
+            f" and the data keywords {sorted(spec.data)} (arrays per replicate)"
+            if spec.data
+            else f"; it records no data keywords ({sorted(DATA_KEYWORDS)}: see "
+            "calcheck list --methods for the methods that do)"
+        )
         raise ValueError(
             f"the bound of {gid} asks for {missing}, which method {method!r} with event "
-            f"{event!r} does not supply; available: {list(supplied)}"
+            f"{event!r} does not supply; available: {list(spec.supplied(event, data=False))}"
+            f"{data}"
         )
+    return {name for name in params if name in supplied}
 
 
 def _forget_all() -> None:
@@ -398,40 +438,3 @@ def guarantee_id(guarantee) -> str:
 def definition_of(guarantee_id: str) -> DefinedGuarantee | None:
     """The run-time definition behind an id (None for a paper's guarantee)."""
     return _DEFINED.get(guarantee_id) if registry.is_user_defined(guarantee_id) else None
-
-
-def method_table() -> list[dict]:
-    """Every method x event pair with the keywords it supplies (``calcheck list --methods``).
-
-    Returns
-    -------
-    list of dict
-        One row per pair: ``method``, ``event``, ``quantifier``, ``families``, ``grid``,
-        ``supplies`` (the keywords a bound of that pair is called with), ``exact_coverage``
-        and the descriptions of the event and the method.
-
-    Examples
-    --------
-    >>> from calcheck import list_methods
-    >>> row = next(r for r in list_methods() if (r["method"], r["event"]) == ("umd", "conditional"))
-    >>> row["supplies"], row["exact_coverage"]
-    (['alpha', 'delta', 'n', 'n_bins'], True)
-    """
-    rows = []
-    for name, spec in _methods().items():
-        for event, ev in spec.events.items():
-            rows.append(
-                {
-                    "method": name,
-                    "event": event,
-                    "quantifier": ev.quantifier,
-                    "families": list(spec.families),
-                    "grid": list(spec.grid_keys),
-                    "supplies": list(spec.supplied(event)),
-                    "exact_coverage": bool(spec.exact_scheme)
-                    and event in ("conditional", "marginal"),
-                    "event_description": ev.description,
-                    "method_description": spec.description,
-                }
-            )
-    return rows

@@ -67,19 +67,37 @@ class BinningExperiment(Experiment):
             "delta": float(self.calibrator.get("delta", 0.0)),
         }
 
+    def _draws(self, rng: np.random.Generator, reps: int):
+        """Draw ``reps`` calibration sets: ``(labels, fit)``.
+
+        ``fit(y, calibrator=None)`` fits the drawn sets with labels ``y`` (the drawn
+        ``labels``, or a function of them) and returns the :class:`BinningBatch`.
+        """
+        law = self.law
+        own = calibrator_from_spec(self.calibrator, self.n_bins)
+        scores = law.sample_scores((reps, self.n), rng)
+        if hasattr(own, "fit_sorted_batch"):
+            s_sorted, u_sorted = sort_scores(scores, rng, tie_breaking=own._tie_breaking())
+            labels = law.sample_labels(s_sorted, rng)
+
+            def fit(y, calibrator=None):
+                c = own if calibrator is None else calibrator
+                return c.fit_sorted_batch(s_sorted, u_sorted, y, self.n_bins, rng)
+
+            return labels, fit
+        labels = law.sample_labels(scores, rng)
+
+        def fit(y, calibrator=None):
+            c = own if calibrator is None else calibrator
+            return c.fit_batch(scores, y, self.n_bins, rng)
+
+        return labels, fit
+
     def simulate(self, rng: np.random.Generator, reps: int) -> BinOutcome:
         """Simulate ``reps`` replicates: exact per-bin errors and masses."""
-        law = self.law
-        calibrator = calibrator_from_spec(self.calibrator, self.n_bins)
-        scores = law.sample_scores((reps, self.n), rng)
-        if hasattr(calibrator, "fit_sorted_batch"):
-            s_sorted, u_sorted = sort_scores(scores, rng, tie_breaking=calibrator._tie_breaking())
-            y_sorted = law.sample_labels(s_sorted, rng)
-            batch = calibrator.fit_sorted_batch(s_sorted, u_sorted, y_sorted, self.n_bins, rng)
-        else:
-            labels = law.sample_labels(scores, rng)
-            batch = calibrator.fit_batch(scores, labels, self.n_bins, rng)
-        errors = exact_bin_errors(batch, law)
+        labels, fit = self._draws(rng, reps)
+        batch = fit(labels)
+        errors = exact_bin_errors(batch, self.law)
         return BinOutcome(
             errors.error, errors.mass, rng.random((reps, 2)), (batch.counts == 0).sum(axis=1)
         )

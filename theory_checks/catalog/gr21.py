@@ -18,12 +18,13 @@ tie-breaking on two atoms (B = 3, n = 3000), where the bins are not exchangeable
 from __future__ import annotations
 
 from calcheck.simulations.experiments.binning import BinningExperiment
+from calcheck.simulations.experiments.binning_data import BinningDataExperiment
 from calcheck.simulations.laws import LAWS
 
 from ..budgets import get_budget
 from ..check import Check, StudyAdapter, with_sharper_controls
 from ..events import Marginal, MeanAtMost, Within, substitute
-from ..methods import BINARY_EVENTS, MethodSpec
+from ..methods import BINARY_EVENTS, DATA_KEYWORDS, MethodSpec
 from .gr21_lemmas import LEMMA_REFUSED, lemma_checks
 
 __all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]
@@ -263,6 +264,8 @@ def _binning_method(name, spec, text, exact=None) -> MethodSpec:
         ("delta", "n", "n_bins"),
         BINARY_EVENTS,
         exact,
+        data=tuple(DATA_KEYWORDS),
+        data_build=lambda law, n, n_bins: BinningDataExperiment(spec, law, n, n_bins),
     )
 
 

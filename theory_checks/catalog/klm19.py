@@ -36,7 +36,7 @@ from ..budgets import get_budget
 from ..check import Check
 from ..events import AtLeast, BoundRule, Ordered, other_guarantee
 from ..means import MeanZeroCheck
-from ..methods import BINARY_EVENTS, MethodSpec
+from ..methods import BINARY_EVENTS, DATA_KEYWORDS, MethodSpec
 from ..rates import Balanced, FactorWithin, RateCheck, RateSeries
 from .klm19_recalibration import REFUSED as _RECALIBRATION_REFUSED
 from .klm19_recalibration import recalibration_checks
@@ -71,6 +71,7 @@ METHODS = {
         _scaling_binning,
         ("n", "n_bins"),
         BINARY_EVENTS,
+        data=tuple(DATA_KEYWORDS),  # its level sets' calibration data
     ),
 }
 REFUSED = {
