@@ -68,8 +68,8 @@ class SearchBudget:
 
     See Also
     --------
-    SEARCH_BUDGETS : the named budgets ``"quick"`` and ``"full"``.
-    calcheck.search : the search that spends it.
+    calcheck.search : the search that spends it (``budget="quick"`` or ``"full"``: the named
+        budgets, ``calcheck.simulations.search.SEARCH_BUDGETS``).
 
     Examples
     --------
@@ -134,7 +134,7 @@ class SearchBudget:
             family of ``dim`` parameters, at least 10. They are shared as in this budget
             (its share of refinement, unless that is under 32 evaluations, too few to run:
             then all go to differential evolution; its population, or fewer for a small
-            total), rounded to whole generations: :meth:`total_evaluations` may differ by
+            total), rounded to whole generations: ``total_evaluations`` may differ by
             less than one population. None: this budget's.
         reps : int, optional
             Replicates per evaluation (at least 1); None: this budget's. The fresh re-check

@@ -318,7 +318,7 @@ def search(
 
     Differential evolution from the family's benign laws, then line searches from its best
     law (:mod:`~calcheck.theory_checks.search_refine`), then a comparison with the family's
-    known hard laws (eta = 1/2; :mod:`~calcheck.theory_checks.search_known`); the law kept
+    known hard laws (eta = 1/2; ``calcheck.theory_checks.search_known``); the law kept
     is re-checked on a fresh seed with the suite's exact binomial verdict.
 
     Parameters
@@ -343,7 +343,7 @@ def search(
         ``"quick"`` (50 evaluations of differential evolution and 48 of refinement per
         parameter, 200 replicates each, re-check 4000), ``"full"`` (300 + 96 per
         parameter x 1000, re-check 20000), or a
-        :class:`~calcheck.simulations.search_budget.SearchBudget` (``.sized(evaluations=,
+        :class:`calcheck.SearchBudget` (``.sized(evaluations=,
         reps=, dim=)`` resizes a named one).
     criterion : {"failure", "soft_failure", "tightness", "mean_ratio"}
         What differential evolution maximises on the common random numbers (CRN) replicates
@@ -372,11 +372,13 @@ def search(
         A progress bar of the evaluations on standard error (tqdm); None (the default): when
         standard error is a terminal.
     on_estimate : callable, optional
-        Called with the :class:`~calcheck.theory_checks.search_progress.SearchEstimate`
-        before the search proper (it is also logged at INFO): the family's benign points
-        are evaluated first, one after the other, and the median of their times, scaled to
-        every evaluation and re-check and divided among the workers, is the estimate
-        (:func:`~calcheck.theory_checks.search_progress.estimate_search`).
+        Called, before the search proper, with an estimate of its size and wall time (a
+        ``calcheck.theory_checks.search_progress.SearchEstimate``; its ``line()`` is what
+        ``calcheck search`` prints and what is logged at INFO: "about N evaluations of R
+        replicates at n=...; about X s"). The family's benign points are evaluated first,
+        one after the other in this process; the median of their times, times every
+        evaluation and re-check (a re-check of ``fresh_reps`` counts ``fresh_reps / reps``
+        evaluations), divided among the workers, is the estimate.
 
     Returns
     -------

@@ -18,7 +18,7 @@ independent root seeds and counts, over the seeds:
     searches whose law keeps the *stated* bound consistent on the same fresh seed.
 
 The searches run without the comparison with the family's known worst laws
-(``search(..., known=False)``; :mod:`calcheck.theory_checks.search_known`), which would hand
+(``search(..., known=False)``; ``calcheck.theory_checks.search_known``), which would hand
 them the answer: the power measured is the optimiser's own.
 
 :data:`POWER_ROWS` are the rows of the documented table (``calcheck search --power``), at
