@@ -30,8 +30,9 @@ Content key
 :meth:`CallableMean.spec` names the function (``module:qualname``), hashes its code with
 :func:`~calcheck.simulations.provenance.code_fingerprint` (the source of its module and the
 user modules it uses, or its code object where it has no file; closures and defaults
-included) and hashes its values on the probe grid: editing the function changes the keys of
-every result simulated with it.
+included) and hashes its values on the probe grid: editing the function (and making the law
+again) changes the keys of every result simulated with it. The description is computed when
+the law is made, so that worker processes use the parent's.
 """
 
 from __future__ import annotations
@@ -130,13 +131,25 @@ class CallableMean:
                 "outside eta"
             )
         try:
-            _state_of(self.function)
+            state = _state_of(self.function)
         except (TypeError, ValueError):
             raise ValueError(
                 f"eta {name} carries state calcheck cannot describe (its attributes are not "
                 "numbers, strings or arrays); pass a function (module level or a closure)"
             ) from None
-        object.__setattr__(self, "_probe_hash", hashlib.sha256(first.tobytes()).hexdigest()[:16])
+        # Described once, here: a worker process may not find the source of a function
+        # defined in a script or notebook, and the key must be the one the parent computed.
+        object.__setattr__(
+            self,
+            "_spec",
+            {
+                "kind": self.kind,
+                "function": name,
+                "code": code_fingerprint(getattr(self.function, "func", self.function)),
+                "state": state,
+                "probe_values": hashlib.sha256(first.tobytes()).hexdigest()[:16],
+            },
+        )
 
     def _probe(self, name: str) -> np.ndarray:
         s = PROBE.copy()
@@ -229,14 +242,11 @@ class CallableMean:
         return total.reshape(shape)
 
     def spec(self) -> dict:
-        """JSON-able content: the function's name, code hash, state and values on the probe."""
-        return {
-            "kind": self.kind,
-            "function": _name_of(self.function),
-            "code": code_fingerprint(getattr(self.function, "func", self.function)),
-            "state": _state_of(self.function),
-            "probe_values": self._probe_hash,
-        }
+        """JSON-able content: the function's name, code hash, state and values on the probe.
+
+        Computed when the law is made (the code as it was then is the code the law runs).
+        """
+        return dict(self._spec)
 
     def __repr__(self) -> str:
         return f"CallableMean({_name_of(self.function)})"

@@ -140,3 +140,7 @@ def test_verify_runs_on_a_callable_law_and_catches_a_wrong_bound():
     assert ok.cells[0].law == "square"
     bad = calcheck.verify(half, law, n=500, n_bins=5, reps=300, rng=0, expect="violated")
     assert bad.verdict == "violated"
+    # two workers: the same cells (the law's key is the parent's, its lambda sent by value)
+    lam = BinaryLaw.from_callable(lambda s: s**2, name="square")
+    two = calcheck.verify(mine, lam, n=500, n_bins=5, reps=300, rng=0, n_jobs=2)
+    assert two.cells == calcheck.verify(mine, lam, n=500, n_bins=5, reps=300, rng=0).cells
