@@ -89,8 +89,7 @@ class SearchBudget:
     The quick budget resized to about 100 evaluations of 50 replicates for a family of five
     parameters (the quick budget's share of refinement is kept):
 
-    >>> from calcheck.simulations.search import get_search_budget
-    >>> small = get_search_budget("quick").sized(evaluations=100, reps=50, dim=5)
+    >>> small = SearchBudget.named("quick").sized(evaluations=100, reps=50, dim=5)
     >>> small.total_evaluations(5), small.reps
     (100, 50)
     """
@@ -123,6 +122,21 @@ class SearchBudget:
     def replicates(self) -> int:
         """Replicates simulated by differential evolution (evaluations x reps, whole blocks)."""
         return self.evaluations * math.ceil(self.reps / BLOCK_REPS) * BLOCK_REPS
+
+    @classmethod
+    def named(cls, name: str) -> SearchBudget:
+        """The named budget ``"quick"`` or ``"full"`` (ValueError listing the names).
+
+        Examples
+        --------
+        >>> from calcheck.simulations.search import SearchBudget
+        >>> SearchBudget.named("quick").total_evaluations(dim=5)
+        290
+        """
+        if not isinstance(name, str):
+            raise ValueError(f"a named search budget is one of {sorted(SEARCH_BUDGETS)}, "
+                             f"got {name!r}")  # fmt: skip
+        return get_search_budget(name)
 
     def sized(self, *, evaluations: int | None = None, reps: int | None = None, dim: int = 1):
         """A copy with about ``evaluations`` evaluations in all and ``reps`` replicates.

@@ -342,9 +342,8 @@ def search(
     budget : str or SearchBudget
         ``"quick"`` (50 evaluations of differential evolution and 48 of refinement per
         parameter, 200 replicates each, re-check 4000), ``"full"`` (300 + 96 per
-        parameter x 1000, re-check 20000), or a
-        :class:`calcheck.SearchBudget` (``.sized(evaluations=,
-        reps=, dim=)`` resizes a named one).
+        parameter x 1000, re-check 20000), or a :class:`calcheck.SearchBudget`, e.g.
+        ``SearchBudget.named("quick").sized(evaluations=500, reps=100, dim=family.dim)``.
     criterion : {"failure", "soft_failure", "tightness", "mean_ratio"}
         What differential evolution maximises on the common random numbers (CRN) replicates
         (ratio = error / bound, one per replicate): ``"failure"`` the failure rate, ties

@@ -75,6 +75,7 @@ def test_a_budget_sized_by_evaluations_spends_that_many(dim, evaluations):
     assert (sized.reps, sized.fresh_reps) == (50, quick.fresh_reps)
     assert sized.name == f"quick, {evaluations} evaluations x 50"
     assert quick.sized() is quick
+    assert SearchBudget.named("quick") is quick
     with pytest.raises(ValueError, match="SearchBudget evaluations must be an integer >= 10"):
         quick.sized(evaluations=9, dim=dim)
 
