@@ -153,6 +153,12 @@ def _eta(table, where, *, allow_callable=False):
     if isinstance(table, ConditionalMean):
         return table
     if not isinstance(table, dict):
+        if callable(table):  # a function where only a table is allowed
+            name = getattr(table, "__qualname__", type(table).__name__)
+            raise ValueError(
+                f"{where} must be a table, got the function {name}; a callable eta is for "
+                "binary laws (family 'binary', or a top_label law's classes)"
+            )
         what = "a table or a callable eta(s)" if allow_callable else "a table"
         raise ValueError(f"{where} must be {what}, got {type(table).__name__} {table!r:.80}")
     table = dict(table)

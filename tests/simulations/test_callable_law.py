@@ -59,7 +59,7 @@ def test_a_bad_eta_is_refused_at_construction_naming_it(eta, match):
 def test_scores_must_be_a_score_law_and_callables_are_binary_only():
     with pytest.raises(ValueError, match=r"scores must be a ScoreLaw .*got str 'uniform'"):
         BinaryLaw.from_callable(square, scores="uniform")
-    with pytest.raises(ValueError, match=r"law 'x' eta must be a table, got function"):
+    with pytest.raises(ValueError, match=r"table, got the function square; a callable eta is for"):
         law_from_spec({"family": "linear_shift", "eta": square}, name="x")
 
 
