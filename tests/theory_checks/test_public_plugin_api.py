@@ -143,7 +143,8 @@ def radius(n, n_bins, alpha):
         ("dg26", "GUARANTEES = [define_guarantee('dg26.x', radius, method='umd', "
          "event='conditional')]\nCHECK_ON = {'dg26.x': {'laws': ['nope'], 'grid': {}}}",
          "calcheck: the checks of paper plugin 'dg26' (mod_dg26) not loaded: ValueError: "
-         "CHECK_ON['dg26.x']: unknown law name 'nope'"),
+         "CHECK_ON['dg26.x']: unknown law name 'nope' (calcheck.LAWS and `calcheck list` name "
+         "the shipped laws)"),
         ("dg27", "GUARANTEES = [define_guarantee('dg27.x', lambda n, alpha: 0.5 + 0 * n, "
          "method='tl_hb', event='conditional')]",
          "calcheck: the checks of paper plugin 'dg27' (mod_dg27) not loaded: ValueError: "

@@ -122,7 +122,10 @@ def _check_on(module, defined) -> tuple:
     for i, law in enumerate(laws):
         if isinstance(law, str):
             if law not in LAWS:
-                raise ValueError(f"CHECK_ON[{defined.id!r}]: unknown law name {law!r}")
+                raise ValueError(
+                    f"CHECK_ON[{defined.id!r}]: unknown law name {law!r} (calcheck.LAWS and "
+                    "`calcheck list` name the shipped laws)"
+                )
             laws[i] = LAWS[law]
     grid = {k: v if isinstance(v, list | tuple) else (v,) for k, v in on["grid"].items()}
     return tuple(laws), grid
