@@ -11,8 +11,8 @@ Why: the search maximises a Monte Carlo criterion on a few hundred common-random
 replicates. Where the criterion is nearly flat in theta (a loose bound's tightness, or the
 failure rate near eta = 1/2), the maximum over hundreds of candidates is decided by the
 noise of those replicates: at n = 1000, B = 10 the quick search of gr21 Theorem 3's
-tightness on ``beta_piecewise`` (k = 1, seed 0; measured 2026-11-27, before this
-comparison) returned eta = 0.36, whose claimed-level ratio quantile was 0.77 on the
+tightness on ``beta_piecewise`` (k = 1, seed 0, ``known=False``; measured 2026-11-27)
+returned eta = 0.36, whose claimed-level ratio quantile was 0.77 on the
 search's replicates (eta = 1/2: 0.71) and 0.74 on a fresh seed, below eta near 1/2 (0.79
 on 4000 replicates: the larger label variance). So the comparison is made on fresh random
 numbers (a selection stream of its own, neither the search's nor the re-check's), with
