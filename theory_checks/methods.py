@@ -173,9 +173,9 @@ def method_table() -> list[dict]:
     list of dict
         One row per pair: ``method``, ``event``, ``quantifier``, ``families``, ``grid``,
         ``supplies`` (the keywords every bound of that pair is called with), ``data`` (the
-        data keywords of :data:`DATA_KEYWORDS` it may also ask for, per replicate),
-        ``per_bin`` (whether its bound may return a radius per bin), ``exact_coverage`` and
-        the descriptions of the event and the method.
+        data keywords of :data:`~calcheck.theory_checks.methods.DATA_KEYWORDS` it may also
+        ask for, arrays per replicate), ``per_bin`` (whether its bound may return a radius per
+        bin), ``exact_coverage`` and the descriptions of the event and the method.
 
     Examples
     --------

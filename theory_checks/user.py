@@ -7,7 +7,8 @@ id. The guarantee names a *method* (a calibrator the suite simulates: ``"umd"``,
 ``"tl_hb"``, ... or an object of your own with ``fit`` and ``predict``) and an *event*
 (``"conditional"``, ``"marginal"``, ``"ece"``, ...) that the suite evaluates against the
 law's exact truth; ``calcheck list --methods`` prints every pair with the keywords it
-supplies to the bound.
+supplies to the bound. A bound may also read each replicate's calibration data per bin
+(:data:`~calcheck.theory_checks.methods.DATA_KEYWORDS`) and return a radius per bin.
 
 A calibrator of your own runs through
 :class:`~calcheck.simulations.experiments.calibrator.CalibratorExperiment`: it is fitted on each
