@@ -10,6 +10,7 @@ import logging
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 import test_plugins
 
@@ -217,3 +218,10 @@ def test_the_law_of_the_extending_page_is_checked():
     namespace = {"calcheck": calcheck}
     exec(compile(block, "extending.md", "exec"), namespace)
     assert namespace["law"].name == "beta25_platt"
+
+
+def test_the_data_dependent_bound_of_the_extending_page_holds():
+    (block,) = _page_blocks("### A bound that sees the data")
+    namespace = {"calcheck": calcheck, "np": np}
+    exec(compile(block, "extending.md", "exec"), namespace)
+    assert namespace["eb_result"].verdict == "consistent"
