@@ -318,7 +318,9 @@ def _suite_worst(results: dict | None, target: str, grid: dict, alpha: float) ->
 
 
 def _g(x) -> str:
-    """A number of a JSON record (non-finite numbers are stored as strings)."""
+    """A number of a JSON record (non-finite numbers are stored tagged, or as strings)."""
+    if isinstance(x, dict) and set(x) == {"__float__"}:  # theory_checks.export's tag
+        x = float(x["__float__"])
     return f"{x:.3g}" if isinstance(x, int | float) else str(x)
 
 
