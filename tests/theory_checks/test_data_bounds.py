@@ -193,3 +193,28 @@ def test_a_calibrator_of_your_own_gives_its_level_sets_data():
     res = calcheck.verify(eb, "uniform_half", n=300, n_bins=3, reps=100, rng=0)
     # the fixed outputs 0.25, 0.5, 0.75 are not the bins' label means: EB does not cover them
     assert res.verdict == "violated"
+
+
+def test_one_radius_per_replicate_from_the_data_serves_the_ece_event():
+    ece = calcheck.define_guarantee(
+        "mine.ece_n", lambda n_used, alpha: np.sqrt(np.log(1 / alpha) / n_used) + 0.1,
+        method="ums", event="ece",
+    )  # fmt: skip
+    assert calcheck.verify(ece, "uniform_half", n=400, n_bins=5, reps=200, rng=0).verdict == (
+        "consistent"
+    )
+
+
+def test_empty_bins_with_an_infinite_radius_neither_fail_nor_make_the_replicate_vacuous():
+    law = LAWS["skewed_beta"]
+    exp = BinningDataExperiment({"name": "fixed_width"}, law, 60, 20)
+    out = exp.simulate(np.random.default_rng(0), 50)
+    assert (out.counts == 0).any()  # some bins are empty
+    radius = eb_radius(out.counts, out.variances, 20, 0.1)
+    values = Within("max_error").evaluate(exp, out, radius, 0.1)
+    live, merged = out.mass > 0, out.output_radius(radius)  # equal outputs: their largest
+    finite_live = np.any(live & (merged < 1), axis=1)
+    assert values.vacuous.tolist() == (~finite_live).tolist()
+    assert np.all(np.isfinite(values.ratio))
+    within = ~live | (np.nan_to_num(out.error) <= merged)
+    assert values.success.tolist() == within.all(axis=1).tolist()
