@@ -80,7 +80,7 @@ assert search.search.fresh.outcome == "consistent"
 
 # %%
 # The radius times 0.8 is not caught, and cannot be
-# --------------------------------------------------
+# -------------------------------------------------
 # :func:`calcheck.sharper_control` checks the radius times 0.8 on a fresh seed, expecting a
 # violation: it is not flagged. Empirical Bernstein pays for estimating the variance (the
 # second term) and for its constant :math:`\sqrt{2 \log(4B/\alpha)}`, so 0.8 times it still
