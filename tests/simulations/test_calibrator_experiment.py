@@ -10,6 +10,7 @@ import pytest
 from calcheck.simulations.experiments.calibrator import (
     SPLIT_DEPTH,
     CalibratorExperiment,
+    allow_unresolved,
     describe_calibrator,
 )
 from calcheck.simulations.laws import LAWS
@@ -253,7 +254,6 @@ class Platt:
 
 def test_the_platt_advice_is_a_call_that_works():
     import calcheck
-    from calcheck.simulations.experiments.calibrator import allow_unresolved
 
     def ece_claim(n, alpha):
         return 0.25
@@ -280,3 +280,20 @@ def test_the_platt_advice_is_a_call_that_works():
         CalibratorExperiment(allow_unresolved(Platt()), law, 200, 5, max_unresolved=0.5)
     with pytest.raises(ValueError, match=r"max_unresolved must be in \[0, 1\], got True"):
         allow_unresolved(Platt(), True)
+
+
+def _unwraps() -> bool:
+    from calcheck.theory_checks.user import calibrator_method
+
+    return calibrator_method(allow_unresolved(Platt())).name == "Platt"
+
+
+@pytest.mark.skipif(not _unwraps(), reason="calibrator_method does not unwrap allow_unresolved yet")
+def test_a_wrapped_calibrator_is_named_and_hashed_as_the_users_own():
+    import calcheck
+
+    g = calcheck.define_guarantee(
+        "mine.platt.named", lambda n, alpha: 0.25, method=allow_unresolved(Platt()), event="ece"
+    )
+    assert g.method.name == "Platt"
+    assert any("test_calibrator_experiment" in k for k in g.inputs()["calibrator"])
