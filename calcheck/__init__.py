@@ -6,10 +6,16 @@ change between versions):
 Checking
     :func:`verify` (a guarantee on a law), :func:`search` (the worst law of a family, at
     a :class:`SearchBudget`),
-    :func:`exact_coverage` (exact coverage at constant eta, where it applies),
+    :func:`exact_coverage` (exact coverage at constant eta, where it applies; at a given
+    radius: :func:`coverage_at_radius`, and the smallest radius that covers:
+    :func:`smallest_exact_eps`),
     :func:`sharper_control` (the bound times a factor below the detectable one, on a
-    fresh seed), and :mod:`calcheck.testing` (``assert_guarantee_holds`` /
+    fresh seed), :func:`plan` (the replicates that detect a shortfall at a power, a
+    :class:`ReplicatePlan`), and :mod:`calcheck.testing` (``assert_guarantee_holds`` /
     ``assert_guarantee_violated``).
+Results out
+    every result has ``to_dict`` / ``to_json`` / ``to_frame``; :func:`report` writes the
+    report of ``calcheck run`` (JSON, Markdown, HTML) from results computed in Python.
 Guarantees
     :func:`define_guarantee` (your own bound, on a method the suite simulates or on your
     own calibrator), :func:`list_methods` (method x event pairs and the keywords they
@@ -101,6 +107,8 @@ _EXPORTS = {
     "search": ("calcheck.theory_checks.search", "search"),
     "SearchBudget": ("calcheck.simulations.search", "SearchBudget"),
     "exact_coverage": ("calcheck.theory_checks.exact", "exact_coverage"),
+    "coverage_at_radius": ("calcheck.simulations.exact_coverage", "exact_coverage"),
+    "smallest_exact_eps": ("calcheck.simulations.exact_coverage", "smallest_exact_eps"),
     "sharper_control": ("calcheck.theory_checks.controls", "sharper_control"),
     "define_guarantee": ("calcheck.theory_checks.user", "define_guarantee"),
     "list_methods": ("calcheck.theory_checks.user", "method_table"),
@@ -111,6 +119,9 @@ _EXPORTS = {
     "ScoreLaw": ("calcheck.simulations.laws", "ScoreLaw"),
     "ConditionalMean": ("calcheck.simulations.laws", "ConditionalMean"),
     "law_from_spec": ("calcheck.simulations.laws", "law_from_spec"),
+    "report": ("calcheck.theory_checks.report_api", "report"),
+    "plan": ("calcheck.theory_checks.plan", "plan"),
+    "ReplicatePlan": ("calcheck.theory_checks.plan", "ReplicatePlan"),
 }
 
 #: Public submodules, imported on first access.

@@ -72,6 +72,15 @@ class ReplicatePlan(Exportable):
     bound_factor : float or None
         Where the shortfall is the bound times this factor: the factor (and ``guarantee``,
         ``n``, ``n_bins``, ``eta`` say where its exact coverage was computed).
+
+    Examples
+    --------
+    >>> from calcheck import plan
+    >>> p = plan(alpha=0.1, shortfall=0.05, power=0.9)
+    >>> p.reps, p.first_reps, p.critical_count
+    (838, 810, 725)
+    >>> plan(alpha=0.1, true_coverage=0.85, power=0.9).to_dict()["reps"]
+    838
     """
 
     claimed: float
