@@ -78,10 +78,11 @@ def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
     )
 
     check_calibrator(calibrator)  # now, not at the first replicate
-    name = type(calibrator).__qualname__
+    inner = _unwrapped(calibrator)
+    name = type(inner).__qualname__
     return MethodSpec(
         name,
-        f"the user's calibrator {type(calibrator).__module__}.{name}, fitted on each "
+        f"the user's calibrator {type(inner).__module__}.{name}, fitted on each "
         f"replicate; events on the level sets of its outputs ({grid} cells)",
         ("binary",),
         ("n", "n_bins"),
@@ -91,6 +92,13 @@ def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
         None,
         data=tuple(DATA_KEYWORDS),  # per level set (the experiment always records them)
     )
+
+
+def _unwrapped(calibrator):
+    """The user's own calibrator inside an ``allow_unresolved`` wrapper (named and hashed)."""
+    from calcheck.simulations.experiments.calibrator import AllowUnresolved
+
+    return calibrator.calibrator if isinstance(calibrator, AllowUnresolved) else calibrator
 
 
 def _bound_name(function) -> str:
@@ -208,7 +216,9 @@ class DefinedGuarantee:
         spec = self.method
         return {
             "bound": code_inputs(self.guarantee.function) or {},
-            "calibrator": None if self.calibrator is None else code_inputs(self.calibrator),
+            "calibrator": (
+                None if self.calibrator is None else code_inputs(_unwrapped(self.calibrator))
+            ),
             "method": [spec.name, spec.description],
             "event": self.event,
         }
