@@ -29,9 +29,11 @@ def import_object(text, key: str, folder: Path):
     if not isinstance(text, str) or text.count(":") != 1 or not all(text.split(":")):
         raise ValueError(f"{key} must be 'package.module:name', got {text!r}")
     module_name, attribute = text.split(":")
-    added = str(folder) not in sys.path
-    if added:
-        sys.path.insert(0, str(folder))
+    # first while the module is imported, even if an earlier study left it on the path: a
+    # module of the same name in another study's folder (further up) must not shadow it
+    if str(folder) in sys.path:
+        sys.path.remove(str(folder))
+    sys.path.insert(0, str(folder))
     before = set(sys.modules)
     try:
         module = importlib.import_module(module_name)
@@ -45,10 +47,9 @@ def import_object(text, key: str, folder: Path):
         ) from None
     except (Exception, SystemExit) as exc:  # the user's module failed while importing
         raise ValueError(_import_failure(key, text, module_name, exc)) from None
-    finally:
-        if added:  # from first to last
-            sys.path.remove(str(folder))
-            sys.path.append(str(folder))
+    finally:  # from first to last
+        sys.path.remove(str(folder))
+        sys.path.append(str(folder))
     _pickle_by_value([sys.modules[m] for m in set(sys.modules) - before], folder)
     obj = module
     for part in attribute.split("."):

@@ -103,3 +103,26 @@ def test_run_study_with_two_jobs_imports_the_users_calibrator_and_its_helper(tmp
     assert done.returncode == 0, done.stderr[-800:]
     assert "No module named" not in done.stderr
     assert "1 of 1 checks as expected" in done.stdout
+
+
+def test_a_study_folder_left_on_the_path_does_not_shadow_the_next_one(tmp_path):
+    """Each study's folder stays on the path (last); the next study's module is its own."""
+    import sys
+
+    from calcheck.theory_checks.study_imports import import_object
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder, value in ((first, 1), (second, 2)):
+        folder.mkdir()
+        (folder / "shadowmod.py").write_text(f"VALUE = {value}\n")
+    try:
+        assert import_object("shadowmod:VALUE", "bound", first) == 1
+        sys.modules.pop("shadowmod")
+        assert import_object("shadowmod:VALUE", "bound", second) == 2
+        sys.modules.pop("shadowmod")  # the second study again (both folders now on the path)
+        assert import_object("shadowmod:VALUE", "bound", second) == 2
+    finally:
+        sys.modules.pop("shadowmod", None)
+        for folder in (first, second):
+            while str(folder) in sys.path:
+                sys.path.remove(str(folder))
