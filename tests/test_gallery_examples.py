@@ -21,6 +21,11 @@ SCRIPTS = sorted(p.name for p in GALLERY.glob("plot_*.py"))
 
 #: Lines each script must print (its stated conclusions).
 EXPECTED = {
+    "plot_eb_bound.py": [
+        "<CheckResult study:mine.eb_umd (check of mine.eb_umd): consistent, as expected",
+        "a claim that holds: no number of replicates catches it",
+        "mine.eb_umd.control.times_0.4 (negative control of mine.eb_umd): violated, as expected",
+    ],
     "plot_verify_own_law.py": [
         "<CheckResult study:gr21.thm3 (check of gr21.thm3): consistent, as expected",
         "(negative control of gr21.thm3): violated, as expected",

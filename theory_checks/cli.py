@@ -43,14 +43,23 @@ def _print_methods(as_json: bool) -> int:
     print("and the keywords the bound is called with; * = exact coverage at constant eta")
     for r in rows:
         star = "*" if r["exact_coverage"] else " "
+        data = ""
+        if r.get("data"):
+            data = f"; data {', '.join(r['data'])}" + (" (radius per bin)" if r["per_bin"] else "")
         print(
             f"  {r['method']:15s} {r['event']:12s}{star} {r['quantifier']:11s} "
-            f"bound({', '.join(r['supplies'])})  grid {', '.join(r['grid'])}; "
+            f"bound({', '.join(r['supplies'])}){data}  grid {', '.join(r['grid'])}; "
             f"laws {', '.join(r['families'])}"
         )
+    print("\nData keywords (arrays per replicate, for a bound that asks for them):")
+    from .methods import DATA_KEYWORDS
+
+    for name, meaning in DATA_KEYWORDS.items():
+        print(f"  {name}: {meaning}")
     print("\nOr a calibrator object of your own (fit(scores, labels), predict(scores)): the")
-    print("events of 'scaling_binning', bound(alpha, n, n_bins), on binary laws, read on the")
-    print("level sets of its outputs (calcheck.simulations.experiments.calibrator).")
+    print("events of 'scaling_binning', bound(alpha, n, n_bins) and the data keywords, on")
+    print("binary laws, read on the level sets of its outputs")
+    print("(calcheck.simulations.experiments.calibrator).")
     return 0
 
 

@@ -114,7 +114,8 @@ def exact_coverage(guarantee, *, n: int, n_bins: int, alpha: float, eta: float =
             f"exact coverage does not apply to {gid!r}: it needs uniform-mass binning with a "
             f"conditional or marginal event (paper guarantees: {sorted(EXACT_WORST_CASE)}, or "
             "a calcheck.define_guarantee on method 'umd', 'zadrozny_elkan' or "
-            "'randomized_umd')"
+            "'randomized_umd' whose bound asks for no data keyword: a radius computed from "
+            "each replicate's data has no exact route)"
         )
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not (0 < alpha < 1):
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")

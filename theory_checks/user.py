@@ -343,7 +343,9 @@ def define_guarantee(
             f"'.control.' or '.times_<f>'), got {id!r}"
         )
     paper = id.split(".")[0]
-    if paper in registry.paper_keys():
+    # the papers loaded so far, without looking for plugins: a plugin module that defines its
+    # guarantees while it is being imported must not load the plugins (itself half imported)
+    if paper in registry.PAPERS or paper in (registry._PLUGINS or {}):
         raise ValueError(
             f"id {id!r} starts with {paper!r}, a paper's key; a guarantee of your own has a "
             "prefix of its own (e.g. 'mine.thm1')"

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import ast
 import doctest
+import importlib
 import json
 import logging
+import sys
 import textwrap
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from calcheck.bounds import registry
 from calcheck.simulations import search as search_core
 from calcheck.theory_checks import catalog
 from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.user import _forget_all
 
 # the entry points by hand, and the fixture plugins importable (one home: test_plugins.py)
 fake_plugins = test_plugins.fake_plugins
@@ -225,3 +228,21 @@ def test_the_data_dependent_bound_of_the_extending_page_holds():
     namespace = {"calcheck": calcheck, "np": np}
     exec(compile(block, "extending.md", "exec"), namespace)
     assert namespace["eb_result"].verdict == "consistent"
+
+
+def test_a_plugin_module_imported_before_the_plugins_load(fake_plugins, monkeypatch, caplog):
+    """A plugin author's test imports the paper module first: it defines its guarantees
+    without loading the plugins (itself half imported), and is a paper when they load."""
+    caplog.set_level(logging.WARNING, logger="calcheck.plugins")
+    fake_plugins({"dg24": "calcheck_define_paper.paper"})
+    registry._forget_plugins()
+    _forget_all()
+    monkeypatch.delitem(sys.modules, "calcheck_define_paper.paper")
+    paper = importlib.import_module("calcheck_define_paper.paper")
+    assert registry._PLUGINS is None  # importing it did not look for plugins
+    assert calcheck.verify(paper.GUARANTEES[0], "uniform_half", n=200, n_bins=4, reps=100,
+                           rng=0).verdict == "consistent"  # fmt: skip
+    assert registry.paper_keys()[-1] == "dg24"
+    ids = [c.id for c in catalog.all_checks("quick") if c.id.startswith("dg24.")]
+    assert ids == ["dg24.bin_radius", "dg24.bin_radius.control.times_0.6"]
+    assert caplog.records == []
