@@ -37,8 +37,8 @@ import numpy as np
 from scipy import stats
 
 import calcheck
+from calcheck import SearchBudget
 from calcheck.simulations.exact_coverage import bin_point_counts
-from calcheck.simulations.search import SearchBudget
 
 
 def eb_radius(counts, variances, n_bins, alpha):
