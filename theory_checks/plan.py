@@ -254,7 +254,9 @@ def plan(
     n, n_bins : int, optional
     eta : float, optional
         With ``bound_factor``: the constant conditional mean of the exact coverage (default
-        1/2, the worst case of every Hoeffding step).
+        1/2, where every Hoeffding step is at its largest variance; the worst constant eta
+        of a radius can lie just off 1/2, where a cut-off crosses an integer:
+        :func:`calcheck.search` finds it).
     max_reps : int, default 10_000_000
         The largest count searched.
 
