@@ -32,8 +32,10 @@ def add_plan_arguments(s) -> None:
     s.add_argument("--n", type=int, help="calibration points, with --bound-factor")
     s.add_argument("--n-bins", type=int, help="number of bins B, with --bound-factor")
     s.add_argument(
-        "--eta", type=float, help="constant eta, with --bound-factor (default: 0.5; the worst constant eta can "
-        "lie just off 1/2)"
+        "--eta",
+        type=float,
+        help="constant eta, with --bound-factor (default: 0.5; the worst constant eta can "
+        "lie just off 1/2)",
     )
     s.add_argument("--max-reps", type=int, default=MAX_REPS, help="largest count searched")
     s.add_argument("--json", action="store_true", help="print the plan as JSON")
