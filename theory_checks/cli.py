@@ -59,7 +59,10 @@ def _print_methods(as_json: bool) -> int:
     print("\nOr a calibrator object of your own (fit(scores, labels), predict(scores)): the")
     print("events of 'scaling_binning', bound(alpha, n, n_bins) and the data keywords, on")
     print("binary laws, read on the level sets of its outputs")
-    print("(calcheck.simulations.experiments.calibrator).")
+    print("(calcheck.simulations.experiments.calibrator). A multiclass one (predict_proba,")
+    print("n_classes >= 3): top-label events conditional, marginal, ece, ece_mean and the")
+    print("class-wise cw_*, bound(alpha, n, n_bins, n_classes) and the data keywords per")
+    print("top-label level set, on top_label laws (calcheck.theory_checks.user_calibrators).")
     return 0
 
 

@@ -29,10 +29,12 @@ import numpy as np
 
 from calcheck.bounds import registry
 from calcheck.bounds.guarantee import QUANTIFIERS, Guarantee
+from calcheck.simulations.experiments.calibrator_protocol import unwrapped
 from calcheck.simulations.provenance import code_inputs, content_key
 
 from .check import StudyAdapter
-from .methods import BINARY_EVENTS, DATA_KEYWORDS, PER_BIN_EVENTS, MethodSpec, method_table
+from .methods import DATA_KEYWORDS, PER_BIN_EVENTS, MethodSpec, method_table
+from .user_calibrators import calibrator_method
 
 __all__ = [
     "DefinedGuarantee",
@@ -52,53 +54,6 @@ def _methods() -> dict:
     from .catalog import methods
 
     return methods()
-
-
-def calibrator_method(calibrator, *, grid: int = 1024) -> MethodSpec:
-    """A :class:`MethodSpec` for a user's binary calibrator (``fit`` and ``predict``).
-
-    Parameters
-    ----------
-    calibrator : object
-        ``fit(scores, labels)`` and ``predict(scores)`` (or ``predict_proba``), scikit-learn
-        style; a fresh copy is fitted on every replicate.
-    grid : int, default 1024
-        Equal-probability cells that resolve the fitted map's level sets.
-
-    Returns
-    -------
-    MethodSpec
-        On binary laws, grid ``(n, n_bins)`` (``n_bins`` is the bound's B; the calibrator
-        keeps its own), with the events of :data:`~calcheck.theory_checks.methods.BINARY_EVENTS`
-        and the data keywords per level set (one column per level set, padded).
-    """
-    from calcheck.simulations.experiments.calibrator import (
-        CalibratorExperiment,
-        check_calibrator,
-    )
-
-    check_calibrator(calibrator)  # now, not at the first replicate
-    inner = _unwrapped(calibrator)
-    name = type(inner).__qualname__
-    return MethodSpec(
-        name,
-        f"the user's calibrator {type(inner).__module__}.{name}, fitted on each "
-        f"replicate; events on the level sets of its outputs ({grid} cells)",
-        ("binary",),
-        ("n", "n_bins"),
-        lambda law, n, n_bins: CalibratorExperiment(calibrator, law, n, n_bins, grid=grid),
-        ("n", "n_bins"),
-        BINARY_EVENTS,
-        None,
-        data=tuple(DATA_KEYWORDS),  # per level set (the experiment always records them)
-    )
-
-
-def _unwrapped(calibrator):
-    """The user's own calibrator inside an ``allow_unresolved`` wrapper (named and hashed)."""
-    from calcheck.simulations.experiments.calibrator import AllowUnresolved
-
-    return calibrator.calibrator if isinstance(calibrator, AllowUnresolved) else calibrator
 
 
 def _bound_name(function) -> str:
@@ -217,7 +172,7 @@ class DefinedGuarantee:
         return {
             "bound": code_inputs(self.guarantee.function) or {},
             "calibrator": (
-                None if self.calibrator is None else code_inputs(_unwrapped(self.calibrator))
+                None if self.calibrator is None else code_inputs(unwrapped(self.calibrator))
             ),
             "method": [spec.name, spec.description],
             "event": self.event,
@@ -300,7 +255,10 @@ def define_guarantee(
     method : str or object
         A method name (``"umd"``, ``"zadrozny_elkan"``, ``"randomized_umd"``, ``"ums"``,
         ``"fixed_width"``, ``"tl_hb"``, ``"cw_hb"``, ...), or a calibrator of your own with
-        ``fit(scores, labels)`` and ``predict(scores)`` (binary laws).
+        ``fit(scores, labels)`` and ``predict(scores)`` (binary laws), or a multiclass one
+        with ``predict_proba`` and ``n_classes >= 3`` (top-label laws; events
+        ``conditional``, ``marginal``, ``ece``, ``ece_mean`` and their class-wise ``cw_*``
+        forms; see ``calcheck list --methods``).
     event : str
         An event of the method (``"conditional"``, ``"marginal"``, ``"ece"``, ...).
     quantifier : str, optional

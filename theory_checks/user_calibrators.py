@@ -5,7 +5,7 @@ A calibrator is *multiclass* (:func:`is_multiclass_calibrator`) when it has ``fi
 integer >= 3; the template calcheck copies is never fitted, so it must be set before
 fitting, e.g. in ``__init__``) or, scikit-learn style, a ``classes_`` of >= 3 entries.
 Anything else with ``fit`` and ``predict`` / ``predict_proba`` is a binary calibrator
-(:func:`calcheck.theory_checks.user.calibrator_method`).
+(:func:`calibrator_method`).
 
 :func:`multiclass_calibrator_method` returns the :class:`~calcheck.theory_checks.methods.MethodSpec`
 that :func:`calcheck.define_guarantee` uses for such a calibrator: it runs
@@ -19,9 +19,14 @@ from __future__ import annotations
 from calcheck.simulations.experiments.calibrator_protocol import unwrapped
 
 from .events import Marginal, MeanAtMost, Within
-from .methods import DATA_KEYWORDS, EventSpec, MethodSpec
+from .methods import BINARY_EVENTS, DATA_KEYWORDS, EventSpec, MethodSpec
 
-__all__ = ["MULTICLASS_EVENTS", "is_multiclass_calibrator", "multiclass_calibrator_method"]
+__all__ = [
+    "MULTICLASS_EVENTS",
+    "calibrator_method",
+    "is_multiclass_calibrator",
+    "multiclass_calibrator_method",
+]
 
 # name -> (event, quantifier, the event in words); every claim is 1 - alpha except the
 # expectation events' (``1-bound``)
@@ -168,4 +173,54 @@ def multiclass_calibrator_method(calibrator, *, grid: int = 256) -> MethodSpec:
         MULTICLASS_EVENTS,
         None,
         data=tuple(DATA_KEYWORDS),  # per top-label level set (the experiment records them)
+    )
+
+
+def calibrator_method(calibrator, *, grid: int | None = None) -> MethodSpec:
+    """A :class:`MethodSpec` for a user's calibrator (``fit`` and ``predict``).
+
+    A multiclass calibrator (an ``n_classes`` or ``classes_`` of at least 3:
+    :func:`~calcheck.theory_checks.user_calibrators.is_multiclass_calibrator`) gets the
+    top-label and class-wise events of
+    :func:`~calcheck.theory_checks.user_calibrators.multiclass_calibrator_method`; any
+    other, the binary events below.
+
+    Parameters
+    ----------
+    calibrator : object
+        ``fit(scores, labels)`` and ``predict(scores)`` (or ``predict_proba``), scikit-learn
+        style; a fresh copy is fitted on every replicate.
+    grid : int, optional
+        Equal-probability cells that resolve the fitted map's level sets (default 1024;
+        256 per predicted class for a multiclass calibrator).
+
+    Returns
+    -------
+    MethodSpec
+        On binary laws, grid ``(n, n_bins)`` (``n_bins`` is the bound's B; the calibrator
+        keeps its own), with the events of :data:`~calcheck.theory_checks.methods.BINARY_EVENTS`
+        and the data keywords per level set (one column per level set, padded).
+    """
+    from calcheck.simulations.experiments.calibrator import (
+        CalibratorExperiment,
+        check_calibrator,
+    )
+
+    if is_multiclass_calibrator(calibrator):
+        return multiclass_calibrator_method(calibrator, grid=256 if grid is None else grid)
+    grid = 1024 if grid is None else grid
+    check_calibrator(calibrator)  # now, not at the first replicate
+    inner = unwrapped(calibrator)
+    name = type(inner).__qualname__
+    return MethodSpec(
+        name,
+        f"the user's calibrator {type(inner).__module__}.{name}, fitted on each "
+        f"replicate; events on the level sets of its outputs ({grid} cells)",
+        ("binary",),
+        ("n", "n_bins"),
+        lambda law, n, n_bins: CalibratorExperiment(calibrator, law, n, n_bins, grid=grid),
+        ("n", "n_bins"),
+        BINARY_EVENTS,
+        None,
+        data=tuple(DATA_KEYWORDS),  # per level set (the experiment always records them)
     )
