@@ -230,6 +230,23 @@ def test_the_data_dependent_bound_of_the_extending_page_holds():
     assert namespace["eb_result"].verdict == "consistent"
 
 
+def test_the_multiclass_calibrator_of_the_extending_page_holds():
+    (block,) = _page_blocks("### Multiclass calibrators")
+    namespace = {"calcheck": calcheck, "np": np}
+    exec(compile(block, "extending.md", "exec"), namespace)
+    assert namespace["tl_result"].verdict == "consistent"
+    assert namespace["tl"].method.families == ("top_label", "dirichlet_affine")
+
+
+def test_the_callable_eta_law_of_the_extending_page_is_checked():
+    (block,) = _page_blocks("### A law from a callable eta")
+    namespace = {"calcheck": calcheck, "np": np}
+    exec(compile(block, "extending.md", "exec"), namespace)
+    assert namespace["law"].name == "sine"
+    assert calcheck.verify("gr21.thm3", namespace["law"], n=500, n_bins=5, reps=200,
+                           rng=0).verdict == "consistent"  # fmt: skip
+
+
 def test_a_plugin_module_imported_before_the_plugins_load(fake_plugins, monkeypatch, caplog):
     """A plugin author's test imports the paper module first: it defines its guarantees
     without loading the plugins (itself half imported), and is a paper when they load."""
