@@ -18,8 +18,9 @@ Results out
     report of ``calcheck run`` (JSON, Markdown, HTML) from results computed in Python.
 Guarantees
     :func:`define_guarantee` (your own bound, on a method the suite simulates or on your
-    own calibrator), :func:`list_methods` (method x event pairs and the keywords they
-    supply), :func:`list_guarantees`, :func:`get_guarantee`.
+    own calibrator; :func:`allow_unresolved` for one whose map varies continuously),
+    :func:`list_methods` (method x event pairs and the keywords they supply),
+    :func:`list_guarantees`, :func:`get_guarantee`.
 Laws
     :data:`LAWS` (every shipped law by name), :class:`BinaryLaw`, :class:`ScoreLaw`,
     :class:`ConditionalMean`, :func:`law_from_spec`.
@@ -112,6 +113,10 @@ _EXPORTS = {
     "sharper_control": ("calcheck.theory_checks.controls", "sharper_control"),
     "define_guarantee": ("calcheck.theory_checks.user", "define_guarantee"),
     "list_methods": ("calcheck.theory_checks.user", "method_table"),
+    "allow_unresolved": (
+        "calcheck.simulations.experiments.calibrator_protocol",
+        "allow_unresolved",
+    ),
     "list_guarantees": ("calcheck.bounds.registry", "all_guarantees"),
     "get_guarantee": ("calcheck.bounds.registry", "get"),
     "LAWS": ("calcheck.simulations.laws", "LAWS"),

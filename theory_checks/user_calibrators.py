@@ -83,7 +83,7 @@ def is_multiclass_calibrator(obj) -> bool:
     ----------
     obj : object
         A calibrator, possibly wrapped by
-        :func:`~calcheck.simulations.experiments.calibrator.allow_unresolved`.
+        :func:`calcheck.allow_unresolved`.
 
     Returns
     -------
@@ -114,7 +114,7 @@ def multiclass_calibrator_method(calibrator, *, grid: int = 256) -> MethodSpec:
         ``fit(scores, labels)`` with an ``(n, L)`` score matrix and labels in ``0..L-1``,
         and ``predict_proba(scores) -> (m, L)`` in [0, 1]; a fresh copy is fitted on every
         replicate. Wrap it with
-        :func:`~calcheck.simulations.experiments.calibrator.allow_unresolved` where its map
+        :func:`calcheck.allow_unresolved` where its map
         varies continuously.
     grid : int, default 256
         Equal-probability cells per predicted class that resolve the level sets.

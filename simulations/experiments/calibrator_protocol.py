@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Where the advice of the "varies continuously" error points (the public spelling).
-ALLOW_UNRESOLVED = "calcheck.simulations.experiments.calibrator.allow_unresolved"
+ALLOW_UNRESOLVED = "calcheck.allow_unresolved"
 #: ``max_unresolved`` of a calibrator that does not say otherwise.
 DEFAULT_MAX_UNRESOLVED = 0.1
 

@@ -262,11 +262,11 @@ def test_the_platt_advice_is_a_call_that_works():
     with pytest.raises(ValueError, match="varies continuously") as info:
         calcheck.verify(plain, "uniform_logistic", n=200, n_bins=5, reps=100, rng=0)
     message = str(info.value)
-    advised = "calcheck.simulations.experiments.calibrator.allow_unresolved(calibrator)"
+    advised = "calcheck.allow_unresolved(calibrator)"
     assert f"define_guarantee(..., method={advised})" in message
     # the advised call, as the message spells it
     g = calcheck.define_guarantee(
-        "mine.platt.grid", ece_claim, method=allow_unresolved(Platt()), event="ece"
+        "mine.platt.grid", ece_claim, method=calcheck.allow_unresolved(Platt()), event="ece"
     )
     res = calcheck.verify(g, "uniform_logistic", n=200, n_bins=5, reps=100, rng=0)
     assert res.verdict == "consistent"
