@@ -375,9 +375,8 @@ def cmd_search(args) -> int:
     from calcheck.simulations._io import writable_folder
 
     _check_sizes(args)
-    if (args.evaluations is not None or args.reps is not None) and (
-        args.all or args.power or args.rate is not None
-    ):
+    whole_sweep = any((args.all, args.power, args.rate is not None))  # flags, no values
+    if (args.evaluations is not None or args.reps is not None) and whole_sweep:
         raise ValueError(
             "--evaluations and --reps size a single search or a --study's; --all, --power "
             "and --rate keep their own budgets (give --budget)"

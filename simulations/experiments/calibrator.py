@@ -126,6 +126,53 @@ def data_by_level(levels: np.ndarray, outputs: np.ndarray, labels: np.ndarray):
     return counts, np.where(counts > 0, means, levels), variances
 
 
+def split_changing_cells(law, lo_q, hi_q, h_lo, h_hi, predict, same, limit):
+    """Halve the cells on which a fitted map changes value until each piece has one output.
+
+    One home for the binary and the multiclass level sets (the module doc, steps 2-3). The
+    cells are ``(lo_q, hi_q)`` in the quantile of ``law``'s continuous score part, with the
+    map's outputs ``h_lo`` / ``h_hi`` at their ends; ``predict(q)`` gives the outputs at
+    quantiles ``q`` and ``same(a, b)`` says where two outputs are equal. After
+    ``SPLIT_DEPTH`` halvings, or when more than ``limit`` cells still change, the remaining
+    cells take the output at their midpoint and count as unresolved.
+
+    Returns
+    -------
+    tuple or None
+        ``(outputs, mass, moment, unresolved)``: each piece's output, exact probability and
+        ``E[Y 1{S in piece}]``, and the probability of the unresolved pieces; None when no
+        cell changes value.
+    """
+    ppf = law.scores.ppf
+    done_lo, done_hi, done_v, n_unresolved = [], [], [], 0
+    for depth in range(SPLIT_DEPTH + 1):
+        if lo_q.size == 0:
+            break
+        mid = 0.5 * (lo_q + hi_q)
+        h_mid = predict(mid)
+        if depth == SPLIT_DEPTH or lo_q.size > limit:
+            n_unresolved = lo_q.size  # still varying: the output at the midpoint
+            done_lo.append(lo_q)
+            done_hi.append(hi_q)
+            done_v.append(h_mid)
+            break
+        lo_q, hi_q = np.concatenate([lo_q, mid]), np.concatenate([mid, hi_q])
+        h_lo, h_hi = np.concatenate([h_lo, h_mid]), np.concatenate([h_mid, h_hi])
+        ok = same(h_lo, h_hi)
+        done_lo.append(lo_q[ok])
+        done_hi.append(hi_q[ok])
+        done_v.append(h_lo[ok])
+        lo_q, hi_q, h_lo, h_hi = lo_q[~ok], hi_q[~ok], h_lo[~ok], h_hi[~ok]
+    if not done_lo:
+        return None
+    lo_s, hi_s = ppf(np.concatenate(done_lo)), ppf(np.concatenate(done_hi))
+    wc = law.scores.continuous_weight
+    mass = wc * (law.scores.cdf(hi_s) - law.scores.cdf(lo_s))
+    unresolved = float(mass[-n_unresolved:].sum()) if n_unresolved else 0.0
+    moment = wc * law.eta.integral(lo_s, hi_s, law.scores)
+    return np.concatenate(done_v), mass, moment, unresolved
+
+
 @dataclass(frozen=True)
 class CalibratorExperiment(Experiment):
     """A user's calibrator fitted on n draws of a binary law: exact errors of its outputs.
@@ -272,7 +319,6 @@ class CalibratorExperiment(Experiment):
         values, masses, moments = [], [], []
         unresolved = 0.0
         if law.scores.continuous_weight > 0:
-            wc = law.scores.continuous_weight
             q, s, cell_mass, cell_moment = cells
             h_edges = self._predict(fitted, s)
             same = h_edges[:-1] == h_edges[1:]
@@ -281,36 +327,15 @@ class CalibratorExperiment(Experiment):
             moments.append(cell_moment[same])
             lo_q, hi_q = q[:-1][~same], q[1:][~same]
             h_lo, h_hi = h_edges[:-1][~same], h_edges[1:][~same]
-            done_lo, done_hi, done_v = [], [], []
-            n_unresolved = 0
-            for depth in range(SPLIT_DEPTH + 1):
-                if lo_q.size == 0:
-                    break
-                if depth == SPLIT_DEPTH or lo_q.size > self.grid // 4:
-                    # still unresolved: the value at the midpoint (module doc, step 3)
-                    n_unresolved = lo_q.size
-                    done_lo.append(lo_q)
-                    done_hi.append(hi_q)
-                    done_v.append(self._predict(fitted, ppf(0.5 * (lo_q + hi_q))))
-                    break
-                mid = 0.5 * (lo_q + hi_q)
-                h_mid = self._predict(fitted, ppf(mid))
-                lo_q, hi_q = np.concatenate([lo_q, mid]), np.concatenate([mid, hi_q])
-                h_lo, h_hi = np.concatenate([h_lo, h_mid]), np.concatenate([h_mid, h_hi])
-                same = h_lo == h_hi
-                done_lo.append(lo_q[same])
-                done_hi.append(hi_q[same])
-                done_v.append(h_lo[same])
-                lo_q, hi_q, h_lo, h_hi = lo_q[~same], hi_q[~same], h_lo[~same], h_hi[~same]
-            if done_lo:
-                lo_s = ppf(np.concatenate(done_lo))
-                hi_s = ppf(np.concatenate(done_hi))
-                mass = wc * (law.scores.cdf(hi_s) - law.scores.cdf(lo_s))
-                if n_unresolved:
-                    unresolved = float(mass[-n_unresolved:].sum())
-                values.append(np.concatenate(done_v))
-                masses.append(mass)
-                moments.append(wc * law.eta.integral(lo_s, hi_s, law.scores))
+            split = split_changing_cells(
+                law, lo_q, hi_q, h_lo, h_hi, lambda m: self._predict(fitted, ppf(m)),
+                np.equal, self.grid // 4,
+            )  # fmt: skip
+            if split is not None:
+                split_values, split_mass, split_moment, unresolved = split
+                values.append(split_values)
+                masses.append(split_mass)
+                moments.append(split_moment)
         if law.scores.atoms:
             atoms = np.asarray(law.scores.atoms, dtype=float)
             probs = np.asarray(law.scores.atom_probs, dtype=float)

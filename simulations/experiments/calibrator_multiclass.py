@@ -37,7 +37,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from .calibrator import SPLIT_DEPTH, CalibratorExperiment, LevelSetOutcome, data_by_level
+from .calibrator import (
+    CalibratorExperiment,
+    LevelSetOutcome,
+    data_by_level,
+    split_changing_cells,
+)
 from .calibrator_protocol import fit_copy, unresolved_advice
 
 __all__ = ["MulticlassCalibratorExperiment", "MulticlassLevelSetOutcome"]
@@ -206,35 +211,16 @@ class MulticlassCalibratorExperiment(CalibratorExperiment):
         same = _same_rows(h[:-1], h[1:])
         rows, masses, moments = [h[:-1][same]], [cell_mass[same]], [cell_moment[same]]
         lo_q, hi_q, h_lo, h_hi = q[:-1][~same], q[1:][~same], h[:-1][~same], h[1:][~same]
-        done_lo, done_hi, done_v, n_unresolved = [], [], [], 0
-        for depth in range(SPLIT_DEPTH + 1):
-            if lo_q.size == 0:
-                break
-            mid = 0.5 * (lo_q + hi_q)
-            h_mid = self._predict(fitted, self._vectors(c, ppf(mid)))
-            if depth == SPLIT_DEPTH or lo_q.size > self.grid // 4:
-                n_unresolved = lo_q.size  # still varying: the value at the midpoint
-                done_lo.append(lo_q)
-                done_hi.append(hi_q)
-                done_v.append(h_mid)
-                break
-            lo_q, hi_q = np.concatenate([lo_q, mid]), np.concatenate([mid, hi_q])
-            h_lo, h_hi = np.concatenate([h_lo, h_mid]), np.concatenate([h_mid, h_hi])
-            ok = _same_rows(h_lo, h_hi)
-            done_lo.append(lo_q[ok])
-            done_hi.append(hi_q[ok])
-            done_v.append(h_lo[ok])
-            lo_q, hi_q, h_lo, h_hi = lo_q[~ok], hi_q[~ok], h_lo[~ok], h_hi[~ok]
+        split = split_changing_cells(
+            sub, lo_q, hi_q, h_lo, h_hi, lambda m: self._predict(fitted, self._vectors(c, ppf(m))),
+            _same_rows, self.grid // 4,
+        )  # fmt: skip
         unresolved = 0.0
-        if done_lo:
-            lo_s, hi_s = ppf(np.concatenate(done_lo)), ppf(np.concatenate(done_hi))
-            wc = sub.scores.continuous_weight
-            mass = wc * (sub.scores.cdf(hi_s) - sub.scores.cdf(lo_s))
-            if n_unresolved:
-                unresolved = float(mass[-n_unresolved:].sum())
-            rows.append(np.concatenate(done_v))
-            masses.append(mass)
-            moments.append(wc * sub.eta.integral(lo_s, hi_s, sub.scores))
+        if split is not None:
+            split_rows, split_mass, split_moment, unresolved = split
+            rows.append(split_rows)
+            masses.append(split_mass)
+            moments.append(split_moment)
         return np.concatenate(rows), np.concatenate(masses), np.concatenate(moments), unresolved
 
     def _pieces(self, fitted, cells):
