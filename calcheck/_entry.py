@@ -12,8 +12,10 @@ import sys
 def main() -> int:
     """Install the signal handlers, import the command line and run it."""
     from calcheck.theory_checks.cli_signals import (
+        Interrupted,
         interrupted_status,
         interruption_behind,
+        received_signal,
         stop_on_signals,
     )
 
@@ -27,6 +29,9 @@ def main() -> int:
     except BaseException as exc:
         # (an interrupted extension module raises ImportError, its cause the interruption)
         interruption = interruption_behind(exc)
+        if interruption is None and received_signal() is not None:
+            # numpy interrupted while it initialises raises an ImportError that has lost it
+            interruption = Interrupted(received_signal())
         if interruption is None:
             raise
         return interrupted_status(interruption, "nothing was written; rerun the same command")

@@ -92,7 +92,7 @@ def select_figures(patterns) -> list[str]:
     return chosen
 
 
-def _fill_one(task, log_level, _blocks):
+def _fill_one(task, log_level):
     """Run one cache task ``(key, fill)`` in a worker; returns ``(key, seconds)``."""
     from calcheck.simulations.parallel import LOG_FORMAT
 
@@ -139,8 +139,7 @@ def fill_caches(fig_ids, cache_dir, *, reps=100, seed=2021, data_root=None, jobs
     with ExitStack() as stack:
         results = parallel_results(
             _fill_one,
-            [(task, None) for task in tasks.items()],
-            logging.getLogger().getEffectiveLevel(),
+            [(task, logging.getLogger().getEffectiveLevel()) for task in tasks.items()],
             jobs,
             "loky",
             stack,

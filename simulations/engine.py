@@ -28,8 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .collector import Collector
 from .experiments.base import BLOCK_REPS
-from .parallel import parallel_results
+from .parallel import parallel_results, usable_cpus
+from .payload import pack_block
 from .provenance import check_root_seed, generator
 from .store import ResultStore
 
@@ -75,11 +77,12 @@ class RunStats:
 
 @dataclass(frozen=True)
 class RunEstimate:
-    """What a run is about to cost, measured on one calibration block per experiment kind.
+    """What a run is about to cost, measured on its first blocks: one or two per kind.
 
-    The calibration blocks are real blocks (stored and counted as computed). ``seconds`` is
-    the wall-clock estimate on the run's workers, ``bytes`` the growth of the store; both
-    extrapolate each kind's calibration block by the experiments' declared ``cost``.
+    The timing probes are the run's first tasks, real blocks (stored and counted as
+    computed), simulated on the workers while the rest starts. ``seconds`` is the CPU time
+    of the blocks left, extrapolated from each kind's probes by the experiments' declared
+    ``cost``, over the run's workers; ``bytes`` the growth of the store.
     """
 
     blocks: int
@@ -98,12 +101,21 @@ def simulate_block(experiment, root_seed: int, block: int):
     return experiment.simulate(generator(root_seed, experiment.seed_key, int(block)), BLOCK_REPS)
 
 
-def _simulate_chunk(experiment, root_seed: int, blocks: list[int]):
+def _simulate_chunk(experiment, root_seed: int, blocks: list[int], code: str, compress: bool):
+    """Simulate blocks and pack them for the store (in a worker): ``(key, rows, cpu s)``.
+
+    Each row is ``(block, reps, payload, digest)`` (:func:`pack_block`): the main process
+    only inserts it.
+    """
     import time
 
     start = time.process_time()  # CPU time of this worker: where the run's time goes
-    payloads = [(b, simulate_block(experiment, root_seed, b).arrays()) for b in blocks]
-    return experiment.key, payloads, time.process_time() - start
+    rows = []
+    for b in blocks:
+        outcome = simulate_block(experiment, root_seed, b)
+        arrays = {k: np.asarray(v) for k, v in outcome.arrays().items()}
+        rows.append((b, *pack_block(root_seed, experiment.key, code, b, arrays, compress)))
+    return experiment.key, rows, time.process_time() - start
 
 
 def n_blocks_for(reps: int) -> int:
@@ -169,14 +181,17 @@ def run_experiments(
     progress : bool
         Show a tqdm progress bar on standard error.
     on_block : callable, optional
-        Called as ``on_block(cell_key, block)`` after each block is committed.
+        Called as ``on_block(cell_key, block)`` for each block once its batch is committed
+        (:mod:`calcheck.simulations.collector`).
     heartbeat : callable, optional
-        Called as ``heartbeat(done, total, work_done)`` after each block is committed: blocks
+        Called as ``heartbeat(done, total, work_done)`` after each batch is committed: blocks
         computed in this run, and the share of the run's CPU time they stand for (see
-        ``_Progress``), e.g. to report progress where no progress bar can be drawn.
+        :class:`~calcheck.simulations.collector.Progress`), e.g. to report progress where no
+        progress bar can be drawn.
     on_estimate : callable, optional
-        Called as ``on_estimate(RunEstimate)`` after one calibration block per experiment
-        kind is simulated and stored, before the rest; it may raise to refuse the run.
+        Called as ``on_estimate(RunEstimate)`` once the timing probes (the run's first
+        tasks: one or two blocks per experiment kind) are stored; it may raise to refuse the
+        run (the blocks stored by then are kept).
     on_cell_done : callable, optional
         Called as ``on_cell_done(cell_key)`` once every block of an experiment is stored:
         at the start for experiments already complete, then as each one completes (the
@@ -220,169 +235,121 @@ def run_experiments(
         )
     if total:
         store.set_meta("root_seed", root_seed)
-    count = {"done": 0}
-    by_kind: dict = {}
-    # estimated seconds per block of each experiment (1 until calibration measures them)
+    # estimated seconds per block of each experiment (1 until the probes measure them)
     weight = dict.fromkeys(unique, 1.0)
     kind_of = {key: type(e).__name__ for key, e in unique.items()}
-    progress_ = _Progress(kind_of, weight, {k: n_blocks - len(done[k]) for k in unique})
-
-    def account(key, n_blocks_done, seconds):
-        kind = kind_of[key]
-        blocks_before, seconds_before = by_kind.get(kind, (0, 0.0))
-        by_kind[kind] = (blocks_before + n_blocks_done, seconds_before + seconds)
-        progress_.account(kind, seconds)
-
-    def commit(key, block, arrays):
-        store.put(root_seed, key, stamps[key], block, arrays)
-        done[key].add(block)
-        count["done"] += 1
-        progress_.commit(key)
-        if on_block is not None:
-            on_block(key, block)
-        if heartbeat is not None:
-            heartbeat(count["done"], total, progress_.share())
-        if on_cell_done is not None and len(done[key]) == n_blocks:
-            on_cell_done(key)
-
+    collector = Collector(store, root_seed, stamps, n_blocks, done, kind_of, weight, total)
+    collector.on_block, collector.heartbeat = on_block, heartbeat
+    collector.on_cell_done = on_cell_done
     if on_cell_done is not None:
         for key in [k for k in unique if len(done[k]) == n_blocks]:
             on_cell_done(key)
-
-    if total and on_estimate is not None:
-        compress = getattr(store, "compress", True)
-        estimate = _calibrate(
-            unique, done, n_blocks, root_seed, n_jobs, commit, account, compress, weight
-        )
-        # from here on the blocks left are weighed by their estimated seconds
-        progress_.reweigh({k: n_blocks - len(done[k]) for k in unique})
-        on_estimate(estimate)
-    tasks = []
+    compress = getattr(store, "compress", True)
+    # the timing probes are the run's first tasks (one block each), not a serial prelude
+    probes = _probes(unique, done, n_blocks) if total and on_estimate is not None else []
+    tasks = [(unique[key], root_seed, [block], stamps[key], compress) for key, block in probes]
+    probed = set(probes)
     for key, exp in unique.items():
-        missing = [b for b in range(n_blocks) if b not in done[key]]
+        missing = [b for b in range(n_blocks) if b not in done[key] and (key, b) not in probed]
         per = blocks_per_task or max(1, _POINTS_PER_TASK // (BLOCK_REPS * exp.cost))
-        tasks += [(exp, missing[i : i + per]) for i in range(0, len(missing), per)]
+        tasks += [
+            (exp, root_seed, missing[i : i + per], stamps[key], compress)
+            for i in range(0, len(missing), per)
+        ]
     damaged = len(store.damaged) - damaged_before
-    stats = RunStats(total, reused, stale, len(unique), damaged, by_kind)
+    stats = RunStats(total, reused, stale, len(unique), damaged, collector.by_kind)
     if not tasks:
         return stats
+    timed: dict = {}  # probe -> (cost, cpu seconds, payload bytes)
 
     from tqdm.auto import tqdm
 
     with ExitStack() as stack:
-        bar = stack.enter_context(
+        collector.bar = stack.enter_context(
             tqdm(total=total, disable=not progress, unit="block", desc="calcheck", leave=False)
         )
-        bar.update(count["done"])
         if backend == "sequential" or (n_jobs == 1 and backend == "loky"):
-            results = (_simulate_chunk(exp, root_seed, blocks) for exp, blocks in tasks)
+            results = (_simulate_chunk(*task) for task in tasks)
         else:
-            results = parallel_results(_simulate_chunk, tasks, root_seed, n_jobs, backend, stack)
+            results = parallel_results(_simulate_chunk, tasks, n_jobs, backend, stack)
             # an interruption (SIGINT, SIGTERM) or an error between two results leaves the
             # generator suspended: close it on the way out, while the warning filters of
             # parallel_results still hold, so the workers stop now rather than at garbage
             # collection and joblib's "tasks ... cancelled" warning is not shown
             stack.callback(results.close)
-        for key, payloads, seconds in results:
-            account(key, len(payloads), seconds)
-            for block, arrays in payloads:
-                commit(key, block, arrays)
-                bar.update(1)
+        try:
+            for result in results:
+                collector.receive(result)
+                if len(timed) < len(probes):
+                    key, rows, seconds = result
+                    if len(rows) == 1 and (key, rows[0][0]) in probed:
+                        timed[key, rows[0][0]] = (unique[key].cost, seconds, len(rows[0][2]))
+                    if len(timed) == len(probes):
+                        collector.flush()  # the probes are stored: the estimate is of the rest
+                        estimate = _estimate(unique, done, n_blocks, timed, n_jobs, weight)
+                        # from here on the blocks left are weighed by their estimated seconds
+                        collector.progress.reweigh({k: n_blocks - len(done[k]) for k in unique})
+                        on_estimate(estimate)
+            collector.flush()
+        except BaseException:
+            # an interruption or an error: what the workers returned is kept (one commit)
+            if collector.pending:
+                try:
+                    collector.flush(callbacks=False)
+                except Exception:  # the error being raised says more (a full disk, ...)
+                    logger.debug("the last batch could not be stored", exc_info=True)
+            raise
     return stats
 
 
-class _Progress:
-    """The share of a run's work (CPU time) done, for its progress line.
-
-    Measured for the blocks done; for those left, their estimated seconds (``weight``)
-    times their kind's measured / estimated ratio so far (overall ratio for a new kind).
-    """
-
-    def __init__(self, kind_of, weight, left):
-        self.kind_of, self.weight = kind_of, weight
-        self.cpu, self.committed = {}, {}
-        self.reweigh(left)
-
-    def reweigh(self, left):
-        """Blocks left per experiment; every block weighed by the current ``weight``."""
-        self.est_left = dict.fromkeys(self.kind_of.values(), 0.0)
-        for key, n in left.items():
-            self.est_left[self.kind_of[key]] += n * self.weight[key]
-        self.est_done = {}
-        for key, n in self.committed.items():
-            kind = self.kind_of[key]
-            self.est_done[kind] = self.est_done.get(kind, 0.0) + n * self.weight[key]
-
-    def account(self, kind, seconds):
-        """CPU seconds measured for blocks of ``kind``."""
-        self.cpu[kind] = self.cpu.get(kind, 0.0) + seconds
-
-    def commit(self, key):
-        """One block of experiment ``key`` stored."""
-        kind, w = self.kind_of[key], self.weight[key]
-        self.committed[key] = self.committed.get(key, 0) + 1
-        self.est_left[kind] = max(0.0, self.est_left[kind] - w)
-        self.est_done[kind] = self.est_done.get(kind, 0.0) + w
-
-    def share(self) -> float:
-        """Work done / (done + left), in [0, 1]."""
-        seen = [k for k in self.cpu if self.est_done.get(k, 0.0) > 0]
-        est = sum(self.est_done[k] for k in seen)
-        overall = sum(self.cpu[k] for k in seen) / est if est > 0 else 1.0
-        done = sum(self.cpu.values())
-        left = sum(
-            w * (self.cpu[k] / self.est_done[k] if k in seen else overall)
-            for k, w in self.est_left.items()
-        )
-        return done / (done + left) if done + left > 0 else 1.0
-
-
-def _calibrate(
-    unique, done, n_blocks, root_seed, n_jobs, commit, account, compress=True, weight=None
-) -> RunEstimate:
-    """Simulate (and commit) one block of the costliest experiment of each kind; extrapolate.
-
-    ``weight`` (a dict), if given, receives each experiment's estimated seconds per block.
-    """
-    import os
-
-    from .store import _pack
-
+def _probes(unique, done, n_blocks) -> list[tuple[str, int]]:
+    """``(key, block)`` timed first: the costliest and cheapest experiment of each kind."""
     kinds: dict[str, list] = {}
     for key, exp in unique.items():
         kinds.setdefault(type(exp).__name__, []).append((key, exp))
-    seconds = size = 0.0
-    blocks = calibrated = 0
+    probes = []
     for members in kinds.values():
         todo = [(k, e) for k, e in members if len(done[k]) < n_blocks]
         if not todo:
             continue
         # time per block = overhead + per_point * cost, from the costliest and cheapest cells
-        probes = {k: e for k, e in (max(todo, key=_cost), min(todo, key=_cost))}
-        timed = []
-        for key, exp in probes.items():
-            block = _first_missing(done[key])
-            _, [(_, arrays)], spent = _simulate_chunk(exp, root_seed, [block])
-            timed.append((exp.cost, spent, len(_pack(arrays, compress))))
-            account(key, 1, spent)
-            commit(key, block, arrays)
-            calibrated += 1
-        (c_hi, t_hi, _), (c_lo, t_lo, _) = timed[0], timed[-1]
+        for key in dict.fromkeys(k for k, _ in (max(todo, key=_cost), min(todo, key=_cost))):
+            probes.append((key, _first_missing(done[key])))
+    return probes
+
+
+def _estimate(unique, done, n_blocks, timed, n_jobs, weight) -> RunEstimate:
+    """The run's time and store growth, extrapolated from the probes' measured blocks.
+
+    Per kind, a block's CPU time is ``overhead + per_point * cost``, fitted on its probes
+    (the costliest and cheapest experiment); ``weight`` receives each experiment's
+    estimated seconds per block. The wall time is the CPU time over the workers.
+    """
+    by_kind: dict[str, list] = {}
+    for (key, _), measured in timed.items():
+        by_kind.setdefault(type(unique[key]).__name__, []).append(measured)
+    seconds = size = 0.0
+    blocks = 0
+    for kind, measured in by_kind.items():
+        measured.sort(key=lambda t: -t[0])
+        (c_hi, t_hi, _), (c_lo, t_lo, _) = measured[0], measured[-1]
         per_point = (t_hi - t_lo) / (c_hi - c_lo) if c_hi > c_lo else 0.0
         if per_point <= 0:
             overhead, per_point = 0.0, max(t_hi, t_lo) / c_hi
         else:
             overhead = max(0.0, t_lo - per_point * c_lo)
-        bytes_per_block = max(t[2] for t in timed)
-        for k, e in todo:
+        bytes_per_block = max(t[2] for t in measured)
+        for k, e in unique.items():
+            if type(e).__name__ != kind:
+                continue
             left = n_blocks - len(done[k])
             blocks += left
             seconds += left * (overhead + e.cost * per_point)
-            if weight is not None:
-                weight[k] = max(overhead + e.cost * per_point, 1e-9)
+            weight[k] = max(overhead + e.cost * per_point, 1e-9)
             size += left * bytes_per_block
-    workers = max(1, min(os.cpu_count() or 1, n_jobs if n_jobs > 0 else os.cpu_count() or 1))
-    return RunEstimate(blocks, seconds / workers, int(size), workers, calibrated)
+    cpus = usable_cpus()
+    workers = max(1, min(cpus, n_jobs if n_jobs > 0 else cpus))
+    return RunEstimate(blocks, seconds / workers, int(size), workers, len(timed))
 
 
 def load_outcome(store: ResultStore, experiment, reps: int, root_seed: int):

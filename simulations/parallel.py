@@ -15,11 +15,29 @@ __all__ = [
     "exit_with_parent",
     "parallel_results",
     "probe_dask_scheduler",
+    "usable_cpus",
     "workers_spawned_ignoring_sigint",
 ]
 
 #: Format of calcheck's log lines: the CLI's, and that of worker processes that log.
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on: the default number of workers of every command.
+
+    ``os.process_cpu_count`` (Python 3.13), else the scheduler affinity (a container or
+    ``taskset`` limits it), else ``os.cpu_count``. Results are identical for any number.
+    """
+    import os
+
+    count = getattr(os, "process_cpu_count", None)
+    if count is not None:
+        return max(1, count() or 1)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def exit_with_parent(parent_pid: int):
@@ -54,8 +72,8 @@ def exit_with_parent(parent_pid: int):
 _CANCELLED = r"\d+ tasks (which were still being processed|have been successfully executed)"
 
 
-def parallel_results(chunk, tasks, root_seed, n_jobs, backend, stack: ExitStack):
-    """``chunk(experiment, root_seed, blocks)`` of every task, as a generator of results.
+def parallel_results(chunk, tasks, n_jobs, backend, stack: ExitStack):
+    """``chunk(*task)`` of every task (a tuple of arguments), as a generator of results.
 
     Backends: loky (workers that exit with their parent and ignore SIGINT), dask (a local
     cluster unless a client exists), threading, sequential. ``stack`` owns the contexts.
@@ -104,7 +122,7 @@ def parallel_results(chunk, tasks, root_seed, n_jobs, backend, stack: ExitStack)
         parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     else:
         parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
-    calls = (joblib.delayed(chunk)(exp, root_seed, blocks) for exp, blocks in tasks)
+    calls = (joblib.delayed(chunk)(*task) for task in tasks)
     if backend != "loky":
         return parallel(calls)
     with _sigint_blocked():

@@ -1,26 +1,26 @@
-"""Embedded on-disk store of Monte Carlo results (sqlite3, one block per atomic commit).
+"""Embedded on-disk store of Monte Carlo results (sqlite3, blocks committed in batches).
 
 A block is identified by ``(root_seed, cell_key, code, block_index)``: the seed, the
 experiment's content key, the code stamp of the code that simulated it (package version +
-source hash, :mod:`calcheck.simulations.provenance`) and its index. Its payload is a set of named
-numpy arrays serialised with ``np.savez_compressed`` (zlib, lossless, no pickle), or
-``np.savez`` for blocks a run deletes once its results are recorded (``compress=False``). Because
-every block is committed on its own and is a deterministic function of its identity, a run
-that is killed and started again recomputes only the missing blocks and ends with the same
-numbers; blocks written by other code are never read.
+source hash, :mod:`calcheck.simulations.provenance`) and its index. Its payload is a set of
+named numpy arrays in calcheck's block format (:func:`_pack`: a JSON header and the arrays'
+bytes; lossless, no pickle), deflated with zlib unless the run deletes its blocks once their
+results are recorded (``compress=False``); payloads of older stores (``.npz``) are still read.
+Because every block is a deterministic function of its identity, a run that is killed and
+started again recomputes only the missing blocks and ends with the same numbers; blocks
+written by other code are never read.
+
+A run writes blocks in batches: its workers pack each block and compute its digest
+(:func:`pack_block`), and the main process inserts the rows of a batch in one transaction
+(:meth:`ResultStore.put_rows`), with SIGINT and SIGTERM held back until the transaction ends.
+A killed run loses the blocks of its last uncommitted batch, never more, and never half a
+block.
 
 Every block carries a SHA-256 digest of its identity and payload, and its replicate count;
 both are verified when the run decides which blocks it can reuse. A block that does not
 match (truncated, altered, or copied from another cell) is deleted, recomputed and counted
 (:attr:`ResultStore.damaged`). File stores use SQLite's write-ahead log with a busy timeout,
 so a reader (another process querying the store) never makes a running writer fail.
-
-Decoding a payload (parsing the npz container) costs more than storing it, and a run reads
-every block back once its cell is complete. So the store keeps the arrays of the blocks this
-process wrote in a bounded in-memory cache keyed by their digest: :meth:`ResultStore.load`
-still reads each row and verifies its digest and replicate count, and takes the cached arrays
-only when the row's digest is the one written (the file stays the only source of truth; a
-row changed by anyone else is decoded, or refused if damaged).
 
 Besides blocks, the store keeps *results*: a check's evaluated result as text under a content
 key (:mod:`calcheck.theory_checks.records` says what the key covers), with its digest. Once every
@@ -37,20 +37,18 @@ this module raw: a damaged file raises :class:`StoreDamaged`, a full disk :class
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import logging
 import os
 import sqlite3
-import zipfile
-import zlib
-from collections import OrderedDict
 from functools import wraps
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ResultStore", "StoreDamaged", "StoreFull"]
+from .payload import _decoded, _digest, pack_block, signals_held
+
+__all__ = ["ResultStore", "StoreDamaged", "StoreFull", "pack_block", "signals_held"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,45 +86,6 @@ class StoreDamaged(ValueError):
 
 class StoreFull(ValueError):
     """The disk filled while writing a block (the blocks already committed are kept)."""
-
-
-def _pack(arrays: dict, compress: bool = True) -> bytes:
-    # zlib per array: lossless, about half the size of np.savez but 3-80 times its cost
-    # (np.load reads either form)
-    buf = io.BytesIO()
-    (np.savez_compressed if compress else np.savez)(buf, **arrays)
-    return buf.getvalue()
-
-
-def _digest(root_seed, cell_key, code, block, reps, payload: bytes) -> str:
-    head = json.dumps([str(root_seed), cell_key, code, int(block), int(reps)]).encode()
-    return hashlib.sha256(head + b"\0" + payload).hexdigest()
-
-
-def _unpack(blob: bytes) -> dict:
-    with np.load(io.BytesIO(blob), allow_pickle=False) as data:
-        return {k: data[k] for k in data.files}
-
-
-#: What reading a malformed payload raises (np.load of bytes that are not an .npz). Named, so
-#: that an interruption (KeyboardInterrupt, or the CLI's own) is never taken for a damaged
-#: block: catching ``Exception`` here once deleted sound blocks as "damaged" on Ctrl-C.
-_MALFORMED = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error)
-
-
-def _decoded(payload: bytes, reps) -> dict | None:
-    """The arrays of a payload whose digest was verified, or None if they are malformed."""
-    try:
-        arrays = _unpack(payload)
-    except _MALFORMED:
-        return None
-    if not arrays or not all(len(a) == reps for a in arrays.values()):
-        return None
-    return arrays
-
-
-#: Bytes of decoded arrays the store keeps for the blocks it wrote (see the module doc).
-CACHE_BYTES = 256 * 2**20
 
 
 def _translated(method):
@@ -171,20 +130,13 @@ class ResultStore:
         Compress the payloads it writes (zlib). A run that deletes its blocks once their
         checks' results are recorded writes them uncompressed: they live for seconds or
         minutes, and compressing them cost its main process more than storing them.
-    cache_bytes : int, default CACHE_BYTES
-        Bound on the decoded arrays kept for blocks written by this object (0: none).
     """
 
-    def __init__(self, path, *, compress: bool = True, cache_bytes: int = CACHE_BYTES):
+    def __init__(self, path, *, compress: bool = True):
         if not isinstance(compress, bool):
             raise ValueError(f"compress must be True or False, got {compress!r}")
         self.compress = compress
-        if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
-            raise ValueError(f"cache_bytes must be a non-negative integer, got {cache_bytes!r}")
         self.path = str(path)
-        self._cache: OrderedDict = OrderedDict()  # (seed, cell, code, block) -> (digest, arrays)
-        self._cache_limit = cache_bytes
-        self._cache_size = 0
         #: Whether the file lacks write permission (opened read-only: nothing is written).
         self.read_only = (
             self.path != ":memory:"
@@ -276,24 +228,6 @@ class ResultStore:
             return False
         return _decoded(payload, reps) is not None
 
-    def _remember(self, ident, digest, arrays):
-        if not self._cache_limit:
-            return
-        size = sum(a.nbytes for a in arrays.values())
-        if size > self._cache_limit:
-            return
-        self._forget(ident)
-        self._cache[ident] = (digest, arrays)
-        self._cache_size += size
-        while self._cache_size > self._cache_limit:
-            _, (_, old) = self._cache.popitem(last=False)
-            self._cache_size -= sum(a.nbytes for a in old.values())
-
-    def _forget(self, ident):
-        entry = self._cache.pop(ident, None)
-        if entry is not None:
-            self._cache_size -= sum(a.nbytes for a in entry[1].values())
-
     @_translated
     def stale_blocks(self, root_seed, cell_key: str, code: str) -> set[int]:
         """Indices of blocks of this experiment and seed stored by *other* code stamps."""
@@ -318,39 +252,42 @@ class ResultStore:
     def put(self, root_seed, cell_key: str, code: str, block: int, arrays: dict):
         """Store one block in its own transaction (atomic: all of it or nothing)."""
         arrays = {k: np.asarray(v) for k, v in arrays.items()}
-        reps = len(next(iter(arrays.values())))
-        payload = _pack(arrays, self.compress)
-        digest = _digest(root_seed, cell_key, code, block, reps, payload)
-        ident = (str(root_seed), cell_key, code, int(block))
-        self._forget(ident)
-        with self._con:
-            self._con.execute(
-                "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (*ident, reps, payload, digest),
+        row = pack_block(root_seed, cell_key, code, block, arrays, self.compress)
+        self.put_rows([(root_seed, cell_key, code, block, *row)])
+
+    @_translated
+    def put_rows(self, rows):
+        """Store packed blocks in one transaction: all of them or none.
+
+        Each row is ``(root_seed, cell_key, code, block, reps, payload, digest)``, the last
+        three from :func:`pack_block`. SIGINT and SIGTERM are held back until it ends.
+        """
+        rows = [(str(r[0]), r[1], r[2], int(r[3]), int(r[4]), r[5], r[6]) for r in rows]
+        with signals_held(), self._con:
+            self._con.executemany(
+                "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?, ?, ?)", rows
             )
-        self._remember(ident, digest, arrays)
 
     @_translated
     def load(self, root_seed, cell_key: str, code: str, blocks) -> dict:
         """Concatenate the named arrays of the given blocks, in block order."""
+        wanted = [int(b) for b in blocks]
+        rows = {
+            b: (reps, digest, payload)
+            for b, reps, digest, payload in self._con.execute(
+                "SELECT block, reps, digest, payload FROM blocks WHERE root_seed = ? AND "
+                "cell_key = ? AND code = ?",
+                (str(root_seed), cell_key, code),
+            )
+        }
         parts = []
-        for b in blocks:
-            row = self._con.execute(
-                "SELECT reps, digest, payload FROM blocks WHERE root_seed = ? AND cell_key = ? "
-                "AND code = ? AND block = ?",
-                (str(root_seed), cell_key, code, int(b)),
-            ).fetchone()
-            if row is None:
+        for b in wanted:
+            if b not in rows:
                 raise ValueError(f"block {b} of cell {cell_key} (seed {root_seed}) is not stored")
-            reps, digest, payload = row
-            ident = (str(root_seed), cell_key, code, int(b))
-            cached = self._cache.get(ident)
+            reps, digest, payload = rows[b]
             arrays = None
             if digest == _digest(root_seed, cell_key, code, b, reps, payload):
-                if cached is not None and cached[0] == digest:
-                    arrays = cached[1]  # the row is the one this store wrote: decoded already
-                else:
-                    arrays = _decoded(payload, reps)
+                arrays = _decoded(payload, reps)
             if arrays is None:
                 raise ValueError(
                     f"block {b} of cell {cell_key} (seed {root_seed}) is damaged; rerun to "
@@ -410,8 +347,6 @@ class ResultStore:
         """Delete the blocks of one experiment, seed and code stamp; how many were deleted."""
         if self.read_only:
             return 0
-        for ident in [i for i in self._cache if i[:3] == (str(root_seed), cell_key, code)]:
-            self._forget(ident)
         with self._con:
             cur = self._con.execute(
                 "DELETE FROM blocks WHERE root_seed = ? AND cell_key = ? AND code = ?",

@@ -6,7 +6,10 @@ argsorting), a klm19 recalibration replicate (``benchmark_recalibration_cell`` o
 klm19 recalibration experiments, reached through the catalog's index of papers; floor:
 drawing and one vectorised log-loss Platt fit) and a gr22-sized Dirichlet-scaling fit (floor:
 its evaluations times one evaluation) are each timed in the same process as their floor,
-interleaved, so the ratios are insensitive to how fast or busy the machine is.
+interleaved, so the ratios are insensitive to how fast or busy the machine is. A run's main
+process (:func:`calcheck.simulations.collector.benchmark_main_process`) is timed on results
+handed to it at full speed, against sqlite's inserts of the same rows: the blocks/s no number
+of workers can exceed.
 """
 
 from __future__ import annotations
@@ -153,6 +156,7 @@ class BenchReport:
     single_fit: tuple[SingleFitResult, ...]
     recalibration: object  # klm19_recalibration.RecalibrationBenchResult
     dirichlet: object  # multiclass_scaling.DirichletFitBenchmark
+    main_process: object = None  # collector.MainProcessBench
 
 
 def run_benchmarks(
@@ -188,7 +192,13 @@ def run_benchmarks(
         dirichlet = benchmark_dirichlet_fit(**DIRICHLET_ARGS, seed=seed)
     finally:
         quiet.setLevel(level)
-    return BenchReport(cell, single, recal, dirichlet)
+    import tempfile
+
+    from calcheck.simulations.collector import benchmark_main_process
+
+    with tempfile.TemporaryDirectory(prefix="calcheck-bench-") as tmp:
+        main = benchmark_main_process(tmp, seed=seed)
+    return BenchReport(cell, single, recal, dirichlet, main)
 
 
 def bench_text(report: BenchReport) -> str:
@@ -224,4 +234,13 @@ def bench_text(report: BenchReport) -> str:
         f"{d.seconds_per_evaluation * 1e3:.1f} ms = {d.predicted_seconds:6.2f} s, ratio "
         f"{d.fit_seconds / d.predicted_seconds:.2f}",
     ]
+    m = report.main_process
+    if m is not None:
+        lines += [
+            f"a run's main process, {m.blocks:,} blocks of {m.payload_bytes / 1e3:.1f} kB handed "
+            "over at full speed (unpickle, batch, commit):",
+            f"  {m.seconds_per_block * 1e6:8.1f} us a block, a ceiling of "
+            f"{m.ceiling_blocks_per_second:,.0f} blocks/s whatever the workers; sqlite's "
+            f"inserts alone {m.floor_seconds_per_block * 1e6:.1f} us, ratio {m.ratio_to_floor:.2f}",
+        ]
     return "\n".join(lines)

@@ -25,7 +25,13 @@ from .cli_figures import cmd_figures
 from .cli_plan import add_plan_arguments, cmd_plan
 from .cli_run import add_run_arguments, cmd_run
 from .cli_search import add_search_arguments, cmd_search
-from .cli_signals import interrupted_status, interruption_behind, stop_on_signals
+from .cli_signals import (
+    Interrupted,
+    interrupted_status,
+    interruption_behind,
+    received_signal,
+    stop_on_signals,
+)
 
 __all__ = ["main"]
 
@@ -307,9 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--jobs",
         type=_positive_int,
-        default=1,
+        default=None,
         help="worker processes that first fit the figures' models in parallel (gr22's "
-        "twelve networks; -1: all CPUs); the figures are the same for any --jobs",
+        "twelve networks; default: every CPU this process may use); the figures are the "
+        "same for any --jobs",
     )
     s.add_argument(
         "--record-findings",
@@ -391,6 +398,12 @@ def main(argv=None) -> int:
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = argv
+    if getattr(args, "jobs", 0) is None or getattr(args, "jobs", 0) == -1:
+        # run, search and figures: by default every CPU this process may use (same results)
+        from calcheck.simulations.parallel import usable_cpus
+
+        args.jobs_chosen = "every CPU this process may use" if args.jobs is None else "-1: all"
+        args.jobs = usable_cpus()
     # dask's own INFO lines (cluster start, connections) only with -v; set before dask loads
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "info" if args.verbose else "warning")
     logging.basicConfig(
@@ -403,6 +416,8 @@ def main(argv=None) -> int:
     except BaseException as exc:
         # an interruption, also one that came out as another error (see interruption_behind)
         interruption = interruption_behind(exc)
+        if interruption is None and received_signal() is not None:
+            interruption = Interrupted(received_signal())  # dropped on its way out
         if interruption is None:
             return _failed(exc)
         return interrupted_status(interruption, _kept_when_interrupted(args))

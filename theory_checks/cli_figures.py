@@ -44,6 +44,14 @@ def cmd_figures(args) -> int:
     out = writable_folder(args.out, "--out")
     from tqdm.auto import tqdm
 
+    why = getattr(args, "jobs_chosen", None)
+    print(
+        f"calcheck: {len(ids)} figure{'s' if len(ids) != 1 else ''}; {args.jobs} worker(s) "
+        f"fit their models ({why + '; ' if why else ''}--jobs N to choose)",
+        file=sys.stderr,
+        flush=True,
+    )
+
     def task_progress(key, seconds, done, total):
         # model fits before the figures (--jobs): one line each, they take up to a minute
         line = f"{key} fitted ({done} of {total}), {seconds:.0f} s"

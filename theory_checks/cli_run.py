@@ -58,7 +58,13 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         help="replicates per cell, rounded up to blocks of 100 (default: by budget: "
         "quick 4000, full 10000)",
     )
-    s.add_argument("--jobs", type=positive_int, default=1, help="parallel workers (-1: all)")
+    s.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=None,
+        help="parallel workers (default: every CPU this process may use; results are the "
+        "same for any --jobs)",
+    )
     s.add_argument(
         "--backend",
         choices=("loky", "dask", "threading", "sequential"),
@@ -99,6 +105,16 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         action="store_true",
         help="if the store is damaged, rename it aside and recompute its blocks",
     )
+
+
+def workers_line(args) -> str:
+    """``"2 workers (every CPU this process may use; --jobs N to choose)"``: a first line."""
+    n = args.jobs
+    why = getattr(args, "jobs_chosen", None)
+    said = f"{n} worker{'s' if n != 1 else ''}"
+    if args.backend == "dask" or getattr(args, "scheduler", None):
+        return said + " (dask)"
+    return f"{said} ({why}; --jobs N to choose)" if why else f"{said} (--jobs {n})"
 
 
 def _select(checks, patterns):
@@ -297,6 +313,7 @@ def cmd_run(args) -> int:
 
     check_read_back(out, results=False)  # the searches' and figures' index it reads back
     progress = sys.stderr.isatty() if args.progress is None else args.progress
+    print(f"calcheck: {len(checks)} checks, {workers_line(args)}", file=sys.stderr, flush=True)
     stored = {"blocks": 0}
 
     def on_block(key, block):
@@ -394,7 +411,7 @@ def _report(args, out, run, false_alarm) -> int:
     }
     data = results_to_dict(results, meta)  # once: every output below reads it
     paths = write_report(results, out, meta, data=data)
-    draw_guarantee_pictures(data, out / "plots")
+    draw_guarantee_pictures(data, out / "plots", n_jobs=args.jobs if args.backend == "loky" else 1)
     page = write_html(
         out / "report.html",
         results_json=paths["json"],

@@ -25,6 +25,13 @@ def _key_value(text: str) -> tuple[str, float | int]:
     return key, int(number) if number.is_integer() and "." not in value else number
 
 
+def _jobs(text: str) -> int:
+    v = int(text)
+    if v < 1 and v != -1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or -1, got {text!r}")
+    return v
+
+
 def add_search_arguments(s: argparse.ArgumentParser) -> None:
     """Arguments of ``calcheck search``."""
     from calcheck.simulations.laws.families import FAMILIES
@@ -94,7 +101,12 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         "distribution grows, e.g. eta -> 1/2 in Hoeffding steps)",
     )
     s.add_argument("--seed", type=int, default=0, help="root seed of the search (CRN)")
-    s.add_argument("--jobs", type=int, default=1, help="parallel workers (same results)")
+    s.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=None,
+        help="parallel workers (default: every CPU this process may use; same results)",
+    )
     s.add_argument("--out", default="calcheck-results", help="results folder (search/ inside it)")
     s.add_argument(
         "--study",

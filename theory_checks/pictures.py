@@ -232,10 +232,18 @@ def _save(fig, folder: Path, gid: str) -> str:
     return name
 
 
-def draw_guarantee_pictures(results: dict, folder) -> dict[str, str]:
+def _draw_one(gid, own, controls, rates, reps, folder) -> tuple[str, str]:
+    """One guarantee's picture, drawn and saved (in a worker): ``(gid, file name)``."""
+    fig = _draw(gid, own, controls, reps) if own else _draw_rates(gid, rates, reps)
+    return gid, _save(fig, Path(folder), gid)
+
+
+def draw_guarantee_pictures(results: dict, folder, n_jobs: int = 1) -> dict[str, str]:
     """Draw one PNG per guarantee with coverage checks into ``folder``; ``{id: file name}``.
 
-    Each file is written to a temporary name and renamed (atomic).
+    Each file is written to a temporary name and renamed (atomic). ``n_jobs`` > 1 draws
+    them on that many worker processes (a picture takes about half a second; the files
+    are the same).
     """
     folder = Path(folder)
     by_guarantee: dict[str, tuple[list, list]] = {}
@@ -249,12 +257,24 @@ def draw_guarantee_pictures(results: dict, folder) -> dict[str, str]:
         own, controls = by_guarantee.setdefault(check["guarantee"], ([], []))
         (controls if check["expect"] == "violated" else own).append(check)
     reps = results.get("meta", {}).get("reps")
-    drawn = {}
-    for gid, (own, controls) in by_guarantee.items():
-        if own:
-            drawn[gid] = _save(_draw(gid, own, controls, reps), folder, gid)
-    for gid, checks in rates.items():
-        if gid not in drawn:
-            drawn[gid] = _save(_draw_rates(gid, checks, reps), folder, gid)
+    tasks = [
+        (gid, own, controls, [], reps, folder)
+        for gid, (own, controls) in by_guarantee.items()
+        if own
+    ]
+    drawn_ids = {t[0] for t in tasks}
+    tasks += [
+        (gid, [], [], checks, reps, folder) for gid, checks in rates.items() if gid not in drawn_ids
+    ]
+    if n_jobs == 1 or len(tasks) < 2:
+        drawn = dict(_draw_one(*task) for task in tasks)
+    else:
+        from contextlib import ExitStack
+
+        from calcheck.simulations.parallel import parallel_results
+
+        with ExitStack() as stack:
+            drawn = dict(parallel_results(_draw_one, tasks, n_jobs, "loky", stack))
+        drawn = {t[0]: drawn[t[0]] for t in tasks}  # in the order of the checks
     logger.info("%d guarantee pictures in %s", len(drawn), folder)
     return drawn

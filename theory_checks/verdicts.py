@@ -13,6 +13,7 @@ Z) at the price of some power.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,6 +74,13 @@ def critical_count(trials: int, claimed: float, level: float) -> int:
 
 def detectable_shortfall(trials: int, claimed: float, level: float, power: float = 0.9) -> float:
     """Smallest ``claimed - p`` that the one-sided test rejects with probability >= power."""
+    return _detectable_shortfall(int(trials), float(claimed), float(level), float(power))
+
+
+@functools.lru_cache(maxsize=4096)
+def _detectable_shortfall(trials: int, claimed: float, level: float, power: float) -> float:
+    # a run asks the same (trials, claimed, level) for hundreds of cells, and the search
+    # costs 60 binomial cdfs: once each
     k = critical_count(trials, claimed, level)
     if k < 0:
         return float(claimed)  # no outcome rejects: the test has no power at all

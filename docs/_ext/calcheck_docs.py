@@ -355,6 +355,11 @@ def measurements_page() -> str:
             f"- **When, where**: {m['date_utc']} UTC, commit `{m['commit']}`, "
             f"{machine['cpus']} CPUs ({machine['cpu_model']}), Python {machine['python']}, "
             f"{_load_averages(machine)}",
+            *(
+                [f"- **Loaded**: not a measurement of calcheck alone ({m['loaded_because']})"]
+                if m.get("loaded")
+                else []
+            ),
             f"- **Wall time**: {m['wall_seconds'] / 60:.1f} min ({m['wall_seconds']:.0f} s); "
             f"peak resident memory of a process {m['peak_rss_mb']} MB",
             f"- **Checks**: {m['as_expected']} of {m['checks']} as expected ({m['roles']}); "

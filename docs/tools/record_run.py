@@ -5,6 +5,12 @@ Usage (from the repository root)::
     python docs/tools/record_run.py quick -- calcheck run --jobs 2 --out /tmp/quick
     python docs/tools/record_run.py full -- calcheck run --budget full --jobs 2 --out /tmp/full
 
+A measurement taken while other work shares the machine measures that work as much as
+calcheck, so the recorder refuses to start while the 1-minute load average is above
+:data:`IDLE_LOAD` (``--loaded`` records it anyway, marked ``"loaded": true``), and marks a run
+loaded when the load average at its end exceeds 1.5 times its ``--jobs`` (the run's own
+workers and main process account for about ``jobs``; more means something else ran).
+
 It runs the command, measures its wall time and the peak resident memory of its processes,
 reads the run's ``results.json`` (the ``--out`` folder) and writes
 ``docs/measurements/<name>.json``: the date, the machine, the command, the wall time, the
@@ -75,14 +81,51 @@ def check_rows(results: dict) -> dict:
     }
 
 
-def measure(name: str, command: list[str]) -> dict:
-    """Run ``command`` and return the measurement record (also written to the docs)."""
+#: The 1-minute load average above which the machine is not idle: no measurement starts.
+IDLE_LOAD = 1.0
+
+
+def _jobs(command: list[str]) -> int:
+    """The run's ``--jobs`` (its default: the CPUs this process may use)."""
+    if "--jobs" in command:
+        return int(command[command.index("--jobs") + 1])
+    from calcheck.simulations.parallel import usable_cpus
+
+    return usable_cpus()
+
+
+def loaded_reason(load_at_start, load_at_end, jobs: int) -> str | None:
+    """Why a measurement does not measure calcheck alone (None: it does)."""
+    if load_at_start[0] > IDLE_LOAD:
+        return f"the 1-minute load average was {load_at_start[0]} at the start (> {IDLE_LOAD})"
+    if load_at_end[0] > 1.5 * jobs:
+        return (
+            f"the 1-minute load average was {load_at_end[0]} at the end, above 1.5 x --jobs "
+            f"{jobs} = {1.5 * jobs:g}"
+        )
+    return None
+
+
+def measure(name: str, command: list[str], allow_loaded: bool = False) -> dict:
+    """Run ``command`` and return the measurement record (also written to the docs).
+
+    Raises ValueError before running if the machine is not idle, unless ``allow_loaded``.
+    """
     started = datetime.now(UTC)
     load_at_start = [round(x, 2) for x in os.getloadavg()]
+    if load_at_start[0] > IDLE_LOAD and not allow_loaded:
+        raise ValueError(
+            f"the machine is not idle (1-minute load average {load_at_start[0]} > {IDLE_LOAD}): "
+            "stop what else runs and wait a minute, or pass --loaded to record a run marked "
+            "loaded"
+        )
     t0 = time.monotonic()
     completed = subprocess.run(command, check=False)
     wall = time.monotonic() - t0
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    load_at_end = [round(x, 2) for x in os.getloadavg()]
+    jobs = _jobs(command)
+    loaded = loaded_reason(load_at_start, load_at_end, jobs)
     results = json.loads((_out_folder(command) / "results.json").read_text())
     meta = results["meta"]
     checks = results["checks"]
@@ -99,8 +142,11 @@ def measure(name: str, command: list[str]) -> dict:
             "cpu_model": _cpu_model(),
             "python": platform.python_version(),
             "load_average_at_start": load_at_start,
-            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+            "load_average_at_end": load_at_end,
         },
+        "jobs": jobs,
+        "loaded": loaded is not None,
+        "loaded_because": loaded,
         "budget": meta.get("budget"),
         "reps": meta.get("reps"),
         "checks": len(checks),
@@ -127,12 +173,23 @@ def main(argv=None) -> int:
     """Command line: ``record_run.py NAME -- COMMAND ...``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("name", help="measurement name, e.g. quick or full")
+    parser.add_argument(
+        "--loaded",
+        action="store_true",
+        help="record even if the machine is not idle (the record is marked loaded)",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("give the command to measure after --")
-    record = measure(args.name, command)
+    try:
+        record = measure(args.name, command, allow_loaded=args.loaded)
+    except ValueError as exc:
+        print(f"record_run: {exc}", file=sys.stderr)  # noqa: T201
+        return 2
+    if record["loaded"]:
+        print(f"record_run: marked loaded: {record['loaded_because']}", file=sys.stderr)  # noqa: T201
     print(json.dumps(record, indent=1))  # noqa: T201 (a script: it reports what it measured)
     return 0 if record["exit_status"] == 0 else 1
 

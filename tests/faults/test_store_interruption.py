@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from calcheck.simulations import payload as payload_module
 from calcheck.simulations import store as store_module
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.cli_signals import Interrupted
@@ -30,7 +31,7 @@ def test_an_interruption_while_checking_blocks_propagates_and_deletes_nothing(
     def interrupted(payload):
         raise raised
 
-    monkeypatch.setattr(store_module, "_unpack", interrupted)
+    monkeypatch.setattr(payload_module, "_unpack", interrupted)
     with ResultStore(path) as store, pytest.raises(type(raised)):
         store.done_blocks(7, "cell", "code")
     monkeypatch.undo()
@@ -46,7 +47,7 @@ def test_a_malformed_payload_is_still_damaged(tmp_path, monkeypatch):
     def malformed(payload):
         raise ValueError("not an npz")
 
-    monkeypatch.setattr(store_module, "_unpack", malformed)
+    monkeypatch.setattr(payload_module, "_unpack", malformed)
     with ResultStore(path) as store:
         assert store.done_blocks(7, "cell", "code") == set()
         assert len(store.damaged) == 1
@@ -79,3 +80,48 @@ def test_an_interruption_inside_a_finalizer_is_delivered_again():
 
     with pytest.raises(Interrupted):
         work()
+
+
+def test_an_interruption_dropped_by_the_code_it_lands_in_is_delivered_again():
+    # C code that clears the error it met (an extension module interrupted while it
+    # initialises) drops the interruption; later signals were then ignored as "second" ones
+    # and a figures run went on for minutes (CI, stop 41)
+    import os
+    import signal
+    import time
+
+    from calcheck.theory_checks.cli_signals import received_signal, stop_on_signals
+
+    def work():
+        with stop_on_signals():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(1)
+            except BaseException:  # dropped, as such code does
+                pass
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:  # delivered again within a second
+                time.sleep(0.01)
+
+    started = time.monotonic()
+    with pytest.raises(Interrupted):
+        work()
+    assert time.monotonic() - started < 3
+    assert received_signal() == signal.SIGINT
+
+
+def test_a_reported_interruption_is_not_delivered_again(capsys):
+    import os
+    import signal
+    import time
+
+    from calcheck.theory_checks.cli_signals import interrupted_status, stop_on_signals
+
+    with stop_on_signals():
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except Interrupted as exc:
+            assert interrupted_status(exc, "kept") == 130
+        time.sleep(0.6)  # three looks of the watcher: nothing raised
+    assert capsys.readouterr().err.count("interrupted (SIGINT)") == 1

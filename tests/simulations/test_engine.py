@@ -14,6 +14,7 @@ import pytest
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, run_experiments, simulate_block
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.laws import LAWS
+from calcheck.simulations import collector
 from calcheck.simulations.store import ResultStore
 
 CELLS = [
@@ -79,7 +80,8 @@ def test_dask_backend_bit_identical(reference):
     _assert_identical(reference, _payloads(store))
 
 
-def test_resume_after_interruption_gives_same_numbers(reference, tmp_path):
+def test_resume_after_interruption_gives_same_numbers(reference, tmp_path, monkeypatch):
+    monkeypatch.setattr(collector, "BATCH_BLOCKS", 1)  # a commit per block: 5 of 12 kept
     path = tmp_path / "store.sqlite"
     seen = []
 
@@ -188,7 +190,8 @@ def test_code_stamp_depends_on_the_experiment_module_and_generic_code():
     )
 
 
-def test_heartbeat_counts_work_by_measured_cost_and_ends_at_one():
+def test_heartbeat_counts_work_by_measured_cost_and_ends_at_one(monkeypatch):
+    monkeypatch.setattr(collector, "BATCH_BLOCKS", 1)  # a heartbeat per block
     cheap = BinningExperiment({"name": "umd"}, LAWS["uniform_half"], 50, 5)
     dear = BinningExperiment({"name": "umd"}, LAWS["uniform_half"], 20000, 5)
     beats = []
@@ -203,8 +206,8 @@ def test_heartbeat_counts_work_by_measured_cost_and_ends_at_one():
     works = [w for _, _, w in beats]
     assert all(0 <= w <= 1 for w in works)
     assert works[-1] == pytest.approx(1.0)
-    # one calibration block of each cell, then (one job, in order) the cheap cell's other
-    # three: 5 of 8 blocks, but little more than one of the dear cell's four blocks of work
-    done, total, work = beats[4]
+    # one timing block of each cell, then (one job, in order) the cheap cell's other three
+    # (one task): 5 of 8 blocks, but little more than one of the dear cell's four blocks of work
+    done, total, work = next(b for b in beats if b[0] == 5)
     assert (done, total) == (5, 8)
     assert work < 0.4

@@ -6,7 +6,8 @@ import sqlite3
 import numpy as np
 import pytest
 
-from calcheck.simulations.store import ResultStore, _pack, _unpack
+from calcheck.simulations.payload import _pack, _unpack
+from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import all_checks
 from calcheck.theory_checks.runner import run_checks
 
@@ -50,13 +51,12 @@ def test_a_reader_does_not_block_the_writer(tmp_path):
         assert store.done_blocks(1, "cell", "code") == {0, 1}
 
 
-def test_load_takes_cached_arrays_only_for_the_row_it_wrote(tmp_path):
+def test_load_reads_the_row_another_writer_replaced(tmp_path):
     path = tmp_path / "store.sqlite"
     with ResultStore(path) as store:
         store.put(1, "cell", "code", 0, {"x": np.arange(4.0)})
         np.testing.assert_array_equal(store.load(1, "cell", "code", [0])["x"], np.arange(4.0))
-        # another writer replaces the row with a sound block: the file wins over the cache
-        other = ResultStore(path, cache_bytes=0)
+        other = ResultStore(path)
         other.put(1, "cell", "code", 0, {"x": np.full(4, 7.0)})
         other.close()
         np.testing.assert_array_equal(store.load(1, "cell", "code", [0])["x"], np.full(4, 7.0))
@@ -74,19 +74,54 @@ def test_load_refuses_a_damaged_row_even_if_its_arrays_are_cached(tmp_path):
             store.load(1, "cell", "code", [0])
 
 
-def test_the_cache_is_bounded_and_emptied_by_drop_blocks(tmp_path):
-    with ResultStore(tmp_path / "store.sqlite", cache_bytes=100) as store:
-        for b in range(5):
-            store.put(1, "cell", "code", b, {"x": np.full(4, float(b))})  # 32 bytes each
-        assert store._cache_size <= 100
-        assert len(store._cache) == 3
-        loaded = store.load(1, "cell", "code", range(5))["x"]
-        np.testing.assert_array_equal(loaded, np.repeat(np.arange(5.0), 4))
-        store.drop_blocks(1, "cell", "code")
-        assert store._cache_size == 0
-        assert not store._cache
+@pytest.mark.parametrize("compress", [True, False])
+def test_the_block_format_round_trips_every_plain_dtype_and_shape(compress):
+    arrays = {
+        "f": np.linspace(0, 1, 6).reshape(3, 2),
+        "i": np.arange(3, dtype=np.int32),
+        "b": np.array([True, False, True]),
+        "c": np.array([1 + 2j, 3, 4j]),
+        "big": np.arange(3, dtype=">f8"),
+    }
+    back = _unpack(_pack(arrays, compress))
+    assert list(back) == list(arrays)
+    for name, a in arrays.items():
+        assert back[name].dtype == a.dtype and back[name].shape == a.shape
+        np.testing.assert_array_equal(back[name], a)
 
 
-def test_cache_bytes_is_validated(tmp_path):
-    with pytest.raises(ValueError, match="cache_bytes"):
-        ResultStore(tmp_path / "s.sqlite", cache_bytes=-1)
+def test_payloads_of_older_stores_npz_are_still_read():
+    import io
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, x=np.arange(5.0), y=np.ones(5, dtype=bool))
+    back = _unpack(buf.getvalue())
+    np.testing.assert_array_equal(back["x"], np.arange(5.0))
+    assert back["y"].dtype == bool
+
+
+def test_the_block_format_refuses_object_arrays_and_a_lying_header():
+    from calcheck.simulations.payload import _decoded
+
+    with pytest.raises(ValueError, match="dtype object"):
+        _pack({"o": np.array([None, 1], dtype=object)})
+    good = _pack({"x": np.arange(4.0)}, compress=False)
+    assert _decoded(good, 4) is not None
+    assert _decoded(good[:-8], 4) is None  # truncated: the header says 32 bytes
+    assert _decoded(good.replace(b"<f8", b"|O8"), 4) is None
+    assert _decoded(good, 5) is None  # replicate count
+
+
+def test_put_rows_commits_a_batch_at_once(tmp_path):
+    from calcheck.simulations.payload import pack_block
+
+    rows = [
+        (1, "cell", "code", b, *pack_block(1, "cell", "code", b, {"x": np.full(4, b)}, False))
+        for b in range(3)
+    ]
+    with ResultStore(tmp_path / "store.sqlite") as store:
+        store.put_rows(rows)
+        assert store.done_blocks(1, "cell", "code") == {0, 1, 2}
+        np.testing.assert_array_equal(
+            store.load(1, "cell", "code", [2, 0])["x"], [2, 2, 2, 2, 0, 0, 0, 0]
+        )
