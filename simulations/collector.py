@@ -5,7 +5,8 @@ A worker returns the blocks it simulated already packed, each with its digest
 batch and inserts the batch in one transaction once it is :data:`BATCH_SECONDS` old or
 :data:`BATCH_BLOCKS` long (:meth:`Collector.flush`). Before, it packed, digested and committed
 every block on its own, and that capped a run at about 240 blocks/s whatever the number of
-workers; ``calcheck bench`` measures the ceiling now (:func:`benchmark_main_process`).
+workers; ``calcheck bench`` measures the ceiling now
+(:func:`calcheck.theory_checks.bench.benchmark_main_process`).
 
 A killed run loses the blocks of the last uncommitted batch (at most ``BATCH_SECONDS`` of
 results); an interrupted one commits it on the way out. Results do not depend on the
@@ -14,13 +15,11 @@ batches: every block has its own seed.
 
 from __future__ import annotations
 
-import pickle
 import time
-from dataclasses import dataclass
 
 from .payload import signals_held
 
-__all__ = ["BATCH_BLOCKS", "BATCH_SECONDS", "Collector", "MainProcessBench", "Progress"]
+__all__ = ["BATCH_BLOCKS", "BATCH_SECONDS", "Collector", "Progress"]
 
 #: A batch of blocks is committed once it is this many seconds old ...
 BATCH_SECONDS = 0.2
@@ -136,80 +135,3 @@ class Collector:
         if self.on_cell_done is not None:
             for key in completed:
                 self.on_cell_done(key)
-
-
-@dataclass(frozen=True)
-class MainProcessBench:
-    """The main process's handling of a run's results, per block, against its floor.
-
-    ``seconds_per_block`` is unpickling, batching and committing results handed over at
-    full speed (no simulation); ``floor_seconds_per_block`` inserting the same rows with
-    one ``executemany`` per batch into an empty store (sqlite alone).
-    ``ceiling_blocks_per_second`` = 1 / ``seconds_per_block``: the most a run can store,
-    whatever the number of workers.
-    """
-
-    blocks: int
-    payload_bytes: int
-    seconds_per_block: float
-    floor_seconds_per_block: float
-    ceiling_blocks_per_second: float
-    ratio_to_floor: float
-
-
-def benchmark_main_process(tmp_dir, blocks: int = 20_000, seed: int = 0) -> MainProcessBench:
-    """Time :class:`Collector` on ``blocks`` packed blocks of a quick-budget binning cell.
-
-    The rows are real (one block simulated and packed, its index varied); the store is a
-    file in ``tmp_dir``, as in a run. The floor inserts the same rows in the same batches.
-    """
-    from pathlib import Path
-
-    from .engine import simulate_block
-    from .experiments.binning import BinningExperiment
-    from .laws import LAWS
-    from .payload import pack_block
-    from .store import ResultStore
-
-    exp = BinningExperiment({"name": "umd"}, LAWS["uniform_half"], 1000, 10)
-    key, code = exp.key, exp.code_stamp
-    arrays = simulate_block(exp, seed, 0).arrays()
-    per_task = 20  # blocks per task of such a cell (the engine's chunking)
-    results = []
-    for first in range(0, blocks, per_task):
-        rows = [
-            (b, *pack_block(seed, key, code, b, arrays, False))
-            for b in range(first, min(first + per_task, blocks))
-        ]
-        # as they arrive from a worker: pickled (the main process unpickles each)
-        results.append(pickle.dumps((key, rows, 0.0), protocol=pickle.HIGHEST_PROTOCOL))
-    size = len(pickle.loads(results[0])[1][0][2])
-
-    def handled(path):
-        with ResultStore(path, compress=False) as store:
-            collector = Collector(
-                store, seed, {key: code}, blocks, {key: set()}, {key: "bench"}, {key: 1.0}, blocks
-            )
-            calls = {"n": 0}
-            collector.on_block = lambda k, b: None
-            collector.heartbeat = lambda done, total, share: calls.__setitem__("n", done)
-            t0 = time.perf_counter()
-            for result in results:
-                collector.receive(pickle.loads(result))
-            collector.flush()
-            return time.perf_counter() - t0
-
-    def floor(path):
-        with ResultStore(path, compress=False) as store:
-            rows = [(seed, key, code, *row) for r in results for row in pickle.loads(r)[1]]
-            t0 = time.perf_counter()
-            for i in range(0, len(rows), BATCH_BLOCKS):
-                store.put_rows(rows[i : i + BATCH_BLOCKS])
-            return time.perf_counter() - t0
-
-    tmp = Path(tmp_dir)
-    spent = min(handled(tmp / f"collector{i}.sqlite") for i in range(3))
-    base = min(floor(tmp / f"floor{i}.sqlite") for i in range(3))
-    return MainProcessBench(
-        blocks, size, spent / blocks, base / blocks, blocks / spent, spent / base
-    )

@@ -90,6 +90,8 @@ class RunEstimate:
     bytes: int
     workers: int
     calibration_blocks: int = 0
+    #: Blocks stored by this run when the estimate was made (the probes among them).
+    stored: int = 0
 
 
 def simulate_block(experiment, root_seed: int, block: int):
@@ -271,7 +273,8 @@ def run_experiments(
         if backend == "sequential" or (n_jobs == 1 and backend == "loky"):
             results = (_simulate_chunk(*task) for task in tasks)
         else:
-            results = parallel_results(_simulate_chunk, tasks, n_jobs, backend, stack)
+            generation = _workers_generation(stamps)
+            results = parallel_results(_simulate_chunk, tasks, n_jobs, backend, stack, generation)
             # an interruption (SIGINT, SIGTERM) or an error between two results leaves the
             # generator suspended: close it on the way out, while the warning filters of
             # parallel_results still hold, so the workers stop now rather than at garbage
@@ -286,7 +289,9 @@ def run_experiments(
                         timed[key, rows[0][0]] = (unique[key].cost, seconds, len(rows[0][2]))
                     if len(timed) == len(probes):
                         collector.flush()  # the probes are stored: the estimate is of the rest
-                        estimate = _estimate(unique, done, n_blocks, timed, n_jobs, weight)
+                        estimate = _estimate(
+                            unique, done, n_blocks, timed, n_jobs, weight, collector.count
+                        )
                         # from here on the blocks left are weighed by their estimated seconds
                         collector.progress.reweigh({k: n_blocks - len(done[k]) for k in unique})
                         on_estimate(estimate)
@@ -300,6 +305,22 @@ def run_experiments(
                     logger.debug("the last batch could not be stored", exc_info=True)
             raise
     return stats
+
+
+#: Experiment key -> the code stamp its blocks had when this process's workers last
+#: simulated it; a key seen again under another stamp (a user's module edited in a
+#: notebook, or between two tests) means the workers may hold the old code.
+_SIMULATED_STAMPS: dict[str, str] = {}
+_GENERATION = [0]
+
+
+def _workers_generation(stamps: dict) -> int:
+    """The loky workers' generation: a new one whenever an experiment's code changed."""
+    if any(_SIMULATED_STAMPS.get(key, stamp) != stamp for key, stamp in stamps.items()):
+        _GENERATION[0] += 1
+        _SIMULATED_STAMPS.clear()
+    _SIMULATED_STAMPS.update(stamps)
+    return _GENERATION[0]
 
 
 def _probes(unique, done, n_blocks) -> list[tuple[str, int]]:
@@ -318,7 +339,7 @@ def _probes(unique, done, n_blocks) -> list[tuple[str, int]]:
     return probes
 
 
-def _estimate(unique, done, n_blocks, timed, n_jobs, weight) -> RunEstimate:
+def _estimate(unique, done, n_blocks, timed, n_jobs, weight, stored=0) -> RunEstimate:
     """The run's time and store growth, extrapolated from the probes' measured blocks.
 
     Per kind, a block's CPU time is ``overhead + per_point * cost``, fitted on its probes
@@ -349,7 +370,7 @@ def _estimate(unique, done, n_blocks, timed, n_jobs, weight) -> RunEstimate:
             size += left * bytes_per_block
     cpus = usable_cpus()
     workers = max(1, min(cpus, n_jobs if n_jobs > 0 else cpus))
-    return RunEstimate(blocks, seconds / workers, int(size), workers, len(timed))
+    return RunEstimate(blocks, seconds / workers, int(size), workers, len(timed), stored)
 
 
 def load_outcome(store: ResultStore, experiment, reps: int, root_seed: int):

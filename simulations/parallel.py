@@ -40,12 +40,14 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def exit_with_parent(parent_pid: int):
+def exit_with_parent(parent_pid: int, generation: int = 0):
     """Worker initializer (loky): exit as soon as the run's main process dies (even by SIGKILL).
 
     loky's workers otherwise wait for work forever once their parent is gone. They are
     direct children of the main process, so their parent id changes the moment it dies
-    (they are reparented before it is reaped); a daemon thread polls for that. A worker
+    (they are reparented before it is reaped); a daemon thread polls for that.
+    ``generation`` is not used here: a new value makes loky start fresh workers (see
+    :func:`parallel_results`). A worker
     whose parent died while it was starting exits at once. Workers ignore SIGINT: the main
     process handles an interruption and stops them.
     """
@@ -72,11 +74,13 @@ def exit_with_parent(parent_pid: int):
 _CANCELLED = r"\d+ tasks (which were still being processed|have been successfully executed)"
 
 
-def parallel_results(chunk, tasks, n_jobs, backend, stack: ExitStack):
+def parallel_results(chunk, tasks, n_jobs, backend, stack: ExitStack, generation: int = 0):
     """``chunk(*task)`` of every task (a tuple of arguments), as a generator of results.
 
     Backends: loky (workers that exit with their parent and ignore SIGINT), dask (a local
     cluster unless a client exists), threading, sequential. ``stack`` owns the contexts.
+    loky keeps its workers from one call to the next in a process; a new ``generation``
+    replaces them (workers that imported a user's module keep it even after it changed).
     """
     import os
     import warnings
@@ -116,7 +120,9 @@ def parallel_results(chunk, tasks, n_jobs, backend, stack: ExitStack):
         # every worker watches its parent from the moment it starts, before any task
         stack.enter_context(
             joblib.parallel_config(
-                backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),)
+                backend="loky",
+                initializer=exit_with_parent,
+                initargs=(os.getpid(), generation),
             )
         )
         parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")

@@ -15,6 +15,7 @@ of workers can exceed.
 from __future__ import annotations
 
 import logging
+import pickle
 import time
 from dataclasses import dataclass
 
@@ -29,9 +30,11 @@ from .export import Exportable
 __all__ = [
     "BenchReport",
     "BenchResult",
+    "MainProcessBench",
     "SingleFitResult",
     "bench_text",
     "benchmark_cell",
+    "benchmark_main_process",
     "benchmark_single_fit",
     "run_benchmarks",
 ]
@@ -140,6 +143,84 @@ def benchmark_single_fit(
     return SingleFitResult(n, n_bins, calibrator, rounds, f, a, f / a)
 
 
+@dataclass(frozen=True)
+class MainProcessBench(Exportable):
+    """The main process's handling of a run's results, per block, against its floor.
+
+    ``seconds_per_block`` is unpickling, batching and committing results handed over at
+    full speed (no simulation); ``floor_seconds_per_block`` inserting the same rows with
+    one ``executemany`` per batch into an empty store (sqlite alone).
+    ``ceiling_blocks_per_second`` = 1 / ``seconds_per_block``: the most a run can store,
+    whatever the number of workers.
+    """
+
+    blocks: int
+    payload_bytes: int
+    seconds_per_block: float
+    floor_seconds_per_block: float
+    ceiling_blocks_per_second: float
+    ratio_to_floor: float
+
+
+def benchmark_main_process(tmp_dir, blocks: int = 20_000, seed: int = 0) -> MainProcessBench:
+    """Time a run's main process on ``blocks`` packed blocks of a quick-budget binning cell.
+
+    The main process is :class:`~calcheck.simulations.collector.Collector` behind pickled
+    results, as joblib hands them over.
+
+    The rows are real (one block simulated and packed, its index varied); the store is a
+    file in ``tmp_dir``, as in a run. The floor inserts the same rows in the same batches.
+    """
+    from pathlib import Path
+
+    from calcheck.simulations.collector import BATCH_BLOCKS, Collector
+    from calcheck.simulations.payload import pack_block
+    from calcheck.simulations.store import ResultStore
+
+    exp = BinningExperiment({"name": "umd"}, LAWS["uniform_half"], 1000, 10)
+    key, code = exp.key, exp.code_stamp
+    arrays = simulate_block(exp, seed, 0).arrays()
+    per_task = 20  # blocks per task of such a cell (the engine's chunking)
+    results = []
+    for first in range(0, blocks, per_task):
+        rows = [
+            (b, *pack_block(seed, key, code, b, arrays, False))
+            for b in range(first, min(first + per_task, blocks))
+        ]
+        # as they arrive from a worker: pickled (the main process unpickles each)
+        results.append(pickle.dumps((key, rows, 0.0), protocol=pickle.HIGHEST_PROTOCOL))
+    size = len(pickle.loads(results[0])[1][0][2])
+
+    def handled(path):
+        with ResultStore(path, compress=False) as store:
+            collector = Collector(
+                store, seed, {key: code}, blocks, {key: set()}, {key: "bench"}, {key: 1.0}, blocks
+            )
+            calls = {"n": 0}
+            collector.on_block = lambda k, b: None
+            collector.heartbeat = lambda done, total, share: calls.__setitem__("n", done)
+            t0 = time.perf_counter()
+            for result in results:
+                collector.receive(pickle.loads(result))
+            collector.flush()
+            return time.perf_counter() - t0
+
+    def floor(path):
+        with ResultStore(path, compress=False) as store:
+            rows = [(seed, key, code, *row) for r in results for row in pickle.loads(r)[1]]
+            t0 = time.perf_counter()
+            for i in range(0, len(rows), BATCH_BLOCKS):
+                store.put_rows(rows[i : i + BATCH_BLOCKS])
+            return time.perf_counter() - t0
+
+    tmp = Path(tmp_dir)
+    spent = min(handled(tmp / f"collector{i}.sqlite") for i in range(3))
+    base = min(floor(tmp / f"floor{i}.sqlite") for i in range(3))
+    return MainProcessBench(
+        blocks, size, spent / blocks, base / blocks, blocks / spent, spent / base
+    )
+
+
 #: Sizes of the single-fit benchmark.
 SINGLE_FIT_SIZES = (1_000, 100_000, 1_000_000)
 #: Recalibration points per replicate of the recalibration benchmark.
@@ -193,8 +274,6 @@ def run_benchmarks(
     finally:
         quiet.setLevel(level)
     import tempfile
-
-    from calcheck.simulations.collector import benchmark_main_process
 
     with tempfile.TemporaryDirectory(prefix="calcheck-bench-") as tmp:
         main = benchmark_main_process(tmp, seed=seed)

@@ -23,7 +23,7 @@ from calcheck.simulations.provenance import package_version
 from .cli_audit import cmd_audit
 from .cli_figures import cmd_figures
 from .cli_plan import add_plan_arguments, cmd_plan
-from .cli_run import add_run_arguments, cmd_run
+from .cli_run import add_run_arguments, cmd_run, resolve_jobs
 from .cli_search import add_search_arguments, cmd_search
 from .cli_signals import (
     Interrupted,
@@ -398,12 +398,7 @@ def main(argv=None) -> int:
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = argv
-    if getattr(args, "jobs", 0) is None or getattr(args, "jobs", 0) == -1:
-        # run, search and figures: by default every CPU this process may use (same results)
-        from calcheck.simulations.parallel import usable_cpus
-
-        args.jobs_chosen = "every CPU this process may use" if args.jobs is None else "-1: all"
-        args.jobs = usable_cpus()
+    resolve_jobs(args)  # run, search, figures: by default every CPU this process may use
     # dask's own INFO lines (cluster start, connections) only with -v; set before dask loads
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "info" if args.verbose else "warning")
     logging.basicConfig(

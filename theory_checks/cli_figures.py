@@ -45,17 +45,16 @@ def cmd_figures(args) -> int:
     from tqdm.auto import tqdm
 
     why = getattr(args, "jobs_chosen", None)
-    print(
-        f"calcheck: {len(ids)} figure{'s' if len(ids) != 1 else ''}; {args.jobs} worker(s) "
-        f"fit their models ({why + '; ' if why else ''}--jobs N to choose)",
-        file=sys.stderr,
-        flush=True,
-    )
+    # the first progress line names the workers (an error before it stays the only line)
+    workers = [f"; {args.jobs} worker(s) fit the models ({why + '; ' if why else ''}--jobs N)"]
+
+    def first(line: str) -> str:
+        return line + (workers.pop() if workers else "")
 
     def task_progress(key, seconds, done, total):
         # model fits before the figures (--jobs): one line each, they take up to a minute
         line = f"{key} fitted ({done} of {total}), {seconds:.0f} s"
-        tqdm.write(f"calcheck: {line}", file=sys.stderr)
+        tqdm.write(f"calcheck: {first(line)}", file=sys.stderr)
 
     # the run's rule: a bar on a terminal, otherwise one line per figure on stderr
     with tqdm(total=len(ids), unit="figure", disable=not sys.stderr.isatty()) as bar:
@@ -64,7 +63,7 @@ def cmd_figures(args) -> int:
             bar.update(1)
             if bar.disable:
                 line = f"{entry['id']} done ({done} of {total}), {entry['seconds']:.0f} s"
-                print(f"calcheck: {line}", file=sys.stderr, flush=True)
+                print(f"calcheck: {first(line)}", file=sys.stderr, flush=True)
 
         entries = regenerate(
             ids,

@@ -20,9 +20,7 @@ import argparse
 import fnmatch
 import os
 import shlex
-import shutil
 import sys
-import time
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,13 +28,19 @@ from pathlib import Path
 from calcheck.simulations._io import json_text, writable_folder
 from calcheck.simulations.provenance import package_version
 
+from .cli_progress import (
+    LIMIT_BYTES,
+    LIMIT_SECONDS,
+    PICTURE_SECONDS,
+    REPORT_SECONDS,
+    Clock,
+    confirm,
+    heartbeat,
+)
 from .cli_signals import interrupted_status, interruption_behind, stop_on_signals
 
-__all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run"]
+__all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run", "resolve_jobs"]
 
-#: A run estimated beyond 6 hours or 20 GB of store (or beyond the free disk) needs --yes.
-LIMIT_SECONDS = 6 * 3600.0
-LIMIT_BYTES = 20 * 10**9
 #: The files a run writes in its --out (checked before any work: a folder there is refused).
 RUN_FILES = ("store.sqlite", "results.json", "report.md", "report.html", ".calcheck.lock")
 #: Seconds to wait for a --scheduler to answer.
@@ -107,6 +111,15 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
     )
 
 
+def resolve_jobs(args) -> None:
+    """``--jobs`` not given (or -1): every CPU this process may use; the reason is kept."""
+    if getattr(args, "jobs", 0) is None or getattr(args, "jobs", 0) == -1:
+        from calcheck.simulations.parallel import usable_cpus
+
+        args.jobs_chosen = "every CPU this process may use" if args.jobs is None else "-1: all"
+        args.jobs = usable_cpus()
+
+
 def workers_line(args) -> str:
     """``"2 workers (every CPU this process may use; --jobs N to choose)"``: a first line."""
     n = args.jobs
@@ -129,91 +142,6 @@ def _select(checks, patterns):
         # a typo is never silently dropped: every selector must select something
         raise ValueError(f"--checks {unmatched!r} matches no check; see `calcheck list`")
     return [c for c in checks if any(matches(c, p) for p in patterns)]
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-def _heartbeat(every: float = 30.0):
-    """A line on stderr every ``every`` seconds where no progress bar is drawn (not a tty).
-
-    Rate and time left are measured from the first block this process stores: not from
-    its start (a resumed run first checks every stored block, which may take a minute and
-    is no simulation), and not over blocks read from the store. A change of the work's
-    weights (after the timing blocks) restarts the measurement.
-    """
-    start = last = time.monotonic()
-    origin = None  # (time, blocks, share of the work) at the first block stored
-
-    def beat(done, total, work_done=None):
-        nonlocal last, origin
-        now = time.monotonic()
-        share = done / total if work_done is None else work_done
-        if origin is None or share < origin[2]:
-            origin = (now, done, share)
-        if now - last >= every or done == total:
-            last = now
-            t0, done0, share0 = origin
-            rate = (done - done0) / (now - t0) if now > t0 else 0.0
-            # time left from the share of the estimated work done (blocks differ in cost by
-            # orders of magnitude, so a block count would promise minutes too few)
-            left = (
-                f", about {_duration((now - t0) * (1 - share) / (share - share0))} left"
-                if 0 < done < total and share > share0 and now > t0
-                else ""
-            )
-            work = (
-                f", {100 * share:.0f}% of the work"
-                if work_done is not None and done < total
-                else ""
-            )
-            msg = (
-                f"{done} of {total} blocks stored ({100 * done / total:.0f}%){work}, "
-                f"{rate:.1f} blocks/s, {_duration(now - start)}{left}"
-            )
-            print(f"calcheck: {msg}; a killed run resumes", file=sys.stderr, flush=True)
-
-    return beat
-
-
-def _confirm(confirmed: bool, out: Path, keep: bool = True):
-    """The ``on_estimate`` hook: print the estimate, refuse beyond the limits unless --yes.
-
-    The store estimate counts every block; without ``--keep-replicates`` blocks are deleted
-    as results are recorded, so it bounds the peak and the final store is far smaller.
-    """
-
-    def check(estimate):
-        free = shutil.disk_usage(out).free
-        line = (
-            f"calcheck: {estimate.blocks} more blocks to simulate (after "
-            f"{estimate.calibration_blocks} to time them): about "
-            f"{_duration(estimate.seconds)} on {estimate.workers} worker(s), "
-            + ("about " if keep else "at most ")
-            + f"{estimate.bytes / 1e6:.0f} MB of store"
-            + ("" if keep else " while it runs (blocks are deleted once results are recorded)")
-            + f" ({free / 1e9:.0f} GB free)"
-        )
-        print(line, file=sys.stderr, flush=True)
-        over = []
-        if estimate.seconds > LIMIT_SECONDS:
-            over.append(f"longer than {LIMIT_SECONDS / 3600:.0f} h")
-        if estimate.bytes > LIMIT_BYTES:
-            over.append(f"more than {LIMIT_BYTES / 1e9:.0f} GB")
-        if estimate.bytes > free:
-            over.append(f"more than the {free / 1e9:.1f} GB free in {out}")
-        if over and not confirmed:
-            raise ValueError(
-                f"the run is estimated {' and '.join(over)}; rerun with --yes to run it "
-                "anyway, or lower --reps (the calibration blocks are stored and reused)"
-            )
-
-    return check
 
 
 @contextmanager
@@ -313,8 +241,9 @@ def cmd_run(args) -> int:
 
     check_read_back(out, results=False)  # the searches' and figures' index it reads back
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    print(f"calcheck: {len(checks)} checks, {workers_line(args)}", file=sys.stderr, flush=True)
     stored = {"blocks": 0}
+    pictures = len({c.guarantee for c in checks if getattr(c, "guarantee", None)})
+    clock = Clock(REPORT_SECONDS + PICTURE_SECONDS * pictures / max(1, args.jobs))
 
     def on_block(key, block):
         stored["blocks"] += 1
@@ -333,7 +262,9 @@ def cmd_run(args) -> int:
                                 file=sys.stderr,
                                 flush=True,
                             )
-                        run = _run(args, checks, store, reps, false_alarm, progress, on_block)
+                        run = _run(
+                            args, checks, store, reps, false_alarm, progress, on_block, clock
+                        )
                     break
                 except StoreDamaged:
                     if not args.move_damaged_store or attempt == 2:
@@ -347,10 +278,10 @@ def cmd_run(args) -> int:
                 raise
             kept = f"{stored['blocks']} blocks stored in this run; rerun the same command to resume"
             return interrupted_status(interruption, kept)
-    return _report(args, out, run, false_alarm)
+    return _report(args, out, run, false_alarm, clock)
 
 
-def _run(args, checks, store, reps, false_alarm, progress, on_block):
+def _run(args, checks, store, reps, false_alarm, progress, on_block, clock):
     from .runner import run_checks
 
     return run_checks(
@@ -363,14 +294,16 @@ def _run(args, checks, store, reps, false_alarm, progress, on_block):
         backend=args.backend,
         progress=progress,
         on_block=on_block,
-        heartbeat=None if progress else _heartbeat(),
-        on_estimate=_confirm(args.yes, Path(args.out), args.keep_replicates),
+        heartbeat=heartbeat(clock=clock, lines=not progress),
+        on_estimate=confirm(
+            args.yes, Path(args.out), args.keep_replicates, clock, workers_line(args)
+        ),
         records=True,
         keep_replicates=args.keep_replicates,
     )
 
 
-def _report(args, out, run, false_alarm) -> int:
+def _report(args, out, run, false_alarm, clock=None) -> int:
     from calcheck.simulations.engine import BLOCK_REPS
 
     from .html import write_html
@@ -404,6 +337,7 @@ def _report(args, out, run, false_alarm) -> int:
         },
         "damaged_records_recomputed": run.damaged_records,
         "checks_read_from_records": run.recorded,
+        "estimate": None if clock is None else clock.record(),
         "cpu_seconds_by_experiment_kind": {
             kind: {"blocks": b, "cpu_seconds": round(sec, 3)}
             for kind, (b, sec) in sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])

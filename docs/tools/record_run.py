@@ -156,6 +156,8 @@ def measure(name: str, command: list[str], allow_loaded: bool = False) -> dict:
         "audit": audit_rows(results) if "headline" in results else [],
         "blocks": meta.get("blocks"),
         "cpu_seconds_by_experiment_kind": meta.get("cpu_seconds_by_experiment_kind"),
+        # the run's own start estimate and running estimates (checked against the wall time)
+        "estimate": meta.get("estimate"),
         "seed": meta.get("seed"),
         "false_alarm": meta.get("false_alarm"),
         "check_rows": check_rows(results),

@@ -11,10 +11,10 @@ import time
 import numpy as np
 import pytest
 
+from calcheck.simulations import collector
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, run_experiments, simulate_block
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.laws import LAWS
-from calcheck.simulations import collector
 from calcheck.simulations.store import ResultStore
 
 CELLS = [

@@ -86,7 +86,8 @@ def test_the_block_format_round_trips_every_plain_dtype_and_shape(compress):
     back = _unpack(_pack(arrays, compress))
     assert list(back) == list(arrays)
     for name, a in arrays.items():
-        assert back[name].dtype == a.dtype and back[name].shape == a.shape
+        assert back[name].dtype == a.dtype
+        assert back[name].shape == a.shape
         np.testing.assert_array_equal(back[name], a)
 
 

@@ -100,7 +100,9 @@ def test_a_plugin_of_define_guarantee_alone_runs_through_list_run_search(
     assert ids[-2:] == ["dg24.bin_radius", "dg24.bin_radius.control.times_0.6"]
     assert "dg24.bin_radius" in listed["studiable"]
     out = tmp_path / "out"
-    assert main(["run", "--checks", "dg24", "--out", str(out), "--reps", "300"]) == 0
+    # --jobs 1: the fixture registers the plugin in this process only (an installed one is
+    # found by the workers too)
+    assert main(["run", "--checks", "dg24", "--out", str(out), "--reps", "300", "--jobs", "1"]) == 0
     results = json.loads((out / "results.json").read_text())["checks"]
     assert {c["id"]: c["verdict"] for c in results} == {
         "dg24.bin_radius": "consistent",
@@ -110,7 +112,7 @@ def test_a_plugin_of_define_guarantee_alone_runs_through_list_run_search(
     tiny = search_core.SearchBudget("quick", population=5, generations=1, reps=100, fresh_reps=500)
     monkeypatch.setitem(search_core.SEARCH_BUDGETS, "quick", tiny)
     argv = ["search", "dg24.bin_radius", "--family", "beta_piecewise", "--n", "200",
-            "--n-bins", "4", "--out", str(out)]  # fmt: skip
+            "--n-bins", "4", "--out", str(out), "--jobs", "1"]  # fmt: skip
     assert main(argv) == 0
     stored = json.loads(next((out / "search").glob("dg24.bin_radius-*.json")).read_text())
     assert stored["target"] == "dg24.bin_radius"

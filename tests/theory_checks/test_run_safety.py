@@ -99,11 +99,12 @@ def test_huge_reps_are_refused_before_simulating(tmp_path, capsys):
     assert "reps must be at most 1e+08" in capsys.readouterr().err
     assert main(["run", "--checks", "gr21.thm3", "--reps", "50000000", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "more blocks to simulate (after" in err  # the estimate is printed
+    assert "more blocks to simulate (" in err  # the estimate is printed
     assert "rerun with --yes" in err
     assert "Traceback" not in err
-    with sqlite3.connect(out / "store.sqlite") as con:  # only the calibration blocks ran
-        assert 0 < con.execute("SELECT COUNT(*) FROM blocks").fetchone()[0] < 10
+    # the timing blocks, and what the workers did meanwhile (seconds of work, kept for reuse)
+    with sqlite3.connect(out / "store.sqlite") as con:
+        assert 0 < con.execute("SELECT COUNT(*) FROM blocks").fetchone()[0] < 2000
 
 
 def test_a_read_only_store_re_renders_and_refuses_new_work(tmp_path, capsys, monkeypatch):
@@ -161,6 +162,11 @@ def test_a_full_disk_while_storing_is_a_clear_error(tmp_path, capsys, monkeypatc
             if sql.startswith("INSERT OR REPLACE INTO blocks"):
                 raise sqlite3.OperationalError("database or disk is full")
             return self.con.execute(sql, *args)
+
+        def executemany(self, sql, *args):  # a batch of blocks
+            if sql.startswith("INSERT OR REPLACE INTO blocks"):
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.con.executemany(sql, *args)
 
         def __getattr__(self, name):
             return getattr(self.con, name)
