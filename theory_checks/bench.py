@@ -162,7 +162,7 @@ class MainProcessBench(Exportable):
     ratio_to_floor: float
 
 
-def benchmark_main_process(tmp_dir, blocks: int = 20_000, seed: int = 0) -> MainProcessBench:
+def benchmark_main_process(tmp_dir, blocks: int = 5000, seed: int = 0) -> MainProcessBench:
     """Time a run's main process on ``blocks`` packed blocks of a quick-budget binning cell.
 
     The main process is :class:`~calcheck.simulations.collector.Collector` behind pickled

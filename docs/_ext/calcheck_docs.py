@@ -366,6 +366,23 @@ def measurements_page() -> str:
             f"budget {m['budget']}, {m['reps']} replicates per cell; exit status "
             f"{m['exit_status']}",
         ]
+        if m.get("jobs"):
+            lines.append(f"- **Workers**: {m['jobs']}")
+        estimate = m.get("estimate") or {}
+        if estimate.get("expected_total_seconds"):
+            said = [e + left for e, _, left in estimate.get("progress_lines", [])]
+            lines.append(
+                f"- **The run's own estimate**: {estimate['expected_total_seconds']:.0f} s in all "
+                f"at {estimate['estimated_at_seconds']:.0f} s (simulation "
+                f"{estimate['simulation_estimate_seconds']:.0f} s, report "
+                f"{estimate['report_estimate_seconds']:.0f} s)"
+                + (
+                    f"; elapsed + time left at its {len(said)} progress lines: "
+                    f"{min(said):.0f}-{max(said):.0f} s"
+                    if said
+                    else ""
+                )
+            )
         kinds = m.get("cpu_seconds_by_experiment_kind") or {}
         if kinds:
             total = sum(v["cpu_seconds"] for v in kinds.values())

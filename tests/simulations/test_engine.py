@@ -64,10 +64,20 @@ def test_cell_key_depends_on_content_only():
 
 
 @pytest.mark.parametrize(
-    ("n_jobs", "backend", "per_task"),
-    [(2, "loky", None), (2, "loky", 1), (2, "threading", 3), (1, "sequential", 2)],
+    ("n_jobs", "backend", "per_task", "batch"),
+    [
+        (2, "loky", None, None),
+        (2, "loky", 1, 1),
+        (2, "threading", 3, 5),
+        (1, "sequential", 2, 1),
+        (1, "sequential", None, 7),
+    ],
 )
-def test_bit_identical_across_jobs_backends_and_task_sizes(reference, n_jobs, backend, per_task):
+def test_bit_identical_across_jobs_backends_task_and_batch_sizes(
+    reference, n_jobs, backend, per_task, batch, monkeypatch
+):
+    if batch is not None:  # blocks per committed batch (and per heartbeat)
+        monkeypatch.setattr(collector, "BATCH_BLOCKS", batch)
     store = ResultStore(":memory:")
     run_experiments(CELLS, REPS, 7, store, n_jobs=n_jobs, backend=backend, blocks_per_task=per_task)
     _assert_identical(reference, _payloads(store))
