@@ -7,6 +7,11 @@ arrives later (one line, exit 128 + signal) rather than with a traceback.
 """
 
 import sys
+import time
+
+#: When the command started (``time.monotonic``): a run's clock counts from here, imports
+#: included.
+STARTED = time.monotonic()
 
 
 def main() -> int:

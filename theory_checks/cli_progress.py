@@ -29,9 +29,10 @@ __all__ = [
 LIMIT_SECONDS = 6 * 3600.0
 LIMIT_BYTES = 20 * 10**9
 
-#: Seconds of one guarantee's picture on one worker, and of the report files, after the last
-#: block: what the start estimate adds to the simulation's (measured on the idle 2-core
-#: Xeon, 2026-11-27: 63 pictures in 30 s on one core, the report's files in about 2 s).
+#: CPU seconds of one guarantee's picture (drawn while the run simulates, so they share the
+#: workers' cores), and seconds of the report's files after the last block: what the start
+#: estimate adds to the simulation's (measured on the idle 2-core Xeon, 2026-11-27: 63
+#: pictures in 30 s on one core, the report's files in about 2 s).
 PICTURE_SECONDS = 0.5
 REPORT_SECONDS = 2.0
 
@@ -47,13 +48,22 @@ class Clock:
     to both.
     """
 
-    def __init__(self, report_seconds: float):
-        self.start = time.monotonic()
+    def __init__(self, report_seconds: float, start: float | None = None):
+        # ``start``: when the command started (its imports count), else now
+        self.start = time.monotonic() if start is None else start
         self.report = report_seconds
         self.expected = None  # total seconds expected at the estimate
         self.estimated_at = self.simulation = None
         #: ``[seconds since the start, share of the work, seconds left]`` per progress line
         self.trace: list = []
+        self.first_block = self.last_block = None  # seconds since the start
+
+    def block(self, now: float, done: int, total: int) -> None:
+        """A batch of blocks stored: remember when the first and the last one were."""
+        if self.first_block is None:
+            self.first_block = round(now - self.start, 2)
+        if done == total:
+            self.last_block = round(now - self.start, 2)
 
     def expect(self, simulation_seconds: float) -> float:
         """The total the run expects from now: the start estimate's wall time."""
@@ -79,6 +89,8 @@ class Clock:
             "simulation_estimate_seconds": self.simulation,
             "report_estimate_seconds": self.report,
             "expected_total_seconds": self.expected,
+            "first_block_stored_at_seconds": self.first_block,
+            "last_block_stored_at_seconds": self.last_block,
             "progress_lines": self.trace,
         }
 
@@ -99,6 +111,8 @@ def heartbeat(every: float = 30.0, clock: Clock | None = None, lines: bool = Tru
     def beat(done, total, work_done=None):
         nonlocal last, origin
         now = time.monotonic()
+        if clock is not None:
+            clock.block(now, done, total)
         share = done / total if work_done is None else work_done
         if origin is None or share < origin[2]:
             origin = (now, done, share)

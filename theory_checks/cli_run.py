@@ -243,12 +243,20 @@ def cmd_run(args) -> int:
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     stored = {"blocks": 0}
     pictures = len({c.guarantee for c in checks if getattr(c, "guarantee", None)})
-    clock = Clock(REPORT_SECONDS + PICTURE_SECONDS * pictures / max(1, args.jobs))
+    entry = sys.modules.get("calcheck._entry")  # the command's own start, if it is one
+    clock = Clock(
+        REPORT_SECONDS + PICTURE_SECONDS * pictures / max(1, args.jobs),
+        start=getattr(entry, "STARTED", None),
+    )
 
     def on_block(key, block):
         stored["blocks"] += 1
 
+    from .picture_drawer import PictureDrawer
+
     with _exclusive(out), stop_on_signals(), _cluster(args):
+        # each guarantee's picture is drawn while the run goes on, as its checks end
+        drawer = PictureDrawer(checks, out / "plots", reps)
         try:
             for attempt in (1, 2):
                 try:
@@ -263,8 +271,9 @@ def cmd_run(args) -> int:
                                 flush=True,
                             )
                         run = _run(
-                            args, checks, store, reps, false_alarm, progress, on_block, clock
-                        )
+                            args, checks, store, reps, false_alarm, progress, on_block, clock,
+                            drawer,
+                        )  # fmt: skip
                     break
                 except StoreDamaged:
                     if not args.move_damaged_store or attempt == 2:
@@ -273,15 +282,16 @@ def cmd_run(args) -> int:
                     print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
         except BaseException as exc:
             # also an error that the interruption caused (numpy's zip writer closing mid-write)
+            drawer.close()
             interruption = interruption_behind(exc)
             if interruption is None:
                 raise
             kept = f"{stored['blocks']} blocks stored in this run; rerun the same command to resume"
             return interrupted_status(interruption, kept)
-    return _report(args, out, run, false_alarm, clock)
+    return _report(args, out, run, false_alarm, clock, drawer.finish())
 
 
-def _run(args, checks, store, reps, false_alarm, progress, on_block, clock):
+def _run(args, checks, store, reps, false_alarm, progress, on_block, clock, drawer):
     from .runner import run_checks
 
     return run_checks(
@@ -300,10 +310,11 @@ def _run(args, checks, store, reps, false_alarm, progress, on_block, clock):
         ),
         records=True,
         keep_replicates=args.keep_replicates,
+        on_result=drawer.result,
     )
 
 
-def _report(args, out, run, false_alarm, clock=None) -> int:
+def _report(args, out, run, false_alarm, clock=None, drawn=()) -> int:
     from calcheck.simulations.engine import BLOCK_REPS
 
     from .html import write_html
@@ -345,7 +356,10 @@ def _report(args, out, run, false_alarm, clock=None) -> int:
     }
     data = results_to_dict(results, meta)  # once: every output below reads it
     paths = write_report(results, out, meta, data=data)
-    draw_guarantee_pictures(data, out / "plots", n_jobs=args.jobs if args.backend == "loky" else 1)
+    # the rest of the pictures (those the run's thread drew are there already)
+    draw_guarantee_pictures(
+        data, out / "plots", n_jobs=args.jobs if args.backend == "loky" else 1, skip=set(drawn)
+    )
     page = write_html(
         out / "report.html",
         results_json=paths["json"],

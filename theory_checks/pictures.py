@@ -19,7 +19,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["draw_guarantee_pictures"]
+__all__ = ["draw_guarantee_pictures", "picture_tasks"]
 
 logger = logging.getLogger(__name__)
 
@@ -238,17 +238,15 @@ def _draw_one(gid, own, controls, rates, reps, folder) -> tuple[str, str]:
     return gid, _save(fig, Path(folder), gid)
 
 
-def draw_guarantee_pictures(results: dict, folder, n_jobs: int = 1) -> dict[str, str]:
-    """Draw one PNG per guarantee with coverage checks into ``folder``; ``{id: file name}``.
+def picture_tasks(checks: list, reps, folder) -> list[tuple]:
+    """The pictures of these check entries (``results.json``'s), as ``_draw_one`` arguments.
 
-    Each file is written to a temporary name and renamed (atomic). ``n_jobs`` > 1 draws
-    them on that many worker processes (a picture takes about half a second; the files
-    are the same).
+    One per guarantee with coverage checks of its own (its controls drawn with them), or
+    with consistent rate checks; in the order of the checks.
     """
-    folder = Path(folder)
     by_guarantee: dict[str, tuple[list, list]] = {}
     rates: dict[str, list] = {}
-    for check in results["checks"]:
+    for check in checks:
         if check.get("kind") == "rate" and check["expect"] == "consistent":
             rates.setdefault(check["guarantee"], []).append(check)
             continue
@@ -256,16 +254,24 @@ def draw_guarantee_pictures(results: dict, folder, n_jobs: int = 1) -> dict[str,
             continue  # exponent, mean and trade-off checks: their lines are in the report
         own, controls = by_guarantee.setdefault(check["guarantee"], ([], []))
         (controls if check["expect"] == "violated" else own).append(check)
-    reps = results.get("meta", {}).get("reps")
-    tasks = [
-        (gid, own, controls, [], reps, folder)
-        for gid, (own, controls) in by_guarantee.items()
-        if own
-    ]
+    tasks = [(g, own, ctl, [], reps, folder) for g, (own, ctl) in by_guarantee.items() if own]
     drawn_ids = {t[0] for t in tasks}
-    tasks += [
-        (gid, [], [], checks, reps, folder) for gid, checks in rates.items() if gid not in drawn_ids
-    ]
+    tasks += [(g, [], [], rs, reps, folder) for g, rs in rates.items() if g not in drawn_ids]
+    return tasks
+
+
+def draw_guarantee_pictures(
+    results: dict, folder, n_jobs: int = 1, skip=frozenset()
+) -> dict[str, str]:
+    """Draw one PNG per guarantee with coverage checks into ``folder``; ``{id: file name}``.
+
+    Each file is written to a temporary name and renamed (atomic). ``n_jobs`` > 1 draws
+    them on that many worker processes (a picture takes about half a second; the files
+    are the same). Guarantees in ``skip`` (drawn already) are left out.
+    """
+    folder = Path(folder)
+    reps = results.get("meta", {}).get("reps")
+    tasks = [t for t in picture_tasks(results["checks"], reps, folder) if t[0] not in skip]
     if n_jobs == 1 or len(tasks) < 2:
         drawn = dict(_draw_one(*task) for task in tasks)
     else:

@@ -64,6 +64,11 @@ def _check_dict(r) -> dict:
     }
 
 
+def check_entry(r) -> dict:
+    """A check's entry of ``results.json`` but its ``implied_by`` (that needs every result)."""
+    return {**_check_dict(r), **r.evidence()}
+
+
 def results_to_dict(results: list, meta: dict) -> dict:
     """Every verdict of a run, JSON-able: the protocol's keys plus each kind's evidence."""
     implied = implied_by(results)

@@ -138,6 +138,7 @@ def run_checks(
     on_estimate=None,
     records: bool = False,
     keep_replicates: bool = True,
+    on_result=None,
 ) -> RunResult:
     """Simulate every experiment the checks need (resuming from ``store``), then evaluate.
 
@@ -158,6 +159,9 @@ def run_checks(
     keep_replicates : bool, default True
         With ``records``, False deletes an experiment's blocks once every check of this
         run that reads it has its record, and compacts the store file at the end.
+    on_result : callable, optional
+        Called as ``on_result(i, result)`` once check ``i`` has its result (read from a
+        record, or evaluated as its last experiment completes), e.g. to draw its picture.
 
     Returns
     -------
@@ -174,6 +178,9 @@ def run_checks(
         else ({}, {}, {}, 0, [])
     )
     recorded = len(results)
+    if on_result is not None:
+        for i in sorted(results):
+            on_result(i, results[i])
     todo = [i for i in range(len(checks)) if i not in results]
     waiting = {i: {e.key for e in checks[i].simulations()} for i in todo}
     readers: dict[str, set] = {}
@@ -193,6 +200,8 @@ def run_checks(
 
     def evaluate(i):
         results[i] = checks[i].evaluate(store, reps, root_seed, false_alarm)
+        if on_result is not None:
+            on_result(i, results[i])
         if not records:
             return
         store.put_result(keys[i], checks[i].id, encode_result(results[i]))
