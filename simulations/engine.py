@@ -80,7 +80,7 @@ class RunEstimate:
     """What a run is about to cost, measured on its first blocks: one or two per kind.
 
     The timing probes are the run's first tasks, real blocks (stored and counted as
-    computed), simulated on the workers while the rest starts. ``seconds`` is the CPU time
+    computed), simulated in parallel on the workers before the rest. ``seconds`` is the CPU time
     of the blocks left, extrapolated from each kind's probes by the experiments' declared
     ``cost``, over the run's workers; ``bytes`` the growth of the store.
     """
@@ -247,7 +247,7 @@ def run_experiments(
         for key in [k for k in unique if len(done[k]) == n_blocks]:
             on_cell_done(key)
     compress = getattr(store, "compress", True)
-    # the timing probes are the run's first tasks (one block each), not a serial prelude
+    # the timing probes run first, in parallel on the workers (no longer one after another)
     probes = _probes(unique, done, n_blocks) if total and on_estimate is not None else []
     tasks = [(unique[key], root_seed, [block], stamps[key], compress) for key, block in probes]
     probed = set(probes)
@@ -270,31 +270,36 @@ def run_experiments(
         collector.bar = stack.enter_context(
             tqdm(total=total, disable=not progress, unit="block", desc="calcheck", leave=False)
         )
-        if backend == "sequential" or (n_jobs == 1 and backend == "loky"):
-            results = (_simulate_chunk(*task) for task in tasks)
-        else:
-            generation = _workers_generation(stamps)
-            results = parallel_results(_simulate_chunk, tasks, n_jobs, backend, stack, generation)
+        sequential = backend == "sequential" or (n_jobs == 1 and backend == "loky")
+        generation = 0 if sequential else _workers_generation(stamps)
+
+        def results_of(batch):
+            if sequential:
+                return (_simulate_chunk(*task) for task in batch)
+            results = parallel_results(_simulate_chunk, batch, n_jobs, backend, stack, generation)
             # an interruption (SIGINT, SIGTERM) or an error between two results leaves the
             # generator suspended: close it on the way out, while the warning filters of
             # parallel_results still hold, so the workers stop now rather than at garbage
             # collection and joblib's "tasks ... cancelled" warning is not shown
             stack.callback(results.close)
+            return results
+
         try:
-            for result in results:
+            if probes:
+                # the probes in parallel first (one block each); nothing else runs until the
+                # estimate is accepted, so a refused run has simulated only them
+                for result in results_of(tasks[: len(probes)]):
+                    collector.receive(result)
+                    key, [(block, _, payload, _)], seconds = result
+                    timed[key, block] = (unique[key].cost, seconds, len(payload))
+                collector.flush()
+                estimate = _estimate(unique, done, n_blocks, timed, n_jobs, weight, collector.count)
+                # from here on the blocks left are weighed by their estimated seconds
+                collector.progress.reweigh({k: n_blocks - len(done[k]) for k in unique})
+                on_estimate(estimate)
+            rest = tasks[len(probes) :]
+            for result in results_of(rest) if rest else ():
                 collector.receive(result)
-                if len(timed) < len(probes):
-                    key, rows, seconds = result
-                    if len(rows) == 1 and (key, rows[0][0]) in probed:
-                        timed[key, rows[0][0]] = (unique[key].cost, seconds, len(rows[0][2]))
-                    if len(timed) == len(probes):
-                        collector.flush()  # the probes are stored: the estimate is of the rest
-                        estimate = _estimate(
-                            unique, done, n_blocks, timed, n_jobs, weight, collector.count
-                        )
-                        # from here on the blocks left are weighed by their estimated seconds
-                        collector.progress.reweigh({k: n_blocks - len(done[k]) for k in unique})
-                        on_estimate(estimate)
             collector.flush()
         except BaseException:
             # an interruption or an error: what the workers returned is kept (one commit)

@@ -272,12 +272,14 @@ class ResultStore:
     def load(self, root_seed, cell_key: str, code: str, blocks) -> dict:
         """Concatenate the named arrays of the given blocks, in block order."""
         wanted = [int(b) for b in blocks]
-        rows = {
+        if not wanted:
+            raise ValueError(f"no blocks asked of cell {cell_key} (seed {root_seed})")
+        rows = {  # one query; a store with more blocks of the cell than asked reads no more
             b: (reps, digest, payload)
             for b, reps, digest, payload in self._con.execute(
                 "SELECT block, reps, digest, payload FROM blocks WHERE root_seed = ? AND "
-                "cell_key = ? AND code = ?",
-                (str(root_seed), cell_key, code),
+                "cell_key = ? AND code = ? AND block BETWEEN ? AND ?",
+                (str(root_seed), cell_key, code, min(wanted), max(wanted)),
             )
         }
         parts = []

@@ -357,9 +357,7 @@ def _report(args, out, run, false_alarm, clock=None, drawn=()) -> int:
     data = results_to_dict(results, meta)  # once: every output below reads it
     paths = write_report(results, out, meta, data=data)
     # the rest of the pictures (those the run's thread drew are there already)
-    draw_guarantee_pictures(
-        data, out / "plots", n_jobs=args.jobs if args.backend == "loky" else 1, skip=set(drawn)
-    )
+    draw_guarantee_pictures(data, out / "plots", skip=set(drawn))
     page = write_html(
         out / "report.html",
         results_json=paths["json"],

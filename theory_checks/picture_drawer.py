@@ -5,7 +5,8 @@ sixty: drawn after the last block they were most of what a run did after it. The
 process mostly waits for its workers meanwhile, so a thread of its own draws each
 guarantee's picture as soon as the last of its checks is evaluated (or read from the store's
 records), from the same entries ``results.json`` gets. What is left at the end (nothing,
-unless the thread was late) is drawn then. The pictures are the same files either way.
+unless a picture failed in the thread, where its error is only logged) is drawn then, and
+an error there is reported. The pictures are the same files either way.
 """
 
 from __future__ import annotations

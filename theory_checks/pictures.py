@@ -233,7 +233,7 @@ def _save(fig, folder: Path, gid: str) -> str:
 
 
 def _draw_one(gid, own, controls, rates, reps, folder) -> tuple[str, str]:
-    """One guarantee's picture, drawn and saved (in a worker): ``(gid, file name)``."""
+    """One guarantee's picture, drawn and saved: ``(gid, file name)``."""
     fig = _draw(gid, own, controls, reps) if own else _draw_rates(gid, rates, reps)
     return gid, _save(fig, Path(folder), gid)
 
@@ -260,27 +260,15 @@ def picture_tasks(checks: list, reps, folder) -> list[tuple]:
     return tasks
 
 
-def draw_guarantee_pictures(
-    results: dict, folder, n_jobs: int = 1, skip=frozenset()
-) -> dict[str, str]:
+def draw_guarantee_pictures(results: dict, folder, skip=frozenset()) -> dict[str, str]:
     """Draw one PNG per guarantee with coverage checks into ``folder``; ``{id: file name}``.
 
-    Each file is written to a temporary name and renamed (atomic). ``n_jobs`` > 1 draws
-    them on that many worker processes (a picture takes about half a second; the files
-    are the same). Guarantees in ``skip`` (drawn already) are left out.
+    Each file is written to a temporary name and renamed (atomic). Guarantees in ``skip``
+    (drawn already, :mod:`.picture_drawer`) are left out.
     """
     folder = Path(folder)
     reps = results.get("meta", {}).get("reps")
     tasks = [t for t in picture_tasks(results["checks"], reps, folder) if t[0] not in skip]
-    if n_jobs == 1 or len(tasks) < 2:
-        drawn = dict(_draw_one(*task) for task in tasks)
-    else:
-        from contextlib import ExitStack
-
-        from calcheck.simulations.parallel import parallel_results
-
-        with ExitStack() as stack:
-            drawn = dict(parallel_results(_draw_one, tasks, n_jobs, "loky", stack))
-        drawn = {t[0]: drawn[t[0]] for t in tasks}  # in the order of the checks
+    drawn = dict(_draw_one(*task) for task in tasks)
     logger.info("%d guarantee pictures in %s", len(drawn), folder)
     return drawn

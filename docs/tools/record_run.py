@@ -87,7 +87,7 @@ IDLE_LOAD = 1.0
 
 def _jobs(command: list[str]) -> int:
     """The run's ``--jobs`` (its default: the CPUs this process may use)."""
-    if "--jobs" in command:
+    if "--jobs" in command and int(command[command.index("--jobs") + 1]) > 0:
         return int(command[command.index("--jobs") + 1])
     from calcheck.simulations.parallel import usable_cpus
 

@@ -102,9 +102,8 @@ def test_huge_reps_are_refused_before_simulating(tmp_path, capsys):
     assert "more blocks to simulate (" in err  # the estimate is printed
     assert "rerun with --yes" in err
     assert "Traceback" not in err
-    # the timing blocks, and what the workers did meanwhile (seconds of work, kept for reuse)
-    with sqlite3.connect(out / "store.sqlite") as con:
-        assert 0 < con.execute("SELECT COUNT(*) FROM blocks").fetchone()[0] < 2000
+    with sqlite3.connect(out / "store.sqlite") as con:  # only the calibration blocks ran
+        assert 0 < con.execute("SELECT COUNT(*) FROM blocks").fetchone()[0] < 10
 
 
 def test_a_read_only_store_re_renders_and_refuses_new_work(tmp_path, capsys, monkeypatch):
