@@ -89,6 +89,8 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "show_memory": False,
     "min_reported_time": 1,
+    # two examples at a time (joblib processes): the build waits for the longest, not the sum
+    "parallel": 2,
 }
 
 # -- HTML

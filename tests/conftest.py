@@ -31,8 +31,9 @@ def _forget_guarantees_defined_at_run_time():
 
 #: Seeds for which every statistical test is stated to hold.
 SEED_RANGE = range(20)
-#: Seeds run by default (CI).
-CI_SEEDS = 2
+#: Seeds run by default (CI): one, so that the default run stays under 8 minutes on two
+#: cores; the others run on demand (CALCHECK_SEEDS).
+CI_SEEDS = 1
 
 _FULL = os.environ.get("CALCHECK_FULL", "")
 #: Budget name of the statistical tier ("quick" unless CALCHECK_FULL=full).

@@ -121,9 +121,11 @@ def test_killed_cli_run_resumes_to_identical_results(tmp_path):
         "--checks",
         "gr21.thm4.marginal",
         "--reps",
-        "1000",
+        "500",
         "--seed",
         "3",
+        "--jobs",
+        "1",  # what is tested is the resume: one process is enough, and cheaper
     ]
     killed = tmp_path / "killed"
     proc = subprocess.Popen(

@@ -74,7 +74,8 @@ def test_a_study_file_search_table_runs_one_search_per_cell(tmp_path, capsys):
     assert {r["target"] for r in runs} == {"gr21.thm3.control.wrong_bound"}
     assert runs[0]["family_options"] == {"k": 2}
     assert runs[0]["criterion"] == "failure"
-    assert main(["search", "--study", str(path), "--out", str(tmp_path / "o")]) == 0
+    small = ["--evaluations", "20", "--reps", "100", "--jobs", "1"]  # two searches, not their size
+    assert main(["search", "--study", str(path), "--out", str(tmp_path / "o"), *small]) == 0
     index = json.loads((tmp_path / "o" / "search" / "index.json").read_text())
     assert len(index["searches"]) == 2
     # a study with a [search] table and no law is not a run
