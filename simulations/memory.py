@@ -186,8 +186,9 @@ def check_experiments_fit(
     """Refuse experiments whose blocks (or cell outcomes) cannot fit, before simulating.
 
     The engine simulates one block of ``BLOCK_REPS`` replicates at a time in each worker,
-    so what is held at once is ``n_jobs`` blocks of ``BLOCK_ARRAYS`` arrays of ``cost``
-    points each (``cost`` is an experiment's simulated points per replicate), not all
+    so what is held at once is ``n_jobs`` blocks of ``BLOCK_ARRAYS`` arrays of
+    ``memory_points`` entries per replicate each (an experiment's ``cost`` where it declares
+    none: its simulated points per replicate), not all
     ``reps`` at once; evaluating a cell then holds its outcome, ``OUTCOME_ARRAYS`` arrays
     of ``reps x n_bins``. ``reps`` None skips the outcome estimate.
 
@@ -206,9 +207,9 @@ def check_experiments_fit(
     held = BLOCK_REPS * workers
     for exp in experiments:
         n = int(getattr(exp, "n_total", 0) or 0)
-        cost = int(getattr(exp, "cost", 0) or 0)
-        if n >= 1 and cost >= 1:
-            arrays = getattr(exp, "memory_arrays", BLOCK_ARRAYS) * cost / n
+        points = int(getattr(exp, "memory_points", getattr(exp, "cost", 0)) or 0)
+        if n >= 1 and points >= 1:
+            arrays = getattr(exp, "memory_arrays", BLOCK_ARRAYS) * points / n
             check_fits(
                 n=n, reps=held, arrays=arrays, what=what, available=available,
                 detail=f"reps here is {BLOCK_REPS} replicates of one block in each of {workers} "

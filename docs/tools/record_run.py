@@ -126,7 +126,13 @@ def measure(name: str, command: list[str], allow_loaded: bool = False) -> dict:
     load_at_end = [round(x, 2) for x in os.getloadavg()]
     jobs = _jobs(command)
     loaded = loaded_reason(load_at_start, load_at_end, jobs)
-    results = json.loads((_out_folder(command) / "results.json").read_text())
+    written = _out_folder(command) / "results.json"
+    # a results.json left by an earlier run is not this run's: nothing is recorded then
+    if not written.is_file() or written.stat().st_mtime < started.timestamp():
+        raise ValueError(
+            f"the command exited {completed.returncode} and wrote no {written}; nothing recorded"
+        )
+    results = json.loads(written.read_text())
     meta = results["meta"]
     checks = results["checks"]
     record = {

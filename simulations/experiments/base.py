@@ -271,6 +271,15 @@ class Experiment(ContentKeyed):
         """Simulated points per replicate (sizes the parallel tasks)."""
         return self.n_total
 
+    @property
+    def memory_points(self) -> int:
+        """Float64 entries per replicate held at once (the memory estimate's ``n x reps``).
+
+        ``cost`` where it counts points; an experiment whose ``cost`` is a time weight
+        (several fits per point, a grid simulated one size at a time) says its own.
+        """
+        return self.cost
+
     def label(self) -> str:
         """Readable one-line identification."""
         return f"{type(self).__name__}/{self.law_name}/n={self.n_total}/B={self.bins}"

@@ -113,6 +113,8 @@ class RecalibrationExperiment(Experiment):
         return smallest_thirds_size(self.n_bins)
 
     cost = property(lambda self: 60 * sum(self.n_grid))
+    #: one n of the grid at a time: about 7 arrays of n x reps at its largest (tracemalloc)
+    memory_points = property(lambda self: max(self.n_grid))
 
     def label(self) -> str:
         """Readable one-line identification."""

@@ -75,3 +75,32 @@ def test_minus_one_jobs_counts_every_core():
     assert memory._workers(-1) == (os.cpu_count() or 1)
     assert memory._workers(3) == 3
     assert memory._workers("x") == 1  # the engine refuses it with its own message
+
+
+def test_the_full_budget_fits_where_it_ran():
+    # The full budget ran with a largest process of 1.9 GB (budgets page, 2026-11-26); its
+    # recalibration cells' cost is a time weight (60 x the grid's points), which once sized
+    # their memory at 81 GB and refused `calcheck run --budget full` on a 24 GB machine.
+    from calcheck.theory_checks.catalog import all_checks
+
+    experiments = {e.key: e for c in all_checks("full") for e in c.simulations()}.values()
+    memory.check_experiments_fit(experiments, reps=20_000, n_jobs=2, what="run", available=8e9)
+
+
+def test_a_recalibration_block_is_sized_by_its_largest_n_as_measured():
+    import tracemalloc
+
+    from calcheck.simulations.engine import simulate_block
+    from calcheck.simulations.experiments.klm19_recalibration import RecalibrationExperiment
+    from calcheck.simulations.laws.recalibration import platt_law
+
+    exp = RecalibrationExperiment(platt_law(), 10, (600, 6000))
+    assert exp.memory_points == 6000
+    tracemalloc.start()
+    try:
+        simulate_block(exp, 1, 0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    estimate = memory.needed_bytes(n=exp.memory_points, reps=100, arrays=memory.BLOCK_ARRAYS)
+    assert peak <= estimate <= 3 * peak  # about 7 arrays held, 10 estimated
