@@ -40,6 +40,32 @@ def test_poisson_binomial_by_hand():
     assert half[0] == pytest.approx(0.4 + 0.5 * 0.5, abs=1e-15)
 
 
+def _pmf_rows_by_counts(pm, width):
+    # the recursion as first written (rows by counts): the stored outcomes' bits came from it
+    pmf = np.zeros((pm.shape[0], width + 1))
+    pmf[:, 0] = 1.0
+    for j in range(width):
+        step = pm[:, j : j + 1]
+        pmf[:, 1 : j + 2] = pmf[:, 1 : j + 2] * (1.0 - step) + pmf[:, : j + 1] * step
+        pmf[:, 0] *= 1.0 - step[:, 0]
+    return pmf
+
+
+def test_poisson_binomial_gives_the_bits_of_the_row_wise_recursion():
+    rng = np.random.default_rng(7)
+    rows, m = 400, 60
+    counts = rng.integers(1, m + 1, rows)
+    p = rng.random((rows, m))
+    low, high = rng.integers(0, 30, rows), rng.integers(10, 61, rows)
+    used = np.arange(m)[None, :] < counts[:, None]
+    pmf = _pmf_rows_by_counts(np.where(used, p, 0.0), m)
+    k = np.arange(m + 1)[None, :]
+    weight = (k <= high[:, None]).astype(float) - (k <= low[:, None] - 1)
+    want = np.clip(np.sum(pmf * weight, axis=1), 0.0, 1.0)
+    got = poisson_binomial_within(p, counts, low, high)
+    assert np.array_equal(got, want)  # the same bits, not merely close
+
+
 @pytest.mark.parametrize("name", ["umd", "zadrozny_elkan", "randomized_umd"])
 @pytest.mark.parametrize("eta", [0.5, 0.3])
 def test_constant_eta_equals_exact_coverage(name, eta):
