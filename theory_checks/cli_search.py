@@ -117,7 +117,7 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         "--all",
         action="store_true",
         help="the quick sweep: every searchable guarantee and its wrong-bound controls "
-        "(a table; about 11 minutes with --jobs 2 on two cores)",
+        "(a table; about 16 minutes with --jobs 2 on two cores)",
     )
     s.add_argument(
         "--power",
