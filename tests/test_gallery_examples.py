@@ -4,11 +4,15 @@ Each ``plot_*.py`` runs in a subprocess as sphinx-gallery runs it (its own folde
 working directory, a non-interactive matplotlib backend) and must exit 0 (the scripts
 assert their own conclusions) and print what its prose says it finds.
 
-Where ``CALCHECK_GALLERY_BUILT=1`` (``.ci/run`` sets it after its clean docs build), a script
-whose output that build captured is not run a second time: the build ran it (and stops on a
-script's error, ``abort_on_example_error``), and its captured output is checked instead, but
-only where it was made from this very script (sphinx-gallery's ``.md5`` of it) and after the
-last change to any of calcheck's modules; otherwise the script runs here.
+Where ``CALCHECK_GALLERY_BUILT`` holds a time (seconds since the epoch: ``.ci/run`` exports
+the start of its clean docs build), a script whose output that build captured is not run a
+second time: the build ran it (and stops on a script's error, ``abort_on_example_error``;
+sphinx-gallery writes a script's ``.md5`` only after it ran), and its captured output is
+checked instead, but only where it was written after that time, from this very script (the
+``.md5``), and after the last change to any of calcheck's modules; otherwise the script runs
+here. The captured output is a little looser than a run of its own: sphinx-gallery captures
+stderr with stdout and the repr of a cell's last expression, not what child processes
+print, and runs several scripts in one process.
 """
 
 from __future__ import annotations
@@ -91,12 +95,20 @@ def test_gallery_readme_and_scripts_are_well_formed():
 
 def _captured_by_the_docs_build(name: str) -> str | None:
     """The output the docs build captured from ``name``, where it is this script's, and fresh."""
-    if os.environ.get("CALCHECK_GALLERY_BUILT") != "1":
+    built_after = os.environ.get("CALCHECK_GALLERY_BUILT", "")
+    if not built_after.isdigit():
         return None
     rst, md5 = BUILT / name.replace(".py", ".rst"), BUILT / f"{name}.md5"
     if not (rst.is_file() and md5.is_file()):
         return None
-    if md5.read_text().strip() != hashlib.md5((GALLERY / name).read_bytes()).hexdigest():
+    if rst.stat().st_mtime < int(built_after):
+        return None  # from an earlier build
+    # sphinx-gallery's md5 (get_md5sum, text mode): universal newlines, utf-8
+    source = (GALLERY / name).read_text(encoding="utf-8", errors="surrogateescape")
+    if (
+        md5.read_text().strip()
+        != hashlib.md5(source.encode("utf-8", "surrogateescape")).hexdigest()
+    ):
         return None  # made from another version of the script
     modules = [p for folder in PACKAGE for p in (ROOT / folder).rglob("*.py")]
     if rst.stat().st_mtime < max(p.stat().st_mtime for p in modules):

@@ -58,11 +58,11 @@ def _start(args, out: Path) -> subprocess.Popen:
 
 
 def _holds_a_block(path: Path) -> bool:
-    """Whether the store at ``path`` holds a block (read-only: never creates the file)."""
+    """Whether the store at ``path`` holds a block (read-only: never creates the database)."""
     if not path.is_file():
         return False
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+        con = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=1.0)
         try:
             return con.execute("SELECT 1 FROM blocks LIMIT 1").fetchone() is not None
         finally:
@@ -114,15 +114,16 @@ def _interrupt_each(runs, *, once_stored=False) -> list[tuple[int, str, set[int]
 
 
 def _assert_one_clean_line(code, err, left, when):
+    when = when if isinstance(when, str) else f"{when:g} s"  # seconds, or a moment in words
     lines = [line for line in err.splitlines() if "interrupted" in line]
-    assert code == 128 + signal.SIGINT, f"at {when} s: exit {code}\n{err}"
-    assert len(lines) == 1, f"at {when} s:\n{err}"
+    assert code == 128 + signal.SIGINT, f"at {when}: exit {code}\n{err}"
+    assert len(lines) == 1, f"at {when}:\n{err}"
     assert lines[0].startswith("calcheck: interrupted (SIGINT); "), err
     assert "rerun the same command" in lines[0], err
-    assert err.rstrip().endswith(lines[0]), f"the line is the last one at {when} s:\n{err}"
+    assert err.rstrip().endswith(lines[0]), f"the line is the last one at {when}:\n{err}"
     for bad in ("Traceback", "KeyboardInterrupt", "Warning", "cancelled", "damaged"):
-        assert bad not in err, f"at {when} s:\n{err}"
-    assert not left, f"processes outlived the command by 10 s at {when} s: {left}"
+        assert bad not in err, f"at {when}:\n{err}"
+    assert not left, f"processes outlived the command by 10 s at {when}: {left}"
 
 
 def _blocks(path: Path) -> list[tuple]:
@@ -150,7 +151,7 @@ def test_ctrl_c_at_1_5_and_10_s_in_run_search_and_figures(tmp_path):
     runs = [(args, tmp_path / f"{name}{t:g}", t) for name, args in commands.items() for t in AT]
     runs.append((SEARCH[:-2], tmp_path / "search-one-job", 5.0))  # without --jobs too
     for (args, out, at), (code, err, left) in zip(runs, _interrupt_each(runs), strict=True):
-        _assert_one_clean_line(code, err, left, f"{args[0]} {at}")
+        _assert_one_clean_line(code, err, left, f"{args[0]} {at:g} s")
         if args[0] in ("run", "figures"):
             assert "to resume" in err or "nothing was written" in err  # (still starting)
         _assert_sound(out / "store.sqlite")
@@ -162,7 +163,7 @@ def test_ctrl_c_while_a_resumed_run_checks_and_extends_its_store(tmp_path):
     # interrupted
     first = _interrupt_each([(RUN, out, 1.0) for out in outs], once_stored=True)
     for code, err, left in first:
-        _assert_one_clean_line(code, err, left, "the first block")
+        _assert_one_clean_line(code, err, left, "its first block")
     before = [len(_blocks(out / "store.sqlite")) for out in outs]
     assert min(before) > 0, "no block was stored before the resume"
     resumed = _interrupt_each([(RUN, out, t) for out, t in zip(outs, AT, strict=True)])

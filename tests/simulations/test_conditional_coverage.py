@@ -54,16 +54,21 @@ def _pmf_rows_by_counts(pm, width):
 def test_poisson_binomial_gives_the_bits_of_the_row_wise_recursion():
     rng = np.random.default_rng(7)
     rows, m = 400, 60
-    counts = rng.integers(1, m + 1, rows)
-    p = rng.random((rows, m))
-    low, high = rng.integers(0, 30, rows), rng.integers(10, 61, rows)
+    counts = rng.integers(2, m - 9, rows)  # below the array's width: the padding is ignored
+    p = rng.random((rows, m))  # no two equal: every row takes the recursion
+    low = rng.integers(0, 30, rows) + np.where(np.arange(rows) % 2, rng.random(rows), 0.0)
+    high = rng.integers(10, m, rows) + np.where(np.arange(rows) % 3, rng.random(rows), 0.0)
     used = np.arange(m)[None, :] < counts[:, None]
-    pmf = _pmf_rows_by_counts(np.where(used, p, 0.0), m)
-    k = np.arange(m + 1)[None, :]
-    weight = (k <= high[:, None]).astype(float) - (k <= low[:, None] - 1)
+    width = int(counts.max())
+    pmf = _pmf_rows_by_counts(np.where(used, p, 0.0), width)
+    k = np.arange(width + 1)[None, :]
+    h, lw = np.floor(high)[:, None], np.floor(low - 1)[:, None]
+    weight = (k <= h) + (high[:, None] - h) * (k == h + 1)
+    weight = weight - (k <= lw) - ((low - 1)[:, None] - lw) * (k == lw + 1)
     want = np.clip(np.sum(pmf * weight, axis=1), 0.0, 1.0)
     got = poisson_binomial_within(p, counts, low, high)
     assert np.array_equal(got, want)  # the same bits, not merely close
+    assert np.array_equal(poisson_binomial_within(p[:1], counts[:1], low[:1], high[:1]), want[:1])
 
 
 @pytest.mark.parametrize("name", ["umd", "zadrozny_elkan", "randomized_umd"])
