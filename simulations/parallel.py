@@ -12,6 +12,7 @@ from contextlib import ExitStack, contextmanager
 
 __all__ = [
     "LOG_FORMAT",
+    "SidePool",
     "exit_with_parent",
     "parallel_results",
     "probe_dask_scheduler",
@@ -219,6 +220,44 @@ def _spawn_ignoring_sigint(fork_exec):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     return spawn
+
+
+class SidePool:
+    """Processes for work beside a run's own, such as drawing the report's pictures.
+
+    A loky process pool of ``processes`` workers, started at the first :meth:`submit`, whose
+    workers are those of the run's own pool in every respect that matters on the way out:
+    spawned ignoring SIGINT, and exiting the moment the main process dies (even by SIGKILL).
+    It keeps work that holds Python's interpreter lock (matplotlib) out of the main
+    process, which on many cores is the run's serial part.
+    """
+
+    def __init__(self, processes: int = 1):
+        if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
+            raise ValueError(f"processes must be a positive integer, got {processes!r}")
+        self.processes = processes
+        self._executor = None
+
+    def submit(self, fn, *args):
+        """``fn(*args)`` in a worker: a ``concurrent.futures.Future``."""
+        if self._executor is not None:
+            return self._executor.submit(fn, *args)
+        import os
+
+        from joblib.externals.loky.process_executor import ProcessPoolExecutor
+
+        # loky spawns the workers in the first submit: from this thread, SIGINT blocked
+        with _sigint_blocked():
+            self._executor = ProcessPoolExecutor(
+                self.processes, initializer=exit_with_parent, initargs=(os.getpid(),)
+            )
+            return self._executor.submit(fn, *args)
+
+    def shutdown(self) -> None:
+        """Wait for the work submitted, then stop the workers (cancel futures to drop work)."""
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            executor.shutdown(wait=True)
 
 
 #: Seconds a --scheduler gets to accept a connection, then to answer it.

@@ -252,11 +252,11 @@ def cmd_run(args) -> int:
     def on_block(key, block):
         stored["blocks"] += 1
 
-    from .picture_drawer import PictureDrawer
+    from .picture_drawer import PictureDrawer, picture_processes
 
     with _exclusive(out), stop_on_signals(), _cluster(args):
         # each guarantee's picture is drawn while the run goes on, as its checks end
-        drawer = PictureDrawer(checks, out / "plots", reps)
+        drawer = PictureDrawer(checks, out / "plots", reps, processes=picture_processes(args.jobs))
         try:
             for attempt in (1, 2):
                 try:

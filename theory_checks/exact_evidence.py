@@ -43,7 +43,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from calcheck.simulations.conditional_coverage import parts
 from calcheck.simulations.exact_coverage import (
@@ -54,6 +53,7 @@ from calcheck.simulations.exact_coverage import (
 from calcheck.simulations.laws.binary import BinaryLaw
 
 from .events import Marginal, Within
+from .verdicts import clopper_pearson
 
 __all__ = [
     "CROSS_CHECK_LEVEL",
@@ -214,15 +214,13 @@ def cross_check(check_id: str, cell_label: str, exact: float, successes: int, tr
     confidence ``1 -`` :data:`CROSS_CHECK_LEVEL`: the two routes compute one probability, so
     an exact value outside it is a bug in one of them, not evidence about the guarantee.
     """
-    ci = stats.binomtest(int(successes), int(trials), 0.5).proportion_ci(
-        confidence_level=1.0 - CROSS_CHECK_LEVEL, method="exact"
-    )
-    if not (ci.low - 1e-12 <= exact <= ci.high + 1e-12):
+    low, high = clopper_pearson(int(successes), int(trials), 1.0 - CROSS_CHECK_LEVEL)
+    if not (low - 1e-12 <= exact <= high + 1e-12):
         raise RuntimeError(
             f"exact evidence and Monte Carlo disagree on {check_id}, cell {cell_label}: exact "
             f"coverage {exact:.6f}, Monte Carlo {successes}/{trials} = "
             f"{successes / trials:.6f} with {1 - CROSS_CHECK_LEVEL:.6g} Clopper-Pearson "
-            f"interval [{ci.low:.6f}, {ci.high:.6f}] (beyond Monte Carlo error: a bug in one "
+            f"interval [{low:.6f}, {high:.6f}] (beyond Monte Carlo error: a bug in one "
             "of the two routes)"
         )
 

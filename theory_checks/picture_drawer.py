@@ -1,12 +1,17 @@
 """The report's pictures drawn while the run simulates, as each guarantee's checks end.
 
-A picture (:mod:`.pictures`) takes about half a second to draw, and a quick run has about
-sixty: drawn after the last block they were most of what a run did after it. The run's main
-process mostly waits for its workers meanwhile, so a thread of its own draws each
-guarantee's picture as soon as the last of its checks is evaluated (or read from the store's
-records), from the same entries ``results.json`` gets. What is left at the end (nothing,
-unless a picture failed in the thread, where its error is only logged) is drawn then, and
-an error there is reported. The pictures are the same files either way.
+A picture (:mod:`.pictures`) takes about half a second of CPU to draw, and a quick run has
+about sixty: drawn after the last block they were most of what a run did after it. So each
+guarantee's picture is drawn as soon as the last of its checks is evaluated (or read from
+the store's records), from the same entries ``results.json`` gets.
+
+Where the run has more than one worker, the pictures are drawn in a process of their own
+(:class:`calcheck.simulations.parallel.SidePool`; one per 8 workers, at most 4). Drawn in a
+thread of the main process, as they were before, they held its interpreter lock for about
+30 s of a quick run: half of the main process's work, and on many cores the run's serial
+part. With one worker (``--jobs 1``: one process asked for) a thread draws them. What is
+left at the end (nothing, unless a picture failed, where its error is only logged) is drawn
+then, and an error there is reported. The pictures are the same files either way.
 """
 
 from __future__ import annotations
@@ -16,24 +21,33 @@ import queue
 import threading
 from pathlib import Path
 
+from calcheck.simulations.parallel import SidePool
+
 from .pictures import _draw_one, picture_tasks
 from .report import check_entry
 
-__all__ = ["PictureDrawer"]
+__all__ = ["PictureDrawer", "picture_processes"]
 
 logger = logging.getLogger(__name__)
 
 
+def picture_processes(n_jobs: int) -> int:
+    """Processes that draw a run's pictures beside ``n_jobs`` workers (0: a thread draws)."""
+    return 0 if n_jobs <= 1 else min(4, max(1, n_jobs // 8))
+
+
 class PictureDrawer:
-    """Draw guarantees' pictures in a background thread as their checks' results come.
+    """Draw guarantees' pictures in the background as their checks' results come.
 
     ``checks`` are the run's checks (in order), ``folder`` the pictures' folder, ``reps``
-    the replicates per cell (the pictures say it). Call :meth:`result` with each check's
-    index and result, :meth:`finish` at the end (it waits for the thread and returns
-    ``{guarantee id: file name}``), :meth:`close` on the way out of an interrupted run.
+    the replicates per cell (the pictures say it), ``processes`` the processes that draw
+    them (0: a thread of this process, :func:`picture_processes`). Call :meth:`result` with
+    each check's index and result, :meth:`finish` at the end (it waits for the pictures and
+    returns ``{guarantee id: file name}``), :meth:`close` on the way out of an interrupted
+    run.
     """
 
-    def __init__(self, checks: list, folder, reps):
+    def __init__(self, checks: list, folder, reps, *, processes: int = 0):
         self.guarantee_of = [c.guarantee for c in checks]
         self.members: dict[str, list[int]] = {}
         for i, gid in enumerate(self.guarantee_of):
@@ -41,17 +55,35 @@ class PictureDrawer:
         self.folder, self.reps = Path(folder), reps
         self.entries: dict[int, dict] = {}
         self.drawn: dict[str, str] = {}
+        self._futures: dict[str, object] = {}
+        self._pool = SidePool(processes) if processes else None
         self._queue: queue.Queue = queue.Queue()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._work, daemon=True, name="calcheck-pictures")
-        self._thread.start()
+        self._thread = None
+        if self._pool is None:
+            self._thread = threading.Thread(
+                target=self._work, daemon=True, name="calcheck-pictures"
+            )
+            self._thread.start()
 
     def result(self, i: int, result) -> None:
-        """Check ``i`` has its result: queue its guarantee's picture once all of them have."""
+        """Check ``i`` has its result: start its guarantee's picture once all of them have."""
         self.entries[i] = check_entry(result)
         gid = self.guarantee_of[i]
-        if all(j in self.entries for j in self.members[gid]):
+        if not all(j in self.entries for j in self.members[gid]):
+            return
+        if self._pool is None:
             self._queue.put(gid)
+            return
+        for task in self._tasks(gid):
+            try:
+                self._futures[task[0]] = self._pool.submit(_draw_one, *task)
+            except Exception:  # drawn at the end, where an error is reported
+                logger.debug("the picture of %s was not started", gid, exc_info=True)
+
+    def _tasks(self, gid: str) -> list[tuple]:
+        entries = [self.entries[j] for j in self.members[gid]]
+        return picture_tasks(entries, self.reps, self.folder)
 
     def _work(self) -> None:
         while not self._stop.is_set():
@@ -61,22 +93,34 @@ class PictureDrawer:
                 continue
             if gid is None:
                 return
-            entries = [self.entries[j] for j in self.members[gid]]
             try:
-                for task in picture_tasks(entries, self.reps, self.folder):
+                for task in self._tasks(gid):
                     name = _draw_one(*task)[1]
                     self.drawn[task[0]] = name
             except Exception:  # drawn again at the end, where an error is reported
                 logger.debug("the picture of %s failed in the thread", gid, exc_info=True)
 
     def finish(self) -> dict[str, str]:
-        """Wait for the pictures queued so far; ``{guarantee id: file name}`` drawn."""
-        self._queue.put(None)
-        self._thread.join()
+        """Wait for the pictures started so far; ``{guarantee id: file name}`` drawn."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+        for gid, future in self._futures.items():
+            try:
+                self.drawn[gid] = future.result()[1]
+            except Exception:  # drawn again at the end, where an error is reported
+                logger.debug("the picture of %s failed in its process", gid, exc_info=True)
+        if self._pool is not None:
+            self._pool.shutdown()
         logger.info("%d guarantee pictures drawn while the run simulated", len(self.drawn))
         return dict(self.drawn)
 
     def close(self) -> None:
-        """Stop the thread (an interrupted run): the picture being drawn is finished."""
+        """Stop drawing (an interrupted run): the pictures being drawn are finished."""
         self._stop.set()
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        for future in self._futures.values():
+            future.cancel()  # those not started
+        if self._pool is not None:
+            self._pool.shutdown()

@@ -21,7 +21,13 @@ from scipy import stats
 
 from .export import Exportable
 
-__all__ = ["CoverageVerdict", "coverage_verdict", "critical_count", "detectable_shortfall"]
+__all__ = [
+    "CoverageVerdict",
+    "clopper_pearson",
+    "coverage_verdict",
+    "critical_count",
+    "detectable_shortfall",
+]
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,28 @@ def _detectable_shortfall(trials: int, claimed: float, level: float, power: floa
     return float(claimed - lo)
 
 
+# A run asks the same (successes, trials) of many cells (no failure at all, most often), and
+# an exact interval is two root searches (3 ms): each pair is computed once per process, by
+# the same scipy calls, so the numbers are those of an uncached call bit for bit.
+@functools.lru_cache(maxsize=16384)
+def _p_value_less(successes: int, trials: int, claimed: float) -> float:
+    return float(stats.binomtest(successes, trials, claimed, alternative="less").pvalue)
+
+
+@functools.lru_cache(maxsize=16384)
+def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
+    """Two-sided Clopper-Pearson interval ``(low, high)`` of ``successes / trials``.
+
+    scipy's ``binomtest(...).proportion_ci(method="exact")``, computed once per process for
+    each ``(successes, trials, confidence)``. Arguments are not validated here: callers
+    validate at their public boundary.
+    """
+    ci = stats.binomtest(successes, trials, 0.5).proportion_ci(
+        confidence_level=confidence, method="exact"
+    )
+    return float(ci.low), float(ci.high)
+
+
 def coverage_verdict(successes, trials, claimed, *, level=1e-3, ci_level=0.95) -> CoverageVerdict:
     """Exact one-sided binomial test of ``coverage >= claimed``.
 
@@ -121,12 +149,9 @@ def coverage_verdict(successes, trials, claimed, *, level=1e-3, ci_level=0.95) -
         raise ValueError(f"claimed must lie in (0, 1], got {claimed!r}")
     if not (0 < level < 1):
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    if claimed == 1:
-        # binomtest needs p < 1; a claim of certainty is violated by any failure.
-        p_value = 1.0 if k == r else 0.0
-    else:
-        p_value = float(stats.binomtest(k, r, claimed, alternative="less").pvalue)
-    ci = stats.binomtest(k, r, 0.5).proportion_ci(confidence_level=ci_level, method="exact")
+    # binomtest needs p < 1; a claim of certainty is violated by any failure
+    p_value = (1.0 if k == r else 0.0) if claimed == 1 else _p_value_less(k, r, float(claimed))
+    ci_low, ci_high = clopper_pearson(k, r, float(ci_level))
     shortfall = detectable_shortfall(r, claimed, level) if claimed < 1 else 0.0
     return CoverageVerdict(
         k,
@@ -136,8 +161,8 @@ def coverage_verdict(successes, trials, claimed, *, level=1e-3, ci_level=0.95) -
         p_value,
         float(level),
         bool(p_value < level),
-        float(ci.low),
-        float(ci.high),
+        ci_low,
+        ci_high,
         float(ci_level),
         shortfall,
     )

@@ -1,0 +1,100 @@
+"""The report's pictures drawn beside the run: in a process of their own, or in a thread.
+
+A process draws them where the run has more than one worker (the main process's interpreter
+lock stays free for the run); the files must be the thread's, byte for byte, and an
+interrupted run must leave neither a process nor a half-written file behind.
+"""
+
+import json
+import os
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from calcheck.simulations.parallel import SidePool
+from calcheck.theory_checks import picture_drawer
+from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.picture_drawer import PictureDrawer, picture_processes
+
+
+@pytest.fixture(scope="module")
+def run_entries(tmp_path_factory):
+    """A small run's check entries (as results.json has them) and its folder."""
+    out = tmp_path_factory.mktemp("run")
+    checks = ["nch14.thm34", "klm19.lem43", "gr21.thm3"]
+    assert (
+        main(["run", "--checks", *checks, "--reps", "200", "--jobs", "2", "--out", str(out)]) == 0
+    )
+    data = json.loads((out / "results.json").read_text())
+    return data["checks"], data["meta"]["reps"], out
+
+
+def _draw(entries, reps, folder, processes, monkeypatch):
+    monkeypatch.setattr(picture_drawer, "check_entry", lambda entry: entry)
+    checks = [SimpleNamespace(guarantee=e["guarantee"]) for e in entries]
+    drawer = PictureDrawer(checks, folder, reps, processes=processes)
+    for i, entry in enumerate(entries):
+        drawer.result(i, entry)
+    return drawer
+
+
+def _gone(pid: int, seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_process_draws_the_threads_pictures_byte_for_byte(run_entries, tmp_path, monkeypatch):
+    entries, reps, out = run_entries
+    drawn = {}
+    for processes in (0, 1):
+        folder = tmp_path / f"p{processes}"
+        drawn[processes] = _draw(entries, reps, folder, processes, monkeypatch).finish()
+    assert drawn[0] == drawn[1]
+    assert len(drawn[0]) == 5  # gr21.thm3, klm19.lem43 (+ _vc), nch14.thm34 (+ _unequal)
+    for name in drawn[0].values():
+        thread_png = (tmp_path / "p0" / name).read_bytes()
+        assert (tmp_path / "p1" / name).read_bytes() == thread_png
+        assert (out / "plots" / name).read_bytes() == thread_png  # the CLI's, --jobs 2
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_an_interrupted_run_drops_the_pictures_not_started(run_entries, tmp_path, monkeypatch):
+    entries, reps, _ = run_entries
+    monkeypatch.setattr(picture_drawer, "check_entry", lambda entry: entry)
+    checks = [SimpleNamespace(guarantee=e["guarantee"]) for e in entries]
+    drawer = PictureDrawer(checks, tmp_path, reps, processes=1)
+    pid = drawer._pool.submit(os.getpid).result()
+    for i, entry in enumerate(entries):
+        drawer.result(i, entry)
+    drawer.close()  # at once: about 0.5 s per picture, five asked for
+    assert sum(f.cancelled() for f in drawer._futures.values()) >= 2
+    assert _gone(pid)
+    assert not list(tmp_path.rglob("*.tmp"))  # a picture is whole or absent
+
+
+def test_side_pool_runs_in_another_process_that_stops_with_it():
+    pool = SidePool(1)
+    pid = pool.submit(os.getpid).result()
+    assert pid != os.getpid()
+    assert pool.submit(pow, 2, 10).result() == 1024
+    pool.shutdown()
+    assert _gone(pid)
+    pool.shutdown()  # a second time: nothing to do
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_side_pool_refuses_a_bad_number_of_processes(bad):
+    with pytest.raises(ValueError, match=f"processes must be a positive integer, got {bad!r}"):
+        SidePool(bad)
+
+
+@pytest.mark.parametrize(("jobs", "processes"), [(1, 0), (2, 1), (8, 1), (16, 2), (64, 4)])
+def test_picture_processes_by_workers(jobs, processes):
+    assert picture_processes(jobs) == processes
