@@ -40,6 +40,21 @@ __all__ = ["ExponentCheck", "ExponentCheckResult", "ExponentSeries", "ExponentSe
 
 #: Bootstrap resamples of the means.
 N_BOOT = 2000
+_ROWS = 64  # resamples gathered at a time: 2 MB at 4000 replicates, which stays in cache
+
+
+def _bootstrap_means(values, rng):
+    """``N_BOOT`` bootstrap means of ``values``: ``values[idx].mean(axis=1)`` bit for bit.
+
+    The indices are drawn in one call (the draws are the stream's), and the resamples are
+    gathered and averaged a few rows at a time: each row's mean is the same sum, and not
+    writing all ``N_BOOT x R`` gathered values first makes it about twice as fast.
+    """
+    idx = rng.integers(0, values.size, size=(N_BOOT, values.size))
+    out = np.empty(N_BOOT)
+    for i in range(0, N_BOOT, _ROWS):
+        out[i : i + _ROWS] = values[idx[i : i + _ROWS]].mean(axis=1)
+    return out
 
 
 @dataclass(frozen=True)
@@ -167,10 +182,7 @@ class ExponentCheck:
         theta = np.array([p[0] for p in points])
         h = np.array([p[1] for p in points])
         means = np.array([p[2].mean() for p in points])
-        boot = np.stack(
-            [v[rng.integers(0, v.size, size=(N_BOOT, v.size))].mean(axis=1) for *_, v in points],
-            axis=-1,
-        )
+        boot = np.stack([_bootstrap_means(v, rng) for *_, v in points], axis=-1)
         x = np.log(theta)
         with np.errstate(divide="ignore", invalid="ignore"):
             excess = float(_slope(x, np.log(means / h)))

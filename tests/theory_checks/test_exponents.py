@@ -11,10 +11,26 @@ from calcheck.simulations.experiments.klm19_recalibration import (
 from calcheck.simulations.laws.recalibration import platt_law, sine_platt_law
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import klm19
-from calcheck.theory_checks.exponents import ExponentCheck, ExponentSeries
+from calcheck.theory_checks.exponents import (
+    N_BOOT,
+    ExponentCheck,
+    ExponentSeries,
+    _bootstrap_means,
+)
 from calcheck.theory_checks.rates import RateCheck, RateSeries, SquaredCEWithin
 from calcheck.theory_checks.report import rate_lines, results_to_dict, summary_row
 from calcheck.theory_checks.runner import run_checks
+
+
+@pytest.mark.parametrize("reps", [1, 37, 4000])
+def test_bootstrap_means_are_the_one_shot_gather_bit_for_bit(reps):
+    # the resamples are averaged 64 rows at a time: the same numbers as gathering them all,
+    # and the same draws left in the stream after it
+    values = np.random.default_rng(reps).lognormal(size=reps)
+    rng, one_shot = np.random.default_rng(7), np.random.default_rng(7)
+    expected = values[one_shot.integers(0, reps, size=(N_BOOT, reps))].mean(axis=1)
+    assert np.array_equal(_bootstrap_means(values, rng), expected)
+    assert rng.random() == one_shot.random()
 
 
 def test_exponent_check_validation():
