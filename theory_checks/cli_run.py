@@ -256,7 +256,9 @@ def cmd_run(args) -> int:
 
     with _exclusive(out), stop_on_signals(), _cluster(args):
         # each guarantee's picture is drawn while the run goes on, as its checks end
-        drawer = PictureDrawer(checks, out / "plots", reps, processes=picture_processes(args.jobs))
+        drawer = PictureDrawer(
+            checks, out / "plots", reps, processes=picture_processes(args.jobs, pictures)
+        )
         try:
             for attempt in (1, 2):
                 try:

@@ -5,12 +5,14 @@ about sixty: drawn after the last block they were most of what a run did after i
 guarantee's picture is drawn as soon as the last of its checks is evaluated (or read from
 the store's records), from the same entries ``results.json`` gets.
 
-Where the run has more than one worker, the pictures are drawn in a process of their own
+Where the run has more than one worker and at least :data:`MIN_PICTURES_FOR_A_PROCESS`
+pictures to draw, they are drawn in a process of their own
 (:class:`calcheck.simulations.parallel.SidePool`; one per 8 workers, at most 4). Drawn in a
-thread of the main process, as they were before, they held its interpreter lock for about
-30 s of a quick run: half of the main process's work, and on many cores the run's serial
-part. With one worker (``--jobs 1``: one process asked for) a thread draws them. What is
-left at the end (nothing, unless a picture failed, where its error is only logged) is drawn
+thread of the main process they held its interpreter lock for about 30 s of a quick run:
+half of the main process's work, and on many cores the run's serial part. Otherwise (``--jobs
+1``: one process asked for; or a few pictures, where starting the process, about 1 CPU-s
+for matplotlib's import, costs more than it spares) a thread draws them. What is left at
+the end (nothing, unless a picture failed, where its error is only logged) is drawn
 then, and an error there is reported. The pictures are the same files either way.
 """
 
@@ -26,14 +28,20 @@ from calcheck.simulations.parallel import SidePool
 from .pictures import _draw_one, picture_tasks
 from .report import check_entry
 
-__all__ = ["PictureDrawer", "picture_processes"]
+__all__ = ["MIN_PICTURES_FOR_A_PROCESS", "PictureDrawer", "picture_processes"]
 
 logger = logging.getLogger(__name__)
 
 
-def picture_processes(n_jobs: int) -> int:
-    """Processes that draw a run's pictures beside ``n_jobs`` workers (0: a thread draws)."""
-    return 0 if n_jobs <= 1 else min(4, max(1, n_jobs // 8))
+#: Fewest pictures a run draws in a process of its own (about 0.5 CPU-s each).
+MIN_PICTURES_FOR_A_PROCESS = 8
+
+
+def picture_processes(n_jobs: int, pictures: int) -> int:
+    """Processes that draw ``pictures`` beside ``n_jobs`` workers (0: a thread draws them)."""
+    if n_jobs <= 1 or pictures < MIN_PICTURES_FOR_A_PROCESS:
+        return 0
+    return min(4, max(1, n_jobs // 8))
 
 
 class PictureDrawer:
