@@ -254,10 +254,15 @@ class SidePool:
             return self._executor.submit(fn, *args)
 
     def shutdown(self) -> None:
-        """Wait for the work submitted, then stop the workers (cancel futures to drop work)."""
+        """Wait for the work submitted, then stop the workers (cancel futures to drop work).
+
+        The work a worker has taken, and up to one more item per worker, which loky queues
+        ahead, cannot be cancelled. An interruption while it waits leaves the pool to the
+        next call (the run's way out calls it again).
+        """
         if self._executor is not None:
-            executor, self._executor = self._executor, None
-            executor.shutdown(wait=True)
+            self._executor.shutdown(wait=True)
+            self._executor = None
 
 
 #: Seconds a --scheduler gets to accept a connection, then to answer it.

@@ -282,6 +282,8 @@ def cmd_run(args) -> int:
                         raise
                     moved = _move_aside(out / "store.sqlite")
                     print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
+            # waited for here: an interruption meanwhile stops the pictures' process too
+            drawn = drawer.finish()
         except BaseException as exc:
             # also an error that the interruption caused (numpy's zip writer closing mid-write)
             drawer.close()
@@ -290,7 +292,7 @@ def cmd_run(args) -> int:
                 raise
             kept = f"{stored['blocks']} blocks stored in this run; rerun the same command to resume"
             return interrupted_status(interruption, kept)
-    return _report(args, out, run, false_alarm, clock, drawer.finish())
+    return _report(args, out, run, false_alarm, clock, drawn)
 
 
 def _run(args, checks, store, reps, false_alarm, progress, on_block, clock, drawer):

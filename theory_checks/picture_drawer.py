@@ -6,11 +6,11 @@ guarantee's picture is drawn as soon as the last of its checks is evaluated (or 
 the store's records), from the same entries ``results.json`` gets.
 
 Where the run has more than one worker and at least :data:`MIN_PICTURES_FOR_A_PROCESS`
-pictures to draw, they are drawn in a process of their own
+guarantees (a picture each, at most), they are drawn in a process of their own
 (:class:`calcheck.simulations.parallel.SidePool`; one per 8 workers, at most 4). Drawn in a
 thread of the main process they held its interpreter lock for about 30 s of a quick run:
 half of the main process's work, and on many cores the run's serial part. Otherwise (``--jobs
-1``: one process asked for; or a few pictures, where starting the process, about 1 CPU-s
+1``: one process asked for; or a few guarantees, where starting the process, about 1 CPU-s
 for matplotlib's import, costs more than it spares) a thread draws them. What is left at
 the end (nothing, unless a picture failed, where its error is only logged) is drawn
 then, and an error there is reported. The pictures are the same files either way.
@@ -33,12 +33,12 @@ __all__ = ["MIN_PICTURES_FOR_A_PROCESS", "PictureDrawer", "picture_processes"]
 logger = logging.getLogger(__name__)
 
 
-#: Fewest pictures a run draws in a process of its own (about 0.5 CPU-s each).
+#: Fewest guarantees (pictures, at most one each: about 0.5 CPU-s) drawn in a process.
 MIN_PICTURES_FOR_A_PROCESS = 8
 
 
 def picture_processes(n_jobs: int, pictures: int) -> int:
-    """Processes that draw ``pictures`` beside ``n_jobs`` workers (0: a thread draws them)."""
+    """Processes that draw up to ``pictures`` beside ``n_jobs`` workers (0: a thread draws)."""
     if n_jobs <= 1 or pictures < MIN_PICTURES_FOR_A_PROCESS:
         return 0
     return min(4, max(1, n_jobs // 8))
@@ -84,6 +84,8 @@ class PictureDrawer:
             self._queue.put(gid)
             return
         for task in self._tasks(gid):
+            if task[0] in self._futures:
+                continue  # a run retried on a moved-aside store: the same picture again
             try:
                 self._futures[task[0]] = self._pool.submit(_draw_one, *task)
             except Exception:  # drawn at the end, where an error is reported
@@ -124,7 +126,11 @@ class PictureDrawer:
         return dict(self.drawn)
 
     def close(self) -> None:
-        """Stop drawing (an interrupted run): the pictures being drawn are finished."""
+        """Stop drawing (an interrupted run): those not yet handed to a process are dropped.
+
+        A thread finishes the picture it draws; a process, those it has taken (loky queues
+        up to one more per process: at most 2 x processes + 1 pictures, about 0.5 s each).
+        """
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)

@@ -108,14 +108,26 @@ def _p_value_less(successes: int, trials: int, claimed: float) -> float:
     return float(stats.binomtest(successes, trials, claimed, alternative="less").pvalue)
 
 
-@functools.lru_cache(maxsize=16384)
 def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
     """Two-sided Clopper-Pearson interval ``(low, high)`` of ``successes / trials``.
 
     scipy's ``binomtest(...).proportion_ci(method="exact")``, computed once per process for
-    each ``(successes, trials, confidence)``. Arguments are not validated here: callers
-    validate at their public boundary.
+    each ``(successes, trials, confidence)``.
     """
+    for name, value in (("successes", successes), ("trials", trials)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ValueError(
+            f"need 0 <= successes <= trials and trials >= 1, got {successes!r}, {trials!r}"
+        )
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    return _clopper_pearson(int(successes), int(trials), float(confidence))
+
+
+@functools.lru_cache(maxsize=16384)
+def _clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
     ci = stats.binomtest(successes, trials, 0.5).proportion_ci(
         confidence_level=confidence, method="exact"
     )
@@ -151,7 +163,7 @@ def coverage_verdict(successes, trials, claimed, *, level=1e-3, ci_level=0.95) -
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     # binomtest needs p < 1; a claim of certainty is violated by any failure
     p_value = (1.0 if k == r else 0.0) if claimed == 1 else _p_value_less(k, r, float(claimed))
-    ci_low, ci_high = clopper_pearson(k, r, float(ci_level))
+    ci_low, ci_high = _clopper_pearson(k, r, float(ci_level))
     shortfall = detectable_shortfall(r, claimed, level) if claimed < 1 else 0.0
     return CoverageVerdict(
         k,

@@ -65,7 +65,9 @@ def test_a_process_draws_the_threads_pictures_byte_for_byte(run_entries, tmp_pat
     assert not list(tmp_path.rglob("*.tmp"))
 
 
-def test_an_interrupted_run_drops_the_pictures_not_started(run_entries, tmp_path, monkeypatch):
+def test_an_interrupted_drawer_stops_its_process_and_leaves_whole_pictures(
+    run_entries, tmp_path, monkeypatch
+):
     entries, reps, _ = run_entries
     monkeypatch.setattr(picture_drawer, "check_entry", lambda entry: entry)
     checks = [SimpleNamespace(guarantee=e["guarantee"]) for e in entries]
@@ -73,10 +75,62 @@ def test_an_interrupted_run_drops_the_pictures_not_started(run_entries, tmp_path
     pid = drawer._pool.submit(os.getpid).result()
     for i, entry in enumerate(entries):
         drawer.result(i, entry)
-    drawer.close()  # at once: about 0.5 s per picture, five asked for
-    assert sum(f.cancelled() for f in drawer._futures.values()) >= 2
+    drawer.close()  # at once
     assert _gone(pid)
     assert not list(tmp_path.rglob("*.tmp"))  # a picture is whole or absent
+    for png in tmp_path.rglob("*.png"):
+        data = png.read_bytes()
+        assert data.startswith(b"\x89PNG")
+        assert data.endswith(b"IEND\xaeB`\x82")
+
+
+def test_work_not_taken_by_a_process_is_dropped():
+    # loky queues at most one item per process ahead of the one running: of 12, at least 9
+    # are still pending and cancelled
+    pool = SidePool(1)
+    futures = [pool.submit(time.sleep, 0.3) for _ in range(12)]
+    assert sum(f.cancel() for f in futures) >= 9
+    pool.shutdown()
+    assert all(f.done() for f in futures)
+
+
+_HELD_POOL = """
+import os, signal, sys, time
+from calcheck.simulations.parallel import SidePool
+signal.signal(signal.SIGINT, lambda *_: None)  # this process survives the group's Ctrl-C
+pool = SidePool(1)
+print(pool.submit(os.getpid).result(), flush=True)
+time.sleep(120)
+"""
+
+
+def test_the_side_process_ignores_ctrl_c_and_dies_with_the_run(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HELD_POOL],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        child = int(proc.stdout.readline())
+        os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole group
+        time.sleep(1.0)
+        os.kill(child, 0)  # still there: it ignores SIGINT
+        proc.kill()  # the run dies without a word
+        assert _gone(child), "the side process outlived the run"
+        err = proc.communicate(timeout=10)[1]
+        # (loky's resource tracker may say it cleans up after a run killed with -9)
+        assert "KeyboardInterrupt" not in err, err
+        assert "Traceback" not in err, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 def test_side_pool_runs_in_another_process_that_stops_with_it():

@@ -6,6 +6,7 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from calcheck.theory_checks.verdicts import (
+    clopper_pearson,
     coverage_verdict,
     detectable_shortfall,
     weighted_upper_quantile,
@@ -19,6 +20,32 @@ def test_verdict_matches_scipy_and_statsmodels_oracle():
     assert (v.ci_low, v.ci_high) == pytest.approx((lo, hi), rel=1e-9)
     assert v.coverage == 0.89
     assert not v.violated
+
+
+@pytest.mark.parametrize(("k", "r"), [(0, 4000), (3999, 4000), (1780, 2000), (7, 7)])
+def test_cached_interval_and_p_value_are_scipys_bit_for_bit(k, r):
+    # computed once per (successes, trials): asked twice, and equal (==) to scipy's own call
+    ci = stats.binomtest(k, r, 0.5).proportion_ci(confidence_level=0.95, method="exact")
+    assert clopper_pearson(k, r, 0.95) == clopper_pearson(k, r, 0.95) == (ci.low, ci.high)
+    for _ in range(2):
+        v = coverage_verdict(k, r, 0.9)
+        assert (v.ci_low, v.ci_high) == (ci.low, ci.high)
+        assert v.p_value == stats.binomtest(k, r, 0.9, alternative="less").pvalue
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((3.0, 10, 0.95), "successes must be an integer, got 3.0"),
+        ((3, True, 0.95), "trials must be an integer, got True"),
+        ((11, 10, 0.95), "need 0 <= successes <= trials and trials >= 1, got 11, 10"),
+        ((0, 0, 0.95), "need 0 <= successes <= trials and trials >= 1, got 0, 0"),
+        ((3, 10, 1.0), "confidence must lie in \\(0, 1\\), got 1.0"),
+    ],
+)
+def test_clopper_pearson_refuses_bad_arguments(args, message):
+    with pytest.raises(ValueError, match=message):
+        clopper_pearson(*args)
 
 
 def test_clear_violation_and_boundaries():
