@@ -31,6 +31,12 @@ def test_cached_interval_and_p_value_are_scipys_bit_for_bit(k, r):
         v = coverage_verdict(k, r, 0.9)
         assert (v.ci_low, v.ci_high) == (ci.low, ci.high)
         assert v.p_value == stats.binomtest(k, r, 0.9, alternative="less").pvalue
+    # keyed on every argument: another level or claim right after is its own computation
+    wide = stats.binomtest(k, r, 0.5).proportion_ci(confidence_level=0.99, method="exact")
+    assert clopper_pearson(k, r, 0.99) == (wide.low, wide.high)
+    v = coverage_verdict(k, r, 0.99, ci_level=0.99)
+    assert (v.ci_low, v.ci_high) == (wide.low, wide.high)
+    assert v.p_value == stats.binomtest(k, r, 0.99, alternative="less").pvalue
 
 
 @pytest.mark.parametrize(
