@@ -11,6 +11,7 @@ import time
 from types import SimpleNamespace
 
 import pytest
+from process_tree import alive
 
 from calcheck.simulations.parallel import SidePool
 from calcheck.theory_checks import picture_drawer
@@ -41,13 +42,11 @@ def _draw(entries, reps, folder, processes, monkeypatch):
 
 def _gone(pid: int, seconds: float = 10.0) -> bool:
     end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
+    while alive(pid):
+        if time.monotonic() > end:
+            return False
         time.sleep(0.05)
-    return False
+    return True
 
 
 def test_a_process_draws_the_threads_pictures_byte_for_byte(run_entries, tmp_path, monkeypatch):
@@ -120,7 +119,7 @@ def test_the_side_process_ignores_ctrl_c_and_dies_with_the_run(tmp_path):
         child = int(proc.stdout.readline())
         os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole group
         time.sleep(1.0)
-        os.kill(child, 0)  # still there: it ignores SIGINT
+        assert alive(child), "the side process died of the Ctrl-C"  # it ignores SIGINT
         proc.kill()  # the run dies without a word
         assert _gone(child), "the side process outlived the run"
         err = proc.communicate(timeout=10)[1]
