@@ -43,6 +43,7 @@ from .events import (
     PathWithin,
     scaled,
 )
+from .evidence import is_sure_claim
 from .exact_evidence import with_exact_evidence
 from .export import Exportable
 from .power import detectable_factor, no_power
@@ -175,8 +176,11 @@ class Check:
 
     @property
     def has_mutant(self) -> bool:
-        """Whether the check is a guarantee's: its claim is tightened into a same-path mutant."""
-        return role_of(self) == "guarantee"
+        """A guarantee's claim is tightened into a same-path mutant, unless claimed surely.
+
+        A sure claim is deterministic (:mod:`~calcheck.theory_checks.evidence`).
+        """
+        return role_of(self) == "guarantee" and not is_sure_claim(self.claim)
 
 
 def with_sharper_controls(checks: list, factors: dict) -> list:

@@ -44,6 +44,9 @@ class CellResult(Exportable):
     [0, 1]); ``no_power`` says why the cell cannot flag anything whatever the data ("" when
     it can: see :attr:`has_power`). ``exact_coverage`` (with ``exact_route``) is the cell's
     exact probability where calcheck can compute one: it decides (:attr:`violated`).
+    ``certified_coverage`` (with ``certified_route``) is a lower bound on the event's
+    probability over every law at the cell's sizes
+    (:mod:`calcheck.simulations.certified_coverage`); at or above the claim it proves the cell.
     ``success_bits`` holds the per-replicate successes, packed (:meth:`successes`).
     """
 
@@ -64,14 +67,19 @@ class CellResult(Exportable):
     exact_coverage: float | None = None
     exact_route: str = ""
     success_bits: str = ""
+    certified_coverage: float | None = None
+    certified_route: str = ""
 
     @property
     def violated(self) -> bool:
         """Whether the cell is flagged: by its exact coverage where known, else by its test.
 
-        Exact evidence decides (:mod:`~calcheck.theory_checks.exact_evidence`): the Monte
-        Carlo test stays beside it as a cross-check.
+        A certificate at or above the claim decides first (it holds for every law), then
+        exact evidence (:mod:`~calcheck.theory_checks.exact_evidence`): the Monte Carlo test
+        stays beside them as a cross-check.
         """
+        if self.certified_coverage is not None and self.certified_coverage >= self.verdict.claimed:
+            return False  # proved for every law at these sizes
         if self.exact_coverage is not None:
             return self.exact_coverage < self.verdict.claimed
         return self.verdict.violated
@@ -102,6 +110,9 @@ def mutant_counts(check, exp, outcome, radius, alpha, values, claim) -> list:
 def coverage_mutant(mutant_cells, cells, level, text=None) -> Mutant:
     """The largest tightening the check catches on its own cells (same draws, same tests).
 
+    Only cells with power count (:attr:`CellResult.has_power`): a mutant caught where the
+    stated claim cannot fail is caught by construction, not by the design's power.
+
     ``text(f)`` says what the claim tightened by ``f`` is (the event's ``tightened_text``).
     """
     if text is None:
@@ -121,7 +132,13 @@ def coverage_mutant(mutant_cells, cells, level, text=None) -> Mutant:
 
     tried = ", ".join(f"{f:g}" for f in MUTANT_FACTORS)
     for j, f in enumerate(MUTANT_FACTORS):
-        hits = [i for i, per_factor in enumerate(mutant_cells) if flagged(*per_factor[j])]
+        # only where the stated claim can fail: a cell without power (a radius no error
+        # reaches, an exact or certified probability of 1) catches nothing
+        hits = [
+            i
+            for i, per_factor in enumerate(mutant_cells)
+            if cells[i].has_power and flagged(*per_factor[j])
+        ]
         if hits:
             c = cells[hits[0]]
             k, r, claimed = mutant_cells[hits[0]][j]
@@ -136,7 +153,7 @@ def coverage_mutant(mutant_cells, cells, level, text=None) -> Mutant:
     # last rung: the event claimed in every replicate (probability one). A radius that does
     # not scale (0: "Loss_1 <= 0") is tightened in probability; any failure flags it
     tried += ", then the event claimed surely"
-    failing = [c for c in cells if c.verdict.successes < c.verdict.trials]
+    failing = [c for c in cells if c.has_power and c.verdict.successes < c.verdict.trials]
     if failing:
         c = failing[0]
         return Mutant(
@@ -178,6 +195,8 @@ def cell_dict(c: CellResult) -> dict:
         "no_power": c.no_power or None,
         "exact_coverage": c.exact_coverage,
         "exact_route": c.exact_route or None,
+        "certified_coverage": c.certified_coverage,
+        "certified_route": c.certified_route or None,
     }
 
 

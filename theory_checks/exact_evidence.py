@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calcheck.simulations.certified_coverage import certified_bins, certified_layout
 from calcheck.simulations.conditional_coverage import parts
 from calcheck.simulations.exact_coverage import (
     bin_point_counts,
@@ -57,7 +58,9 @@ from .verdicts import clopper_pearson
 
 __all__ = [
     "CROSS_CHECK_LEVEL",
+    "CertifiedRoute",
     "ExactRoute",
+    "certified_route",
     "constant_eta",
     "cross_check",
     "exact_route",
@@ -107,6 +110,53 @@ class ExactRoute:
             if dist.min() <= BOUNDARY_COUNTS:
                 return True
         return False
+
+
+@dataclass(frozen=True)
+class CertifiedRoute:
+    """How a cell's probability is bounded below over every law (gr21 Lemma 2's reduction).
+
+    Attributes
+    ----------
+    event : {"conditional", "marginal"}
+    bins : tuple of (int, bool)
+        ``(m_b, edge point)`` per bin
+        (:func:`calcheck.simulations.certified_coverage.certified_bins`).
+    pooled : bool
+        Whether bins with equal outputs are merged into one output.
+    """
+
+    event: str
+    bins: tuple
+    pooled: bool
+
+    def certificate(self, eps: float, claimed: float):
+        """The :class:`~calcheck.simulations.certified_coverage.Certificate` at radius eps."""
+        return certified_layout(
+            self.bins, eps, event=self.event, pooled=self.pooled, threshold=claimed
+        )
+
+
+def certified_route(experiment, event) -> CertifiedRoute | None:
+    """The certified route of ``event`` on ``experiment``, or None where there is none.
+
+    Uniform-mass binning of one binary part (``umd``, ``zadrozny_elkan``, ``randomized_umd``
+    with delta = 0, lexicographic tie-breaking) with ``n >= 2 B`` and the conditional or
+    marginal event. Top-label binning is left out: its per-class sizes are random and
+    depend on the law, so no bound over every law follows from one class layout.
+    """
+    name = _event_name(event)
+    pieces = parts(experiment) if name is not None else []
+    if len(pieces) != 1:
+        return None
+    part = pieces[0][1]
+    n, b = int(part.n), int(part.n_bins)
+    if n < 2 * b:
+        return None
+    spec = part.calibrator
+    scheme = "zadrozny_elkan" if spec["name"] == "zadrozny_elkan" else "umd"
+    pooled = spec["name"] in ("umd", "zadrozny_elkan") or spec.get("outputs") == "as_returned"
+    return CertifiedRoute(name, tuple(certified_bins(n, b, scheme)), bool(pooled))
 
 
 def constant_eta(law) -> float | None:
@@ -207,26 +257,38 @@ def _scalar_radius(radius) -> float | None:
     return value if math.isfinite(value) and value >= 0 else None
 
 
-def cross_check(check_id: str, cell_label: str, exact: float, successes: int, trials: int):
+def cross_check(
+    check_id: str,
+    cell_label: str,
+    exact: float,
+    successes: int,
+    trials: int,
+    *,
+    lower_bound: bool = False,
+):
     """Raise RuntimeError when the exact coverage lies outside the Monte Carlo's wide interval.
 
     The interval is the two-sided Clopper-Pearson interval of ``successes / trials`` at
     confidence ``1 -`` :data:`CROSS_CHECK_LEVEL`: the two routes compute one probability, so
     an exact value outside it is a bug in one of them, not evidence about the guarantee.
+    With ``lower_bound`` (a certified value, at most the probability) only a value above the
+    interval is a disagreement.
     """
     low, high = clopper_pearson(int(successes), int(trials), 1.0 - CROSS_CHECK_LEVEL)
-    if not (low - 1e-12 <= exact <= high + 1e-12):
-        raise RuntimeError(
-            f"exact evidence and Monte Carlo disagree on {check_id}, cell {cell_label}: exact "
-            f"coverage {exact:.6f}, Monte Carlo {successes}/{trials} = "
-            f"{successes / trials:.6f} with {1 - CROSS_CHECK_LEVEL:.6g} Clopper-Pearson "
-            f"interval [{low:.6f}, {high:.6f}] (beyond Monte Carlo error: a bug in one "
-            "of the two routes)"
-        )
+    if (lower_bound or low - 1e-12 <= exact) and exact <= high + 1e-12:
+        return
+    what = "certified lower bound" if lower_bound else "exact coverage"
+    raise RuntimeError(
+        f"{what} and Monte Carlo disagree on {check_id}, cell {cell_label}: {what} "
+        f"{exact:.6f}, Monte Carlo {successes}/{trials} = "
+        f"{successes / trials:.6f} with {1 - CROSS_CHECK_LEVEL:.6g} Clopper-Pearson "
+        f"interval [{low:.6f}, {high:.6f}] (beyond Monte Carlo error: a bug in one "
+        "of the two routes)"
+    )
 
 
 def with_exact_evidence(check, experiment, alpha, radius, cell):
-    """``cell`` with its exact coverage where one exists (unchanged otherwise).
+    """``cell`` with its certified and exact coverage where they exist (unchanged otherwise).
 
     Parameters
     ----------
@@ -244,23 +306,45 @@ def with_exact_evidence(check, experiment, alpha, radius, cell):
     Returns
     -------
     CellResult
-        ``dataclasses.replace(cell, exact_coverage=..., exact_route=...)`` where the exact
-        route applies (:func:`exact_route`), else ``cell`` itself.
+        With ``certified_coverage`` / ``certified_route`` where the certified route applies
+        (:func:`certified_route`), ``exact_coverage`` / ``exact_route`` where the exact one
+        does (:func:`exact_route`), and ``no_power`` set where either value is 1 (the claim
+        cannot fail there, whatever the replicates).
 
     Raises
     ------
     RuntimeError
-        Where the exact value and the Monte Carlo coverage of the cell disagree beyond Monte
-        Carlo error (:func:`cross_check`), naming the check, the cell and both numbers.
+        Where the exact value, or the certified lower bound, and the Monte Carlo coverage of
+        the cell disagree beyond Monte Carlo error (:func:`cross_check`), naming the check,
+        the cell and both numbers.
     """
     eps = _scalar_radius(radius)
     if eps is None or not getattr(check.event, "uses_bound", False):
         return cell
-    route = exact_route(experiment, check.event)
-    if route is None or route.near_jump(eps):
-        return cell
-    exact = route.coverage(eps)
     v = cell.verdict
     label = f"{experiment.label()}" + ("" if alpha is None else f" alpha={alpha:g}")
-    cross_check(check.id, label, exact, v.successes, v.trials)
-    return dataclasses.replace(cell, exact_coverage=exact, exact_route=route.text)
+    changes = {}
+    certified = certified_route(experiment, check.event)
+    if certified is not None:
+        cert = certified.certificate(eps, v.claimed)
+        cross_check(check.id, label, cert.value, v.successes, v.trials, lower_bound=True)
+        changes.update(certified_coverage=cert.value, certified_route=_certified_text(cert))
+    route = exact_route(experiment, check.event)
+    if route is not None and not route.near_jump(eps):
+        exact = route.coverage(eps)
+        cross_check(check.id, label, exact, v.successes, v.trials)
+        changes.update(exact_coverage=exact, exact_route=route.text)
+    sure = [x for x in (changes.get("exact_coverage"), changes.get("certified_coverage")) if x]
+    if any(x >= 1.0 for x in sure) and not cell.no_power:
+        changes["no_power"] = (
+            "the claim cannot fail here: the event's exact or certified probability is 1 "
+            "(a radius that no error of this law can exceed)"
+        )
+    return dataclasses.replace(cell, **changes) if changes else cell
+
+
+def _certified_text(cert) -> str:
+    worst = cert.worst
+    where = f"worst bin of {worst.m} labels at Pi_b -> {worst.p:.4g}"
+    rigorous = "; interval arithmetic" if cert.rigorous else ""
+    return f"{cert.reduction}; {where}{rigorous}"

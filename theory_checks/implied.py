@@ -39,15 +39,29 @@ def _key(result):
 
 
 def _implies(x, y) -> bool:
-    """Every success of ``x`` is one of ``y`` and ``x`` claims at least ``y``, in every cell."""
+    """``x`` claims at least ``y`` in every cell, and every success of ``x`` is one of ``y``.
+
+    Structural first: the same event and statistic, a radius (the cell's bound) no larger
+    and a claimed coverage no smaller in every cell; the successes are then compared as a
+    check of that (a check that never fails is not implied by another on its successes
+    alone).
+    """
+    if x.check.metric != y.check.metric:
+        return False  # structural: the same event on the same statistic, nothing less
     for cx, cy in zip(x.cells, y.cells, strict=True):
         if not cx.success_bits or not cy.success_bits:
             return False
-        if cx.verdict.claimed < cy.verdict.claimed:
+        if cx.verdict.claimed < cy.verdict.claimed or not _no_weaker(x, cx.bound, cy.bound):
             return False
         if np.any(cx.successes() & ~cy.successes()):
             return False
     return True
+
+
+def _no_weaker(x, bound_x, bound_y) -> bool:
+    """Whether ``bound_x`` claims at least ``bound_y`` (a lower bound: no smaller)."""
+    lower = x.check.metric.startswith(("atleast(", "exceeds("))
+    return bool(bound_x >= bound_y) if lower else bool(bound_x <= bound_y)
 
 
 def _rate_key(result):

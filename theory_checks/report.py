@@ -16,6 +16,7 @@ from calcheck.simulations._io import atomic_write_text, json_text
 
 from .audit import audit_table
 from .check import CheckResult
+from .evidence import cell_tier, check_tier, ledger
 from .implied import implied_by
 from .roles import headline, role_count_text, role_of
 from .summary import (
@@ -36,6 +37,7 @@ __all__ = [
     "results_to_dict",
     "summary_row",
     "vacuity_lines",
+    "with_tiers",
     "write_report",
 ]
 
@@ -69,12 +71,26 @@ def check_entry(r) -> dict:
     return {**_check_dict(r), **r.evidence()}
 
 
+def with_tiers(entry: dict) -> dict:
+    """A check entry with the rung of each cell (``tier``) and of its verdict (``decided_by``)."""
+    claim = entry.get("claim", "")
+    if entry.get("kind", "coverage") == "coverage":
+        entry["cells"] = [{**c, "tier": cell_tier(c, claim)} for c in entry.get("cells") or ()]
+    entry["decided_by"] = check_tier(entry)
+    return entry
+
+
 def results_to_dict(results: list, meta: dict) -> dict:
     """Every verdict of a run, JSON-able: the protocol's keys plus each kind's evidence."""
     implied = implied_by(results)
     checks = [
-        {**_check_dict(r), "implied_by": implied.get(r.check.id), **r.evidence()} for r in results
+        with_tiers({**_check_dict(r), "implied_by": implied.get(r.check.id), **r.evidence()})
+        for r in results
     ]
+    counted = ledger(checks)
+    for c in checks:
+        c["counted_as"] = counted[c["id"]]["counted_as"]
+        c["ledger_rule"] = counted[c["id"]]["rule"]
     return {
         "meta": meta,
         "all_passed": all(r.passed for r in results),

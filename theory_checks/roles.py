@@ -27,6 +27,8 @@ A check without an explicit role takes ``guarantee`` if it expects consistent an
 
 from __future__ import annotations
 
+from .evidence import STRENGTH, ledger
+
 __all__ = [
     "ROLES",
     "VALID_FORMS",
@@ -66,32 +68,40 @@ def headline(checks) -> dict:
     """What a run's verdicts say, counting only what could have failed.
 
     ``checks`` are result dicts (``role``, ``passed``, ``verdict``, ``mutant``,
-    ``implied_by``, ``powerless``). Guarantees count as *verified* only when consistent with
-    their same-path mutant caught; a guarantee implied by another on the same draws, an
-    identity, a powerless cell and an inconclusive check are counted apart.
+    ``implied_by``, ``powerless``, ``cells``). How each counts is derived by the rules of
+    :func:`calcheck.theory_checks.evidence.ledger`: guarantees count as *verified* only when
+    consistent with their same-path mutant caught, grouped by the rung that decided them
+    (certified for every law, exact on the law, Monte Carlo); a guarantee claimed surely
+    counts as an identity, one whose printed form fails as a printed claim, one implied by
+    another apart; a control that repeats a mutant rung is not an extra control.
     """
+    led = ledger(checks)
 
-    def mine(role):
-        return [c for c in checks if _role_of_record(c) == role]
+    def counted(kind):
+        return [c for c in checks if led[c["id"]]["counted_as"] == kind]
 
-    own = [c for c in mine("guarantee") if not c.get("implied_by")]
-    implied = [c for c in mine("guarantee") if c.get("implied_by")]
+    own = counted("guarantee")
     verified = [c for c in own if c["verdict"] == "consistent" and _caught(c)]
-    cannot_fail = [c["id"] for c in own if c["verdict"] == "consistent" and not _caught(c)]
+    identities = counted("identity")
     out = {
         "guarantees_verified": len(verified),
         "guarantees": len(own),
-        "cannot_fail_on_design": cannot_fail,
+        "verified_by_tier": {t: sum(led[c["id"]]["tier"] == t for c in verified) for t in STRENGTH},
+        "cannot_fail_on_design": [
+            c["id"] for c in own if c["verdict"] == "consistent" and not _caught(c)
+        ],
         "guarantees_violated": [c["id"] for c in own if c["verdict"] == "violated"],
-        "controls_caught": sum(bool(c["passed"]) for c in mine("control")),
-        "controls": len(mine("control")),
-        "printed_claims_fail": sum(bool(c["passed"]) for c in mine("counterexample")),
-        "printed_claims": len(mine("counterexample")),
-        "hypotheses_as_stated": sum(bool(c["passed"]) for c in mine("hypothesis")),
-        "hypotheses": len(mine("hypothesis")),
-        "identities_checked": sum(bool(c["passed"]) for c in mine("identity")),
-        "identities": len(mine("identity")),
-        "implied": {c["id"]: c["implied_by"] for c in implied},
+        "controls_caught": sum(bool(c["passed"]) for c in counted("control")),
+        "controls": len(counted("control")),
+        "mutant_rungs": [c["id"] for c in counted("mutant rung")],
+        "printed_claims_fail": sum(bool(c["passed"]) for c in counted("counterexample")),
+        "printed_claims": len(counted("counterexample")),
+        "printed_claims_where_they_hold": [c["id"] for c in counted("printed claim fails")],
+        "hypotheses_as_stated": sum(bool(c["passed"]) for c in counted("hypothesis")),
+        "hypotheses": len(counted("hypothesis")),
+        "identities_checked": sum(bool(c["passed"]) for c in identities),
+        "identities": len(identities),
+        "implied": {c["id"]: c["implied_by"] for c in counted("implied")},
         "powerless_cells": sum(len(c.get("powerless") or ()) for c in checks),
         "vacuous": [c["id"] for c in checks if c["verdict"] == "vacuous"],
         "inconclusive": [c["id"] for c in checks if c["verdict"] == "inconclusive"],
@@ -105,11 +115,21 @@ def _caught(record) -> bool:
     return mutant is None or bool(mutant.get("caught"))
 
 
+def _tier_text(h: dict) -> str:
+    by = h.get("verified_by_tier") or {}
+    parts = [
+        f"{by.get('certified', 0)} certified for every law at the sizes run",
+        f"{by.get('exact', 0)} exact on their laws",
+        f"{by.get('monte_carlo', 0)} by Monte Carlo with the power each states",
+    ]
+    return "; ".join(parts)
+
+
 def headline_text(h: dict) -> str:
     """The headline as one sentence, then what is counted apart."""
     parts = [
         f"{h['guarantees_verified']} of {h['guarantees']} guarantees verified "
-        "(consistent with a same-path mutant caught)"
+        f"(consistent with a same-path mutant caught; decided: {_tier_text(h)})"
     ]
     if h["controls"]:
         parts.append(f"{h['controls_caught']} of {h['controls']} negative controls caught")
@@ -121,24 +141,37 @@ def headline_text(h: dict) -> str:
         parts.append(
             f"{h['hypotheses_as_stated']} of {h['hypotheses']} dropped hypotheses as stated"
         )
+    return ", ".join(parts) + _apart_text(h)
+
+
+def _apart_text(h: dict) -> str:
     apart = []
     if h["cannot_fail_on_design"]:
         apart.append(f"{len(h['cannot_fail_on_design'])} guarantees cannot fail on this design")
+    where = h.get("printed_claims_where_they_hold") or ()
+    if where:
+        apart.append(
+            f"{len(where)} checks of printed claims that fail, on laws where they hold "
+            f"({', '.join(where)})"
+        )
     if h["identities"]:
         apart.append(
-            f"{h['identities_checked']} of {h['identities']} identities checked exactly "
-            "(hold by construction)"
+            f"{h['identities_checked']} of {h['identities']} identities and limits checked "
+            "exactly (claimed surely: hold by construction, never guarantees)"
         )
     if h["implied"]:
-        apart.append(f"{len(h['implied'])} implied by another check on the same draws")
+        apart.append(f"{len(h['implied'])} implied by a stronger claim on the same draws")
+    if h.get("mutant_rungs"):
+        apart.append(
+            f"{len(h['mutant_rungs'])} controls that repeat a mutant rung (not counted as controls)"
+        )
     if h["powerless_cells"]:
         apart.append(f"{h['powerless_cells']} powerless cells or points listed")
     if h["vacuous"]:
         apart.append(f"{len(h['vacuous'])} vacuous")
     if h["inconclusive"]:
         apart.append(f"{len(h['inconclusive'])} inconclusive")
-    text = ", ".join(parts)
-    return text + (f"; apart: {', '.join(apart)}" if apart else "")
+    return f"; apart: {', '.join(apart)}" if apart else ""
 
 
 def role_count_text(checks) -> str:

@@ -126,7 +126,11 @@ def test_a_radius_on_a_jump_of_the_exact_coverage_is_left_to_the_monte_carlo():
     check = SimpleNamespace(id="x", event=Within("max_error"))
     exp = BinningExperiment(UMD, LAWS["uniform_half"], 1000, 10)  # bins of 99 and 100 labels
     cell = _cell(3700, 4000)
-    assert with_exact_evidence(check, exp, 0.1, 0.5 - 40 / 100, cell) is cell  # |40/100 - 1/2|
+    out = with_exact_evidence(check, exp, 0.1, 0.5 - 40 / 100, cell)  # |40/100 - 1/2|
+    assert out.exact_coverage is None
+    assert out.exact_route == ""
+    # the certified bound is not a jump function of the radius: it stays
+    assert out.certified_coverage is not None
 
 
 def test_disagreement_beyond_monte_carlo_error_is_an_error():

@@ -1,0 +1,284 @@
+"""One bin of the certified reduction: ``inf_p P(|K/m - p| <= r(K, m))``, computed exactly.
+
+:mod:`calcheck.simulations.certified_coverage` states the reduction (gr21 Lemma 2) and how
+the infimum is found without a grid: the accepted counts are fixed between the ends of the
+intervals ``[k/m - r(k, m), k/m + r(k, m)]``, and on such a piece a run of consecutive counts
+has a quasi-concave probability, whose infimum is a one-sided limit at an end. This module
+computes it for one bin (with or without an edge point of arbitrary mean), in float64 and,
+near a threshold, in interval arithmetic (mpmath ``iv``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binom
+
+from ._validation import check_positive_int
+from .exact_coverage import COUNT_TOLERANCE, MAX_POINTS
+
+__all__ = [
+    "RIGOROUS_DPS",
+    "RIGOROUS_MARGIN",
+    "BinInfimum",
+    "bin_infimum",
+    "fixed_bin",
+    "float_below",
+    "iv_precision",
+    "radii",
+    "rigorous_min",
+]
+
+#: Distance to a caller's threshold below which the float64 value is recomputed rigorously.
+RIGOROUS_MARGIN = 1e-9
+#: Decimal digits of the interval arithmetic of the rigorous recomputation.
+RIGOROUS_DPS = 40
+#: Pieces x counts handled at once (memory of the accepted-set matrix).
+_CHUNK = 2_000_000
+
+
+@dataclass(frozen=True)
+class BinInfimum:
+    """``inf_p P(bin within its radius)`` for one bin of the reduction.
+
+    Attributes
+    ----------
+    m : int
+        Labels averaged by the bin.
+    edge_point : bool
+        Whether one of them is an edge point of arbitrary mean (Zadrozny-Elkan).
+    value : float
+        The infimum (a lower bound: see the module notes on several runs).
+    p : float
+        The ``Pi_b`` at which it is approached (a one-sided limit).
+    q : int or None
+        The edge point's worst mean (0 or 1), None without an edge point.
+    rigorous : bool
+        Whether ``value`` is the lower end of an interval-arithmetic ball.
+    """
+
+    m: int
+    edge_point: bool
+    value: float
+    p: float
+    q: int | None
+    rigorous: bool = False
+
+
+# --------------------------------------------------------------------- the radius of a bin
+def radii(radius, m: int) -> np.ndarray:
+    """``r(k, m)`` for k = 0..m: a fixed radius, or a callable of (label sums, size)."""
+    k = np.arange(m + 1, dtype=float)
+    if callable(radius):
+        r = np.asarray(radius(k, m), dtype=float)
+        if r.shape != k.shape:
+            raise ValueError(
+                f"radius(k, m) must return one radius per label sum k = 0..m (shape "
+                f"{k.shape}), got shape {r.shape}"
+            )
+    else:
+        r = np.full(k.shape, float(radius))
+    if np.any(np.isnan(r)) or np.any(r < 0):
+        raise ValueError(f"radius must be >= 0 and not NaN for every label sum, got {r!r}")
+    return r
+
+
+def _pieces(m: int, r: np.ndarray):
+    """Accepted-interval ends ``(lo, hi)`` of each count and the sorted breakpoints."""
+    k = np.arange(m + 1, dtype=float)
+    with np.errstate(invalid="ignore"):
+        lo = np.clip(k / m - r, 0.0, 1.0)
+        hi = np.clip(k / m + r, 0.0, 1.0)
+    points = np.unique(np.concatenate([lo, hi, [0.0, 1.0]]))
+    # interval ends a rounding apart are one point (the closed events' count slack)
+    keep = np.concatenate([[True], np.diff(points) > _slack(m)])
+    return lo, hi, points[keep]
+
+
+def _slack(m: int) -> float:
+    """:data:`COUNT_TOLERANCE` counts, in units of p."""
+    return COUNT_TOLERANCE / m
+
+
+# --------------------------------------------------------------- the infimum of one bin
+def _run_ends(accepted: np.ndarray):
+    """``(piece, first, last)`` of every run of consecutive accepted counts, row by row."""
+    padded = np.zeros((accepted.shape[0], accepted.shape[1] + 2), dtype=np.int8)
+    padded[:, 1:-1] = accepted
+    step = np.diff(padded, axis=1)
+    starts = np.nonzero(step == 1)
+    ends = np.nonzero(step == -1)
+    # np.nonzero walks row-major: the i-th start and the i-th end bound the same run
+    return starts[0], starts[1], ends[1] - 1
+
+
+def _window(first, last, m_inner: int, p) -> np.ndarray:
+    """``P(first <= K' <= last)`` for ``K' ~ Bin(m_inner, p)`` (float64)."""
+    return np.clip(binom.cdf(last, m_inner, p) - binom.cdf(first - 1, m_inner, p), 0.0, 1.0)
+
+
+def _candidates(m: int, r: np.ndarray, shift: int):
+    """Lower bound on each piece and where: ``(values, p)`` for an edge mean ``shift``."""
+    lo, hi, points = _pieces(m, r)
+    left, right = points[:-1], points[1:]
+    m_inner = m - (1 if shift is not None else 0)
+    s = 0 if shift is None else shift
+    values = np.empty(left.size)
+    where = np.empty(left.size)
+    step = max(1, _CHUNK // (m + 1))
+    for start in range(0, left.size, step):
+        a, b = left[start : start + step], right[start : start + step]
+        tol = _slack(m)
+        accepted = (lo[None, :] <= a[:, None] + tol) & (hi[None, :] >= b[:, None] - tol)
+        # counts j of the bin are K' + s: K' = j - s must lie in 0..m_inner
+        accepted = accepted[:, s : s + m_inner + 1]
+        piece, first, last = _run_ends(accepted)
+        at_a = _window(first, last, m_inner, a[piece])
+        at_b = _window(first, last, m_inner, b[piece])
+        low = np.minimum(at_a, at_b)
+        total = np.bincount(piece, weights=low, minlength=a.size)
+        values[start : start + a.size] = np.clip(total, 0.0, 1.0)
+        # where: the end of the first run's smaller value (one run is the usual case)
+        pick = np.full(a.size, -1)
+        pick[piece[::-1]] = np.arange(piece.size)[::-1]
+        use_b = np.zeros(a.size, dtype=bool)
+        has = pick >= 0
+        use_b[has] = at_b[pick[has]] < at_a[pick[has]]
+        where[start : start + a.size] = np.where(use_b, b, a)
+    return values, where
+
+
+def bin_infimum(m, radius, *, edge_point=False, threshold=None) -> BinInfimum:
+    r"""``inf_{p in [0, 1]} P(|K/m - p| <= r(K, m))`` over the laws of one bin.
+
+    .. math:: \inf_{p \in [0, 1]} P\big(|K/m - p| \le r(K, m)\big),
+              \quad K \sim \mathrm{Bin}(m, p)
+
+    (with ``edge_point``: ``K = K' + Y_e``, ``K' ~ Bin(m - 1, p)``, ``Y_e ~ Bern(q)``, also
+    infimised over q).
+
+    Parameters
+    ----------
+    m : int
+        Labels averaged (>= 1; >= 2 with an edge point).
+    radius : float or callable
+        A fixed radius >= 0, or ``radius(k, m) -> ndarray`` giving the radius of a bin whose
+        label sum is k (k = 0..m, float array) and size m: a radius computed from the bin's
+        data, such as an empirical-Bernstein one.
+    edge_point : bool, default False
+        One of the m labels has an arbitrary mean (Zadrozny-Elkan's upper edge point).
+    threshold : float, optional
+        Where the float64 value lies within :data:`RIGOROUS_MARGIN` of this, it is recomputed
+        in interval arithmetic and the ball's lower end returned.
+
+    Returns
+    -------
+    BinInfimum
+
+    Examples
+    --------
+    A bin of 4 labels and radius 0.3: the failure's supremum is 0.333 (at p -> 0.55), the
+    same as :func:`calcheck.simulations.binomial_sup.sup_binomial_tail`:
+
+    >>> b = bin_infimum(4, 0.3)
+    >>> round(b.value, 4), round(b.p, 2)
+    (0.667, 0.55)
+    """
+    m = check_positive_int(m, "m", 2 if edge_point else 1, maximum=MAX_POINTS)
+    if not callable(radius):
+        e = float(radius)
+        if not e >= 0:
+            raise ValueError(f"radius must be a number >= 0 or a callable, got {radius!r}")
+        if e == np.inf:
+            return BinInfimum(m, bool(edge_point), 1.0, 0.5, 0 if edge_point else None)
+    return _bin_infimum(m, radius, bool(edge_point), threshold)
+
+
+def _bin_infimum(m: int, radius, edge_point: bool, threshold) -> BinInfimum:
+    r = radii(radius, m)
+    best = None
+    for shift in (0, 1) if edge_point else (None,):
+        values, where = _candidates(m, r, shift)
+        i = int(np.argmin(values))
+        if best is None or values[i] < best[0]:
+            best = (float(values[i]), float(where[i]), shift, values, where)
+    value, p, shift, values, where = best
+    if threshold is not None and abs(value - float(threshold)) <= RIGOROUS_MARGIN:
+        value = rigorous_min(m, r, edge_point, value)
+        return BinInfimum(m, edge_point, value, p, shift, True)
+    return BinInfimum(m, edge_point, value, p, shift)
+
+
+@functools.lru_cache(maxsize=512)
+def fixed_bin(m: int, eps: float, edge_point: bool) -> BinInfimum:
+    """:func:`bin_infimum` of a fixed radius, unvalidated and cached (layouts repeat sizes)."""
+    return _bin_infimum(m, eps, edge_point, None)
+
+
+# ------------------------------------------------------------- rigorous recomputation
+def rigorous_min(m: int, r: np.ndarray, edge_point: bool, float_value: float) -> float:
+    """The candidates within ``RIGOROUS_MARGIN`` of the float minimum, in interval arithmetic."""
+    import mpmath
+
+    lowest = np.inf
+    for shift in (0, 1) if edge_point else (None,):
+        lo, hi, points = _pieces(m, r)
+        values, _ = _candidates(m, r, shift)
+        near = np.flatnonzero(values <= float_value + 10 * RIGOROUS_MARGIN)
+        m_inner = m - (1 if shift is not None else 0)
+        s = 0 if shift is None else shift
+        with iv_precision():
+            for i in near:
+                a, b = points[i], points[i + 1]
+                accepted = (lo <= a + _slack(m)) & (hi >= b - _slack(m))
+                counts = np.flatnonzero(accepted[s : s + m_inner + 1])
+                total = mpmath.iv.mpf(0)
+                for run in np.split(counts, np.flatnonzero(np.diff(counts) > 1) + 1):
+                    if run.size:
+                        ends = [_iv_window(int(run[0]), int(run[-1]), m_inner, x) for x in (a, b)]
+                        total += _iv_min(ends)
+                lowest = min(lowest, float_below(total.a))
+    return max(lowest, 0.0)
+
+
+@contextlib.contextmanager
+def iv_precision():
+    """The interval context of mpmath at :data:`RIGOROUS_DPS` digits, restored afterwards."""
+    import mpmath
+
+    saved = mpmath.iv.dps
+    mpmath.iv.dps = RIGOROUS_DPS
+    try:
+        yield
+    finally:
+        mpmath.iv.dps = saved
+
+
+def _iv_window(first: int, last: int, m_inner: int, p: float):
+    """``P(first <= K' <= last)`` as an mpmath interval, over p within a few ulps of ``p``."""
+    import mpmath
+
+    iv = mpmath.iv
+    # the float breakpoint is within a few ulps of the exact k/m +- r: enclose them all
+    width = 4 * np.finfo(float).eps * max(abs(p), np.finfo(float).tiny)
+    p = iv.mpf([max(p - width, 0.0), min(p + width, 1.0)])
+    total = iv.mpf(0)
+    for k in range(first, last + 1):
+        total += iv.mpf(mpmath.binomial(m_inner, k)) * p**k * (1 - p) ** (m_inner - k)
+    return total
+
+
+def float_below(x) -> float:
+    """A float64 at most the mpmath number ``x`` (rounding to nearest could go above it)."""
+    return float(np.nextafter(float(x), -np.inf))
+
+
+def _iv_min(balls):
+    """An interval below every ball's lower end: the smaller of two end values."""
+    import mpmath
+
+    low = min(mpmath.mpf(b.a) for b in balls)
+    return mpmath.iv.mpf([low, low])
