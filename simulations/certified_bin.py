@@ -180,12 +180,13 @@ def bin_infimum(m, radius, *, edge_point=False, threshold=None) -> BinInfimum:
 
     Examples
     --------
-    A bin of 4 labels and radius 0.3: the failure's supremum is 0.333 (at p -> 0.55), the
-    same as :func:`calcheck.simulations.binomial_sup.sup_binomial_tail`:
+    A bin of 4 labels and radius 0.3: the infimum is 0.667, approached at p -> 0.45 (and,
+    by symmetry, 0.55), one minus the supremum of
+    :func:`calcheck.simulations.binomial_sup.sup_binomial_tail`:
 
     >>> b = bin_infimum(4, 0.3)
     >>> round(b.value, 4), round(b.p, 2)
-    (0.667, 0.55)
+    (0.667, 0.45)
     """
     m = check_positive_int(m, "m", 2 if edge_point else 1, maximum=MAX_POINTS)
     if not callable(radius):

@@ -158,11 +158,12 @@ class MethodSpec:
     def with_data(self) -> MethodSpec:
         """The method as a bound that asks for data keywords runs it.
 
-        Its experiments record the data (``data_build``); no exact coverage (the radius
-        depends on the data).
+        Its experiments record the data (``data_build``). The exact scheme stays: a radius
+        of each bin's label sum and size ``r(k, m)`` has an exact coverage at constant eta
+        and a certified one (:func:`calcheck.theory_checks.exact.radius_of`).
         """
         build = self.build if self.data_build is None else self.data_build
-        return dataclasses.replace(self, build=build, data_build=None, exact_scheme=None)
+        return dataclasses.replace(self, build=build, data_build=None)
 
 
 def method_table() -> list[dict]:

@@ -32,6 +32,7 @@ from calcheck.simulations.exact_coverage import exact_coverage
 from calcheck.simulations.provenance import generator
 from calcheck.simulations.search import evaluate_batch
 
+from .methods import DATA_KEYWORDS
 from .search_refine import eta_groups, objective_name, refinement_objective
 from .user import definition_of
 
@@ -46,8 +47,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Guarantees whose worst case over laws is eta = 1/2 in every Hoeffding step, with the
-#: binning scheme and event of :func:`calcheck.simulations.exact_coverage.exact_coverage`.
+#: Guarantees whose event has an exact route at constant eta and a certified one over every
+#: law (uniform-mass binning, gr21 Lemma 2), with the binning scheme and event of
+#: :func:`calcheck.simulations.exact_coverage.exact_coverage`.
 EXACT_WORST_CASE = {
     "gr21.thm3": ("umd", "conditional"),
     "gr21.cor1": ("zadrozny_elkan", "conditional"),
@@ -60,10 +62,11 @@ EXACT_WORST_CASE = {
 
 
 def exact_worst_case(guarantee: str):
-    """``(scheme, event)`` of a guarantee whose worst case is eta = 1/2, or None.
+    """``(scheme, event)`` of a guarantee with a fixed radius and an exact route, or None.
 
     The paper guarantees of :data:`EXACT_WORST_CASE`, and a user's guarantee on a method
-    with an exact scheme (uniform-mass binning) and a conditional or marginal event.
+    with an exact scheme (uniform-mass binning) and a conditional or marginal event whose
+    bound reads no data (the search's reference evaluates one radius per size).
     """
     if guarantee in EXACT_WORST_CASE:
         return EXACT_WORST_CASE[guarantee]
@@ -72,6 +75,7 @@ def exact_worst_case(guarantee: str):
         definition is not None
         and definition.method.exact_scheme is not None
         and definition.event in ("conditional", "marginal")
+        and not set(definition.guarantee.parameters) & set(DATA_KEYWORDS)
     ):
         return definition.method.exact_scheme, definition.event
     return None
