@@ -15,12 +15,9 @@ most ``false_alarm``.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import math
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from calcheck.bounds import registry
 from calcheck.simulations.engine import BLOCK_REPS, load_outcome, n_blocks_for
@@ -30,6 +27,7 @@ from .coverage_evidence import (
     CellResult,
     cell_dict,
     cell_label,
+    cell_result,
     coverage_mutant,
     mutant_counts,
     plot_cells,
@@ -46,10 +44,8 @@ from .events import (
 from .evidence import is_sure_claim
 from .exact_evidence import with_exact_evidence
 from .export import Exportable
-from .power import detectable_factor, no_power
 from .protocol import Mutant
 from .roles import check_role, role_of
-from .verdicts import coverage_verdict
 
 __all__ = ["CellResult", "Check", "CheckResult", "with_sharper_controls"]
 
@@ -161,7 +157,7 @@ class Check:
                     else None
                 )
                 values = self.event.evaluate(exp, outcome, radius, alpha)
-                cell = _cell_result(self, exp, outcome, alpha, values, claim, level)
+                cell = cell_result(self, exp, outcome, alpha, values, claim, level)
                 cells.append(with_exact_evidence(self, exp, alpha, radius, cell))
                 if self.has_mutant:
                     mutant_cells.append(
@@ -216,41 +212,6 @@ def with_sharper_controls(checks: list, factors: dict) -> list:
             )
         )
     return [*checks, *extra]
-
-
-def _cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult:
-    claimed = claim(alpha if alpha is not None else 0.0, values.bound)
-    # A bound >= 1 on an expectation of a [0, 1] quantity cannot fail: claim > 0 anyway.
-    claimed = min(max(claimed, np.nextafter(0.0, 1.0)), 1.0)
-    success = np.asarray(values.success, dtype=bool)
-    verdict = coverage_verdict(int(success.sum()), success.size, claimed, level=level)
-    r = np.asarray(values.ratio, dtype=float)
-    if isinstance(check.event, MeanAtMost):
-        q = float(np.mean(r))
-    else:
-        q = float(np.quantile(r, claimed, method="inverted_cdf"))
-    tightness = 1.0 / q if q > 0 else float("inf")
-    detectable = detectable_factor(success, r, verdict)
-    n_empty = getattr(outcome, "n_empty", None)
-    vacuous = 0 if values.vacuous is None else int(np.sum(values.vacuous))
-    bits = base64.b64encode(np.packbits(success).tobytes()).decode("ascii")
-    return CellResult(
-        exp.law_name,
-        exp.n_total,
-        exp.bins,
-        alpha,
-        values.bound,
-        verdict,
-        values.estimate,
-        q,
-        tightness,
-        0 if n_empty is None else int(np.sum(n_empty)),
-        exp.label(),
-        detectable,
-        vacuous,
-        no_power(verdict, values.vacuous, n_empty),
-        success_bits=bits,
-    )
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from calcheck.simulations._io import json_text
 
-from .audit import audit_problems, audit_rows, audit_table
+from .audit import audit_problems, audit_rows, audit_table, cell_rows
 
 __all__ = ["cmd_audit"]
 
@@ -29,7 +29,8 @@ def cmd_audit(args) -> int:
         raise ValueError(f"{path} is not a calcheck run's results.json ({exc})") from None
     problems = audit_problems(data)
     if args.json:
-        print(json_text({"results": str(path), "rows": rows, "problems": problems}, indent=1))
+        out = {"results": str(path), "rows": rows, "cells": cell_rows(data), "problems": problems}
+        print(json_text(out, indent=1))
     else:
         print(audit_table(data))
         head = data.get("headline", {}).get("text")

@@ -15,15 +15,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .events import MUTANT_FACTORS
+from .events import MUTANT_FACTORS, MeanAtMost
 from .export import Exportable
+from .power import detectable_factor, mean_detectable_factor, no_power, quantile_interval
 from .protocol import Mutant, json_number
-from .verdicts import CoverageVerdict, critical_count
+from .verdicts import CoverageVerdict, coverage_verdict, critical_count
 
 __all__ = [
     "CellResult",
     "cell_dict",
     "cell_label",
+    "cell_result",
     "coverage_mutant",
     "mutant_counts",
     "plot_cells",
@@ -47,6 +49,10 @@ class CellResult(Exportable):
     ``certified_coverage`` (with ``certified_route``) is a lower bound on the event's
     probability over every law at the cell's sizes
     (:mod:`calcheck.simulations.certified_coverage`); at or above the claim it proves the cell.
+    The critical factor f* (the smallest multiple of the bound that still reaches the claim,
+    :mod:`~calcheck.theory_checks.tightness`) is ``ratio_quantile`` on the replicates, with
+    ``critical_factor_ci`` its 95% order-statistic interval; ``exact_factor`` on this law
+    and ``certified_factor`` over every law at these sizes where those routes exist.
     ``success_bits`` holds the per-replicate successes, packed (:meth:`successes`).
     """
 
@@ -69,6 +75,9 @@ class CellResult(Exportable):
     success_bits: str = ""
     certified_coverage: float | None = None
     certified_route: str = ""
+    critical_factor_ci: tuple | None = None
+    exact_factor: float | None = None
+    certified_factor: float | None = None
 
     @property
     def violated(self) -> bool:
@@ -93,6 +102,47 @@ class CellResult(Exportable):
         """The per-replicate successes (kept packed: implied checks compare them)."""
         bits = np.frombuffer(base64.b64decode(self.success_bits), dtype=np.uint8)
         return np.unpackbits(bits, count=self.verdict.trials).astype(bool)
+
+
+def cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult:
+    """One cell's verdict, tightness, power and packed successes from the event's values."""
+    claimed = claim(alpha if alpha is not None else 0.0, values.bound)
+    # A bound >= 1 on an expectation of a [0, 1] quantity cannot fail: claim > 0 anyway.
+    claimed = min(max(claimed, np.nextafter(0.0, 1.0)), 1.0)
+    success = np.asarray(values.success, dtype=bool)
+    verdict = coverage_verdict(int(success.sum()), success.size, claimed, level=level)
+    r = np.asarray(values.ratio, dtype=float)
+    if isinstance(check.event, MeanAtMost):
+        q, q_ci = float(np.mean(r)), None
+    else:
+        q = float(np.quantile(r, claimed, method="inverted_cdf"))
+        q_ci = quantile_interval(r, claimed)
+    tightness = 1.0 / q if q > 0 else float("inf")
+    if isinstance(check.event, MeanAtMost):
+        detectable = mean_detectable_factor(verdict, float(values.bound))
+    else:
+        detectable = detectable_factor(success, r, verdict)
+    n_empty = getattr(outcome, "n_empty", None)
+    vacuous = 0 if values.vacuous is None else int(np.sum(values.vacuous))
+    bits = base64.b64encode(np.packbits(success).tobytes()).decode("ascii")
+    return CellResult(
+        exp.law_name,
+        exp.n_total,
+        exp.bins,
+        alpha,
+        values.bound,
+        verdict,
+        values.estimate,
+        q,
+        tightness,
+        0 if n_empty is None else int(np.sum(n_empty)),
+        exp.label(),
+        detectable,
+        vacuous,
+        no_power(verdict, values.vacuous, n_empty),
+        success_bits=bits,
+        critical_factor_ci=q_ci,
+    )
 
 
 def mutant_counts(check, exp, outcome, radius, alpha, values, claim) -> list:
@@ -197,6 +247,11 @@ def cell_dict(c: CellResult) -> dict:
         "exact_route": c.exact_route or None,
         "certified_coverage": c.certified_coverage,
         "certified_route": c.certified_route or None,
+        "critical_factor_ci": (
+            None if c.critical_factor_ci is None else [json_number(x) for x in c.critical_factor_ci]
+        ),
+        "exact_factor": json_number(c.exact_factor),
+        "certified_factor": json_number(c.certified_factor),
     }
 
 

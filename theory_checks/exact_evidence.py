@@ -39,6 +39,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -334,6 +335,8 @@ def with_exact_evidence(check, experiment, alpha, radius, cell):
         exact = route.coverage(eps)
         cross_check(check.id, label, exact, v.successes, v.trials)
         changes.update(exact_coverage=exact, exact_route=route.text)
+    if getattr(check, "has_mutant", False):  # a guarantee: its tightness on both routes
+        changes.update(_critical_factors(certified, route, changes, eps, v.claimed))
     sure = [x for x in (changes.get("exact_coverage"), changes.get("certified_coverage")) if x]
     if any(x >= 1.0 for x in sure) and not cell.no_power:
         changes["no_power"] = (
@@ -341,6 +344,42 @@ def with_exact_evidence(check, experiment, alpha, radius, cell):
             "(a radius that no error of this law can exceed)"
         )
     return dataclasses.replace(cell, **changes) if changes else cell
+
+
+#: Width of the bisection bracket of a cell's exact and certified critical factors.
+FACTOR_TOLERANCE = 1e-4
+#: Largest factor tried (a bound this many times too small has no factor worth a number).
+_MAX_FACTOR = 64.0
+
+
+def _smallest_factor(covers) -> float:
+    """The smallest f in (0, 64] with ``covers(f)``, to :data:`FACTOR_TOLERANCE` above."""
+    hi = 1.0
+    while not covers(hi):
+        hi *= 2.0
+        if hi > _MAX_FACTOR:
+            return float("inf")
+    lo = 0.0
+    while hi - lo > FACTOR_TOLERANCE:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if covers(mid) else (mid, hi)
+    return hi
+
+
+@functools.lru_cache(maxsize=1024)
+def _certified_factor(route: CertifiedRoute, eps: float, claimed: float) -> float:
+    # law-free: one value per sizes, radius and claim, whatever the cell's law
+    return _smallest_factor(lambda f: route.certificate(f * eps, None).value >= claimed)
+
+
+def _critical_factors(certified, route, changes: dict, eps: float, claimed: float) -> dict:
+    """``certified_factor`` and ``exact_factor`` of a guarantee's cell, where routes exist."""
+    out = {}
+    if certified is not None and eps > 0:
+        out["certified_factor"] = _certified_factor(certified, eps, claimed)
+    if "exact_coverage" in changes and eps > 0:
+        out["exact_factor"] = _smallest_factor(lambda f: route.coverage(f * eps) >= claimed)
+    return out
 
 
 def _certified_text(cert) -> str:

@@ -98,6 +98,8 @@ class ExponentCheck:
         ``h(theta)``: the guarantee's function with ``c = 1``, or a wrong rate (control).
     tolerance : float
         Excess exponent allowed ("nearly").
+    tolerance_reason : str
+        Why a tolerance other than the default 0.1 (listed by ``calcheck audit``).
     description : str
     """
 
@@ -110,6 +112,7 @@ class ExponentCheck:
     tolerance: float = 0.1
     description: str = ""
     role: str = ""
+    tolerance_reason: str = ""
 
     def __post_init__(self):
         check_role(self)
@@ -294,6 +297,7 @@ class ExponentCheckResult(SeriesCheckResult):
         return {
             "claim": f"E[stat] ~ h: excess exponent within +-{self.check.tolerance:g}",
             "tolerance": self.check.tolerance,
+            "tolerance_reason": self.check.tolerance_reason or None,
             "series": [
                 {
                     "name": s.name,

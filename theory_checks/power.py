@@ -9,10 +9,17 @@ a cell has *no power* when no outcome is flagged, or when the event holds by con
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 from .verdicts import critical_count
 
-__all__ = ["detectable_factor", "flag_count", "no_power"]
+__all__ = [
+    "detectable_factor",
+    "flag_count",
+    "mean_detectable_factor",
+    "no_power",
+    "quantile_interval",
+]
 
 
 #: A claimed coverage this small is an expectation bound >= 1 (its claim is 1 - bound).
@@ -76,3 +83,51 @@ def detectable_factor(success, ratio, verdict) -> float | None:
     if c < 0:
         return 0.0  # no outcome is flagged: the test has no power at all
     return float(np.partition(ratio, c)[c])
+
+
+def quantile_interval(ratio, level: float, confidence: float = 0.95):
+    """Order-statistic interval of the ``level`` quantile of ``ratio`` (distribution-free).
+
+    The critical factor f* of a cell on its law is the ``level`` quantile of error / bound;
+    the interval ``[r_(l), r_(u)]`` with l, u the binomial ``(1 -/+ confidence) / 2``
+    quantiles of ``Bin(R, level)`` covers it with probability at least ``confidence``
+    (Hahn & Meeker). ``None`` when a bound reaches past the replicates (an end at 0 or R).
+    """
+    r = np.sort(np.asarray(ratio, dtype=float).ravel())
+    n = r.size
+    tail = (1.0 - confidence) / 2.0
+    lo = int(stats.binom.ppf(tail, n, level)) - 1
+    hi = int(stats.binom.ppf(1.0 - tail, n, level))
+    if lo < 0 or hi >= n:
+        return None
+    return float(r[lo]), float(r[hi])
+
+
+def mean_detectable_factor(verdict, bound: float) -> float | None:
+    """Largest k such that an expectation cell flags the bound times any factor below k.
+
+    An expectation bound ``E[Z] <= b`` is tested as the coverage ``P(U >= Z) >= 1 - b``
+    (:mod:`~calcheck.theory_checks.verdicts`): its successes do not depend on b, so the bound
+    times f is flagged exactly when the successes are at or below the critical count of the
+    claim ``1 - f b``, which grows as f shrinks. The largest such f, by bisection to 1e-3
+    (None for a bound that is not a positive finite number; 0 when even f -> 0 is not flagged).
+    """
+    if not (np.isfinite(bound) and bound > 0):
+        return None
+    k, trials, level = verdict.successes, verdict.trials, verdict.level
+
+    def flagged(f: float) -> bool:
+        claimed = 1.0 - f * bound
+        if claimed >= 1.0:
+            return k < trials
+        return claimed > 0 and k <= critical_count(trials, claimed, level)
+
+    if not flagged(1e-9):
+        return 0.0
+    lo, hi = 1e-9, 1.0 / bound
+    if flagged(hi):
+        return float(hi)
+    while hi - lo > 1e-3:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if flagged(mid) else (lo, mid)
+    return float(lo)

@@ -133,6 +133,8 @@ class RateCheck:
         names a wrong rate.
     slack : float
         Slope allowed above 1 for lower-order terms on a finite range.
+    slack_reason : str
+        Why a slack other than the default 0.05 (listed by ``calcheck audit``).
     description : str
     """
 
@@ -146,6 +148,7 @@ class RateCheck:
     slack: float = 0.05
     description: str = ""
     role: str = ""
+    slack_reason: str = ""
 
     def __post_init__(self):
         check_role(self)
@@ -391,6 +394,7 @@ class RateCheckResult(SeriesCheckResult):
             "claim": f"n*/h bounded: slope of log n* on log h <= 1 + {ch.slack:g}",
             "delta": ch.delta,
             "slack": ch.slack,
+            "tolerance_reason": ch.slack_reason or None,
             "series": [_series_dict(s) for s in self.series],
             "cells": [],
         }

@@ -12,11 +12,14 @@ import math
 
 from calcheck.bounds import registry
 
+from .evidence import cell_tier
 from .roles import VALID_FORMS
 
 __all__ = [
+    "P_FLOOR",
     "SUMMARY_HEADERS",
     "number_text",
+    "p_value_text",
     "printed_claim_lines",
     "printed_claims",
     "summary_row",
@@ -166,9 +169,30 @@ def _coverage_row(check: dict) -> tuple[str, ...]:
             else ""
         ),
         f"{worst['claimed']:.4f}",
-        f"{worst['p_value']:.3g}",
+        p_value_text(worst, check.get("claim", "")),
         f"{min(tight):.2f}-{max(tight):.2f}" if tight else "-",
     )
+
+
+#: p-values below this print as "< 1e-300" (scipy's binomial test underflows to 0 there).
+P_FLOOR = 1e-300
+
+
+def p_value_text(cell: dict, claim: str = "") -> str:
+    """A cell's p-value as printed: what decided it where no test did, never a bare 0.
+
+    A cell decided by its certified or exact probability shows that (the test is only a
+    cross-check there); a p-value below :data:`P_FLOOR` prints as ``< 1e-300``; a claim of
+    certainty is decided by whether any replicate failed.
+    """
+    tier = cell.get("tier") or cell_tier(cell, claim)
+    if tier in ("certified", "exact"):
+        value = cell["certified_coverage" if tier == "certified" else "exact_coverage"]
+        return f"{tier} {value:.4f} decides"
+    p = cell["p_value"]
+    if cell.get("claimed", 0.0) >= 1.0:
+        return "0 (a failure, claimed surely)" if p == 0 else "1 (no failure)"
+    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.3g}"
 
 
 def text_table(headers, rows, *, markdown: bool = False) -> str:
@@ -193,6 +217,11 @@ ROWS = {
     "mean": lambda c: (*_mean_row(c), "-"),
     "tradeoff": lambda c: (*_tradeoff_row(c), "-"),
 }
+
+
+def _no_p(check: dict, text: str) -> bool:
+    """Whether the row's last number is not a p-value (a series, or an exact decision)."""
+    return check.get("kind") not in (None, "coverage") or text.endswith("decides")
 
 
 def printed_claims(checks: list[dict]) -> list[dict]:
@@ -220,7 +249,7 @@ def printed_claims(checks: list[dict]) -> list[dict]:
             "fails": bool(c["passed"]),
             "where": row[4],
             "numbers": f"{row[5]} vs claimed {row[6]} "
-            + (f"({row[7]})" if c.get("kind") not in (None, "coverage") else f"(p = {row[7]})"),
+            + (f"({row[7]})" if _no_p(c, row[7]) else f"(p = {row[7]})"),
             "valid_form": None,
         }
         valid = VALID_FORMS.get(g.id)

@@ -66,6 +66,19 @@ REFUSED = {
 _Q90 = 2.4
 
 
+#: Stated where the slack differs from the default (``calcheck audit`` lists it).
+_GI2_SLACK_REASON = (
+    "tuned: the measured slope's lower bound (1.061 at the quick budget) fails the default "
+    "0.05; the paper states O(B / eps^2) with no constant, and a lower-order term over a "
+    "finite range of B / eps^2 is the reading taken (as klm19.lem43), not a derived one; "
+    "the control at B / eps (slope 0.5 in h) is still flagged"
+)
+_GI5_TOLERANCE_REASON = (
+    'App. E says "nearly constant" / "nearly linearly" in B: a looser band than a stated '
+    "rate, chosen for that word, not derived"
+)
+
+
 def _grid(lo, hi, n_bins):
     n_min = smallest_thirds_size(n_bins)
     lo = max(lo, n_min)
@@ -236,6 +249,7 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             DELTA,
             slack=0.1,
             description="histogram binning: CE^2 <= eps^2 once n >= c B / eps^2",
+            slack_reason=_GI2_SLACK_REASON,
         ),
         RateCheck(
             "klm19.gi2.control.eps_not_squared",
@@ -251,6 +265,7 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             ),
             slack=0.1,
             description="histogram binning claimed at n >= c B / eps",
+            slack_reason=_GI2_SLACK_REASON,
         ),
         ExponentCheck(
             "klm19.gi1",
@@ -274,6 +289,7 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             (n_series, b_series),
             "sb",
             tolerance=0.15,
+            tolerance_reason=_GI5_TOLERANCE_REASON,
             description="scaling-binning: E[CE^2] ~ c/n, nearly constant in B (App. E)",
         ),
         ExponentCheck(
@@ -284,6 +300,7 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             "violated",
             _rate("B_over_n", "c B / n (histogram binning's rate)", lambda s: s["n_bins"] / s["n"]),
             tolerance=0.15,
+            tolerance_reason=_GI5_TOLERANCE_REASON,
             description="scaling-binning claimed to grow linearly in B, like histogram binning",
         ),
         ExponentCheck(
@@ -292,6 +309,7 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             (n_series, b_series),
             "hist_bins",
             tolerance=0.15,
+            tolerance_reason=_GI5_TOLERANCE_REASON,
             description="histogram binning, per bin: E[CE^2] ~ c B/n for the CE of the bins "
             "(every bin its own level set; not the map users get, whose tied bin means "
             "merge: see the counterexample)",
@@ -304,6 +322,7 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             "violated",
             _rate("sqrt_B_over_n", "c sqrt(B) / n", lambda s: np.sqrt(s["n_bins"]) / s["n"]),
             tolerance=0.15,
+            tolerance_reason=_GI5_TOLERANCE_REASON,
             description="the per-bin CE^2 claimed to grow as sqrt(B) (a wrong rate: its B "
             "exponent is 1)",
         ),
@@ -314,6 +333,7 @@ def recalibration_checks(full: bool, estimator_series) -> list:
             "hist",
             "violated",
             tolerance=0.15,
+            tolerance_reason=_GI5_TOLERANCE_REASON,
             description="App. E's claim on the map users get (tied bin means merged): at "
             "n/B = 25 its CE^2 stops growing linearly with B",
             role="counterexample",
