@@ -198,11 +198,42 @@ def bin_infimum(m, radius, *, edge_point=False, threshold=None) -> BinInfimum:
     return _bin_infimum(m, radius, bool(edge_point), threshold)
 
 
+def _fixed_candidates(m: int, eps: float, shift):
+    """:func:`_candidates` of a fixed radius in O(m): only where a count leaves the window.
+
+    With one radius the accepted counts are the window ``m (p - eps) <= j <= m (p + eps)``:
+    one run. A piece's end where a count enters the window is dominated by the neighbouring
+    piece's end (fewer counts, same p), so the one-sided limits that matter are just past
+    ``k/m + eps`` (k has left from below: j in ``k+1 .. floor(k + 2 m eps)``) and just before
+    ``k/m - eps`` (k has left from above: j in ``ceil(k - 2 m eps) .. k-1``), as in
+    :func:`calcheck.simulations.binomial_sup.sup_binomial_tail`.
+    """
+    k = np.arange(m + 1, dtype=float)
+    width = 2.0 * m * eps
+    m_inner = m - (1 if shift is not None else 0)
+    s = 0 if shift is None else shift
+    up = k / m + eps
+    down = k / m - eps
+    keep_up, keep_down = up < 1.0, down > 0.0
+    first = np.concatenate([k[keep_up] + 1, np.ceil(k[keep_down] - width - COUNT_TOLERANCE)])
+    last = np.concatenate([np.floor(k[keep_up] + width + COUNT_TOLERANCE), k[keep_down] - 1])
+    where = np.concatenate([up[keep_up], down[keep_down]])
+    first = np.maximum(first - s, 0)
+    last = np.minimum(last - s, m_inner)
+    values = np.where(last >= first, _window(first, last, m_inner, where), 0.0)
+    if values.size == 0:  # no count ever leaves: the radius covers [0, 1] from every count
+        return np.ones(1), np.full(1, 0.5)
+    return values, where
+
+
 def _bin_infimum(m: int, radius, edge_point: bool, threshold) -> BinInfimum:
     r = radii(radius, m)
     best = None
     for shift in (0, 1) if edge_point else (None,):
-        values, where = _candidates(m, r, shift)
+        if callable(radius):
+            values, where = _candidates(m, r, shift)
+        else:
+            values, where = _fixed_candidates(m, float(radius), shift)
         i = int(np.argmin(values))
         if best is None or values[i] < best[0]:
             best = (float(values[i]), float(where[i]), shift, values, where)

@@ -91,6 +91,7 @@ __all__ = [
     "certified_coverage",
     "certified_layout",
     "smallest_certified_eps",
+    "smallest_layout_eps",
 ]
 
 
@@ -298,14 +299,42 @@ def smallest_certified_eps(n, n_bins, alpha, *, event="conditional", scheme="umd
     ``theorem eps / this`` is the theorem's looseness against the worst law, not against one
     chosen law. Returned as the upper end of a bisection bracket of width ``1e-9``, so the
     certificate holds at the value returned.
+
+    Examples
+    --------
+    gr21 Theorem 3 states 0.1636 at n = 1000, B = 10, alpha = 0.1; 0.1313 holds on every law:
+
+    >>> round(smallest_certified_eps(1000, 10, 0.1), 4)
+    0.1313
     """
     alpha = float(alpha)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     bins = certified_bins(n, n_bins, "umd" if scheme == "randomized_umd" else scheme)
+    return smallest_layout_eps(bins, 1.0 - alpha, event=event)
+
+
+def smallest_layout_eps(bins, claimed: float, *, event="conditional", pooled=False) -> float:
+    """The smallest fixed radius whose certified coverage of a layout reaches ``claimed``.
+
+    Parameters
+    ----------
+    bins : sequence of (int, bool)
+        As :func:`certified_layout` takes (several classes' bins side by side: their
+        conditional events multiply, gr22 Algorithm 8 given the class counts).
+    claimed : float
+        In (0, 1).
+    event : {"conditional", "marginal"}
+    pooled : bool, default False
+
+    Returns
+    -------
+    float
+        The upper end of a bisection bracket of width 1e-9 (the certificate holds there).
+    """
 
     def holds(eps):
-        return certified_layout(bins, eps, event=event).value >= 1.0 - alpha
+        return certified_layout(bins, eps, event=event, pooled=pooled).value >= claimed
 
     lo, hi = 0.0, 1.0
     while hi - lo > 1e-9:

@@ -87,6 +87,7 @@ def headline(checks) -> dict:
         "guarantees_verified": len(verified),
         "guarantees": len(own),
         "verified_by_tier": {t: sum(led[c["id"]]["tier"] == t for c in verified) for t in STRENGTH},
+        "verified_cells_by_tier": _cells_by_tier(verified),
         "cannot_fail_on_design": [
             c["id"] for c in own if c["verdict"] == "consistent" and not _caught(c)
         ],
@@ -110,6 +111,16 @@ def headline(checks) -> dict:
     return out
 
 
+def _cells_by_tier(records) -> dict:
+    """Cells of the given checks on each rung (a record without tiers counts none)."""
+    out = {t: 0 for t in (*STRENGTH, "powerless")}
+    for c in records:
+        for cell in c.get("cells") or ():
+            if cell.get("tier") in out:
+                out[cell["tier"]] += 1
+    return out
+
+
 def _caught(record) -> bool:
     mutant = record.get("mutant")
     return mutant is None or bool(mutant.get("caught"))
@@ -122,6 +133,13 @@ def _tier_text(h: dict) -> str:
         f"{by.get('exact', 0)} exact on their laws",
         f"{by.get('monte_carlo', 0)} by Monte Carlo with the power each states",
     ]
+    cells = h.get("verified_cells_by_tier") or {}
+    if any(cells.values()):
+        parts.append(
+            f"their cells: {cells.get('certified', 0)} certified, {cells.get('exact', 0)} "
+            f"exact, {cells.get('monte_carlo', 0)} Monte Carlo, "
+            f"{cells.get('powerless', 0)} powerless"
+        )
     return "; ".join(parts)
 
 

@@ -12,7 +12,7 @@ import math
 
 from calcheck.bounds import registry
 
-from .evidence import cell_tier
+from .evidence import cell_tier, is_sure_claim
 from .roles import VALID_FORMS
 
 __all__ = [
@@ -151,6 +151,13 @@ def _detects(check: dict) -> str:
     return f"x{max(k):.2f}" if k else "-"
 
 
+def _coverage_text(cell: dict, claim: str) -> str:
+    """Coverage with its interval; a sure claim's replicates are not trials: no interval."""
+    if is_sure_claim(claim):
+        return f"{cell['successes']} of {cell['trials']} hold (deterministic)"
+    return f"{cell['coverage']:.4f} [{cell['ci_low']:.4f}, {cell['ci_high']:.4f}]"
+
+
 def _coverage_row(check: dict) -> tuple[str, ...]:
     worst = _worst(check["cells"])
     tight = [x["tightness"] for x in check["cells"] if isinstance(x["tightness"], float)]
@@ -162,7 +169,7 @@ def _coverage_row(check: dict) -> tuple[str, ...]:
         f"{check['verdict']} ({status})",
         str(len(check["cells"])),
         f"{worst['law']} n={worst['n']} B={worst['n_bins']} a={alpha}",
-        f"{worst['coverage']:.4f} [{worst['ci_low']:.4f}, {worst['ci_high']:.4f}]"
+        _coverage_text(worst, check.get("claim", ""))
         + (
             f"; exact {worst['exact_coverage']:.4f}"
             if worst.get("exact_coverage") is not None
