@@ -6,13 +6,16 @@ change between versions):
 Checking
     :func:`verify` (a guarantee on a law), :func:`search` (the worst law of a family, at
     a :class:`SearchBudget`),
-    :func:`exact_coverage` (exact coverage at constant eta, where it applies; at a given
-    radius: :func:`coverage_at_radius`, and the smallest radius that covers:
-    :func:`smallest_exact_eps`),
+    :func:`exact_coverage` (exact coverage at constant eta, where it applies, with the
+    certificate over every law beside it; at a given radius: :func:`coverage_at_radius`,
+    and the smallest radius that covers: :func:`smallest_exact_eps`),
+    :func:`certified_coverage` (a lower bound over every law at given sizes, gr21 Lemma 2's
+    reduction), :func:`critical_factor` (the smallest multiple of a bound that still holds:
+    its tightness, certified or exact),
     :func:`sharper_control` (the bound times a factor below the detectable one, on a
     fresh seed), :func:`plan` (the replicates that detect a shortfall at a power, a
     :class:`ReplicatePlan`), and :mod:`calcheck.testing` (``assert_guarantee_holds`` /
-    ``assert_guarantee_violated``).
+    ``assert_guarantee_violated`` / ``assert_tightness``).
 Results out
     every result has ``to_dict`` / ``to_json`` / ``to_frame``; :func:`report` writes the
     report of ``calcheck run`` (JSON, Markdown, HTML) from results computed in Python.
@@ -110,6 +113,8 @@ _EXPORTS = {
     "exact_coverage": ("calcheck.theory_checks.exact", "exact_coverage"),
     "coverage_at_radius": ("calcheck.simulations.exact_coverage", "exact_coverage"),
     "smallest_exact_eps": ("calcheck.simulations.exact_coverage", "smallest_exact_eps"),
+    "certified_coverage": ("calcheck.simulations.certified_coverage", "certified_coverage"),
+    "critical_factor": ("calcheck.theory_checks.tightness", "critical_factor"),
     "sharper_control": ("calcheck.theory_checks.controls", "sharper_control"),
     "define_guarantee": ("calcheck.theory_checks.user", "define_guarantee"),
     "list_methods": ("calcheck.theory_checks.user", "method_table"),

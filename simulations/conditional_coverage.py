@@ -26,7 +26,7 @@ that are distinct outputs (``randomized_umd``, the
 theorem's ``delta -> 0`` limit). For ``umd`` and ``zadrozny_elkan``, bins whose outputs are
 equal are one output of h and their truth is pooled; here every bin is judged against its
 own ``Pi_b`` (no pooling), which is what the maps do whenever eta is constant across the
-pooled bins (for instance near the worst case eta = 1/2 everywhere). The search uses it to
+pooled bins (for instance eta = 1/2 everywhere). The search uses it to
 rank candidate laws only; every verdict comes from the engine's Monte Carlo.
 
 References

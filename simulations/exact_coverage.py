@@ -315,7 +315,8 @@ def exact_coverage(n, n_bins, eta, eps, *, event="conditional", scheme="umd"):
     n_bins : int
         Bins B.
     eta : float
-        Constant ``E[Y | S]`` in (0, 1); 1/2 is the worst case of every Hoeffding step.
+        Constant ``E[Y | S]`` in (0, 1). No single eta is the worst law: the certified
+        coverage (:mod:`calcheck.simulations.certified_coverage`) bounds every law.
     eps : float or 1-d array_like
         Radii.
     event : {"conditional", "marginal"}
@@ -337,8 +338,8 @@ def exact_coverage(n, n_bins, eta, eps, *, event="conditional", scheme="umd"):
 
     Examples
     --------
-    gr21 Theorem 3's radius at n = 1000, B = 10, alpha = 0.1, at eta = 1/2 (its worst
-    case); ``calcheck.coverage_at_radius`` is this function:
+    gr21 Theorem 3's radius at n = 1000, B = 10, alpha = 0.1, at eta = 1/2;
+    ``calcheck.coverage_at_radius`` is this function:
 
     >>> from calcheck import coverage_at_radius, get_guarantee
     >>> eps = float(get_guarantee("gr21.thm3").function(n=1000, n_bins=10, alpha=0.1))

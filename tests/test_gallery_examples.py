@@ -44,7 +44,7 @@ EXPECTED = {
         "(negative control of gr21.thm3): violated, as expected",
     ],
     "plot_pytest_regression.py": [
-        "both tests pass",
+        "the three tests pass",
         "mine.thm3_no_union was expected consistent but is violated",
     ],
     "plot_search_worst_law.py": [

@@ -325,11 +325,7 @@ class CheckResult(Exportable):
             f"false-alarm rate {self.false_alarm:g}; worst cell {w.law} n={w.n} "
             f"B={w.n_bins}{alpha}: coverage {v.coverage:.4f} [{v.ci_low:.4f}, "
             f"{v.ci_high:.4f}] vs claimed {v.claimed:.4f}, p={v.p_value:.3g}"
-            + (
-                f"; exact coverage {w.exact_coverage:.4f} decides ({w.exact_route})"
-                if w.exact_coverage is not None
-                else ""
-            )
+            + (f"; {w.decided_text()}" if w.decided_text() else "")
             + (f"; {self.vacuity_note()}" if self.vacuous_cells else "")
             + ">"
         )

@@ -123,7 +123,7 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         "--power",
         action="store_true",
         help="the search's own power: the searches of the power table (scaled bounds whose "
-        "exact worst case is known) from --seeds root seeds; writes search/power.md/.json",
+        "worst constant eta is known) from --seeds root seeds; writes search/power.md/.json",
     )
     s.add_argument(
         "--seeds", type=int, default=20, help="root seeds of --power (default: %(default)s)"

@@ -98,6 +98,15 @@ class CellResult(Exportable):
         """Whether some outcome of the replicates would flag this cell."""
         return not self.no_power
 
+    def decided_text(self) -> str:
+        """What decided the cell beyond its test, in words ("" for the test alone)."""
+        cert = self.certified_coverage
+        if cert is not None and cert >= self.verdict.claimed:
+            return f"certified over every law {cert:.4f} decides ({self.certified_route})"
+        if self.exact_coverage is not None:
+            return f"exact coverage {self.exact_coverage:.4f} decides ({self.exact_route})"
+        return ""
+
     def successes(self) -> np.ndarray:
         """The per-replicate successes (kept packed: implied checks compare them)."""
         bits = np.frombuffer(base64.b64decode(self.success_bits), dtype=np.uint8)

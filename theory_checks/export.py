@@ -23,7 +23,7 @@ Floats are written by ``repr``, so every float64 comes back bit for bit.
 ``to_frame()`` needs pandas (not a dependency of calcheck). Rows: one per cell for a
 coverage check (its check's id, guarantee, role, verdict and passed repeated on each), one
 per series (or member, or cell group) for the series checks, one per law a search reports
-(the search's law, random sampling's law, the exact worst case), the concatenation of its
+(the search's law, random sampling's law, the worst constant eta), the concatenation of its
 results' rows for a :class:`~calcheck.theory_checks.runner.RunResult`, and one row for the
 other results. Nested results are flattened with dotted column names
 (``verdict.coverage``); a cell's packed successes and a search's trace are left out.
@@ -435,6 +435,6 @@ def frame_rows(result) -> list[dict]:
         head = {"target": result.target, "criterion": result.criterion, "alpha": result.alpha}
         rows = [head | _flat(f) for f in (result.search, result.random) if f is not None]
         if result.reference:
-            rows.append(head | {"method": "exact worst case"} | dict(result.reference))
+            rows.append(head | {"method": "worst constant eta"} | dict(result.reference))
         return rows
     return [_flat(result)]

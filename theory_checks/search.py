@@ -7,9 +7,9 @@ differential evolution from the family's benign laws (:mod:`calcheck.simulations
 that selection does not bias the verdict, the winning law is re-checked on a fresh root
 seed at the budget's full replicate count with the suite's exact binomial verdict
 (:func:`calcheck.theory_checks.runner.run_checks`). The same is done for random sampling of theta at
-the same budget (the baseline). Where the worst case is a constant eta (every Hoeffding step
-of uniform-mass binning), the exact failure rate of the worst constant eta
-(:func:`analytic_reference`) is reported beside it.
+the same budget (the baseline). Where the event has an exact route (uniform-mass binning),
+the exact failure rate of the worst constant eta and the certified coverage over every law
+(:func:`analytic_reference`) are reported beside it.
 
 Targets: a studiable guarantee id (its stated bound;
 :func:`calcheck.theory_checks.catalog.for_law`),

@@ -1,11 +1,12 @@
-"""Known hard laws of a search: the exact worst case, and eta = 1/2 as a candidate.
+"""Known hard laws of a search: the worst constant eta, the certificate, eta = 1/2.
 
-Where a guarantee's worst case over laws is a constant eta (every Hoeffding step of
-uniform-mass binning, :data:`EXACT_WORST_CASE`), its exact failure rate is known
-(:func:`analytic_reference`). Whatever the guarantee, a law whose eta is 1/2 (the largest
-label variance) is where Hoeffding-type bounds are tightest, so the search compares the law
-it found with the family's known hard points (:func:`known_points`: every eta coordinate at
-1/2, and at the exact worst constant eta) and keeps the worst (:func:`keep_the_worst`).
+Where a guarantee's event has an exact route (uniform-mass binning, :data:`EXACT_WORST_CASE`),
+the exact failure rate of its worst constant eta is known, and the certified coverage bounds
+every law's from above (:func:`analytic_reference`). Whatever the guarantee, a law whose eta
+is 1/2 (the largest label variance) is where Hoeffding-type bounds are tightest, so the
+search compares the law it found with the family's known hard points (:func:`known_points`:
+every eta coordinate at 1/2, and at the exact worst constant eta) and keeps the worst
+(:func:`keep_the_worst`).
 
 Why: the search maximises a Monte Carlo criterion on a few hundred common-random-number
 replicates. Where the criterion is nearly flat in theta (a loose bound's tightness, or the
@@ -27,6 +28,7 @@ import logging
 
 import numpy as np
 
+from calcheck.simulations.certified_coverage import certified_coverage
 from calcheck.simulations.conditional_coverage import worst_constant_eta
 from calcheck.simulations.exact_coverage import exact_coverage
 from calcheck.simulations.provenance import generator
@@ -82,7 +84,7 @@ def exact_worst_case(guarantee: str):
 
 
 def analytic_reference(guarantee: str, bound, grid: dict, alpha: float):
-    """Exact failure rate of the worst constant eta, or None where none is known.
+    """Exact failure rate of the worst constant eta and the certificate, or None.
 
     The failure rate at constant eta is exact (product binomials, gr21 Lemma 2); its largest
     value over eta is near 1/2 but not always at it (the binomial cut-offs cross integers:
@@ -91,7 +93,10 @@ def analytic_reference(guarantee: str, bound, grid: dict, alpha: float):
     (``claimed = 1 - alpha``) and whether the exact coverage reaches it (``holds``). The
     worst constant eta is a law (any score law with that eta), so ``holds = False`` is a
     violation found exactly: ``SearchResult.found`` says so
-    (:mod:`calcheck.theory_checks.exact_evidence`: exact evidence first).
+    (:mod:`calcheck.theory_checks.exact_evidence`: exact evidence first). No constant eta is
+    known to be the worst law; ``certified_coverage`` bounds the coverage of **every** law
+    from below (:mod:`calcheck.simulations.certified_coverage`): where it reaches the claim
+    (``certified_holds``) no search can find a violation at these sizes.
     """
     worst = exact_worst_case(guarantee)
     if worst is None or set(grid) != {"n", "n_bins"}:
@@ -102,6 +107,7 @@ def analytic_reference(guarantee: str, bound, grid: dict, alpha: float):
     half = 1.0 - float(exact_coverage(n, b, 0.5, eps, event=event, scheme=scheme))
     eta, failure = worst_constant_eta(n, b, eps, event=event, scheme=scheme)
     claimed = 1.0 - float(alpha)
+    cert = certified_coverage(n, b, eps, event=event, scheme=scheme, threshold=claimed).value
     return {
         "law": f"constant eta = {eta:g} (any score law; eta = 1/2: {half:.4f})",
         "eps": eps,
@@ -113,6 +119,8 @@ def analytic_reference(guarantee: str, bound, grid: dict, alpha: float):
         "event": event,
         "claimed": claimed,
         "holds": bool(1.0 - failure >= claimed),
+        "certified_coverage": cert,
+        "certified_holds": bool(cert >= claimed),
     }
 
 

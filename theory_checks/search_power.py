@@ -1,17 +1,17 @@
 """The power of the law search itself, measured over root seeds.
 
 A search that reports "consistent" certifies nothing unless it would have found a violation
-that is there. On guarantees whose worst case over laws is known exactly (eta = 1/2 in every
-Hoeffding step of uniform-mass binning, ``calcheck.theory_checks.search.EXACT_WORST_CASE``),
+that is there. On guarantees whose worst constant eta is known exactly (uniform-mass binning,
+``calcheck.theory_checks.search.EXACT_WORST_CASE``; the certified coverage bounds every law),
 :func:`search_power` runs the search of a scaled bound (``"<guarantee>.times_<f>"``) from
 independent root seeds and counts, over the seeds:
 
 ``flagged``
     searches whose law is found violated on the fresh seed (the suite's exact binomial
-    verdict; correct only when the exact worst case's failure exceeds alpha);
+    verdict; correct only when the worst constant eta's exact failure exceeds alpha);
 ``reached``
-    searches whose law reaches the exact worst case within Monte Carlo error: the exact
-    worst-case failure rate is at most the upper end of the 95% Clopper-Pearson interval of
+    searches whose law reaches the worst constant eta within Monte Carlo error: its exact
+    failure rate is at most the upper end of the 95% Clopper-Pearson interval of
     the fresh-seed failure rate (a law significantly *above* it would be a finding, counted
     in ``above``);
 ``stated_consistent``
@@ -23,11 +23,12 @@ them the answer: the power measured is the optimiser's own.
 
 :data:`POWER_ROWS` are the rows of the documented table (``calcheck search --power``), at
 n = 1000, B = 20, alpha = 0.01 on ``beta_piecewise`` (k = 5), each at a factor where the
-exact worst case (the worst constant eta, ``analytic_reference``)
+worst constant eta (exact, ``analytic_reference``)
 violates the scaled bound; ``gr21.thm3.times_0.9`` is a row where no constant eta does (no
-search should flag it). For top-label binning (gr22 Theorem 1, per predicted class) the worst
-case is a constant eta in every class, but its exact failure depends on the class weights
-through the class counts (0.010-0.022 at eta = 1/2 over a grid of weights for the row below):
+search should flag it). For top-label binning (gr22 Theorem 1, per predicted class) the
+hardest known law is a constant eta in every class, but its exact failure depends on the
+class weights through the class counts (0.010-0.022 at eta = 1/2 over a grid of weights for
+the row below):
 its reference is the exact failure of each class's worst constant eta *at the class weights
 of the law found*, one per seed.
 """
@@ -93,7 +94,7 @@ class SearchPower:
 
     @property
     def reached(self) -> int | None:
-        """Searches within Monte Carlo error of (or above) the exact worst case."""
+        """Searches within Monte Carlo error of (or above) the worst constant eta."""
         refs = [r.get("reference") for r in self.records]
         if any(x is None for x in refs):
             return None
@@ -101,7 +102,7 @@ class SearchPower:
 
     @property
     def above(self) -> int | None:
-        """Searches significantly above the exact worst case (a finding if any)."""
+        """Searches significantly above the worst constant eta (a finding if any)."""
         refs = [r.get("reference") for r in self.records]
         if any(x is None for x in refs):
             return None

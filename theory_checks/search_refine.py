@@ -186,7 +186,7 @@ class LatticeLines:
     top of every peak there (a uniform line of 16 points steps over tops 0.0005 wide), and
     the next round reaches as far again from where the first landed. The other coordinates
     keep the stratified grid (None). Measured (gr21 Theorem 3 x 0.8 at n = 1000, B = 20,
-    alpha = 0.01, 20 seeds): the law found is within 0.0004 of the exact worst case
+    alpha = 0.01, 20 seeds): the law found is within 0.0004 of the worst constant eta
     (0.0273) on every seed, against 0.0014 with stratified lines only.
     """
 
@@ -283,7 +283,7 @@ def refine_incumbent(criterion, family, start, budget, *, seed, n_jobs=1, backen
 
     Where :class:`ConditionalFailure` applies: :data:`SMOOTH_SHARE` of the evaluations climb
     the smoothed conditional failure from :data:`~calcheck.simulations.search.REFINE_WIDTH`
-    (the envelope of the worst case: eta -> 1/2 in every Hoeffding step), the rest the exact
+    (the envelope of the failure: eta -> 1/2 in every Hoeffding step), the rest the exact
     one: in every round, an eta coordinate's line is the :data:`EXACT_POINTS` lattice etas
     nearest to it (:class:`LatticeLines`: the tops of the peaks, wherever the smoothed stage
     left it), any other coordinate's a stratified window of :data:`EXACT_WIDTH`, zooming by

@@ -62,11 +62,12 @@ class SearchResult(Exportable):
 
     ``search`` and ``random`` are the two methods at the same budget, each with its
     search-time criterion (CRN replicates) and its fresh-seed verdict; ``reference`` is the
-    exact failure rate of the analytic worst case where one is known (the worst constant
-    eta); ``benign`` the criterion at the family's benign start points. ``found`` says
-    whether a violating law was found: the search's law flagged violated on the fresh seed,
-    or the exact reference failing its claim (exact evidence first: that law is a constant
-    eta, any score law, whether or not the family contains it; ``found_by`` says which).
+    exact failure rate of the worst constant eta where the event has an exact route, with
+    the certified coverage over every law; ``benign`` the criterion at the family's benign
+    start points. ``found`` says whether a violating law was found: the search's law flagged
+    violated on the fresh seed, or the exact reference failing its claim (exact evidence
+    first: that law is a constant eta, any score law, whether or not the family contains
+    it; ``found_by`` says which).
     ``seconds`` is not part of equality.
     """
 
@@ -148,8 +149,14 @@ class SearchResult(Exportable):
                 else f"exact coverage {r['coverage']:.4f} >= claimed {claimed:.4g}: holds"
             )
             lines.append(
-                f"  exact worst case {r['law']}: exact failure {r['failure']:.4f} at "
+                f"  worst constant eta {r['law']}: exact failure {r['failure']:.4f} at "
                 f"eps {r['eps']:.4g}; {said}"
             )
+            if r.get("certified_coverage") is not None:
+                holds = "the claim holds for every law" if r["certified_holds"] else "not proved"
+                lines.append(
+                    f"  every law at these sizes: certified coverage "
+                    f"{r['certified_coverage']:.4f} ({holds})"
+                )
         lines.append(f"  found: {self.found_by} (a violating law)" if self.found else "  found: no")
         return "\n".join(lines)

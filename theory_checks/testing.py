@@ -43,8 +43,8 @@ def _message(result: CheckResult, wanted: str) -> str:
         f"coverage {v.coverage:.4f} [95% CP {v.ci_low:.4f}, {v.ci_high:.4f}] vs claimed "
         f"{v.claimed:.4f}; one-sided p = {v.p_value:.3g} (level {v.level:.3g} per cell)",
     ]
-    if w.exact_coverage is not None:
-        lines.append(f"exact coverage {w.exact_coverage:.4f} decides ({w.exact_route})")
+    if w.decided_text():
+        lines.append(w.decided_text())
     return "\n".join(lines)
 
 

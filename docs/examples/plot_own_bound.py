@@ -142,7 +142,7 @@ assert at_worst.verdict == "violated"
 # Verify the exact radius, and catch it when it is made too small
 # ---------------------------------------------------------------
 # The same calls as for a paper's guarantee: :func:`calcheck.verify` on shipped laws (the
-# worst case of Hoeffding's bound eta = 1/2, a miscalibrated Platt curve and a law with
+# largest label variance eta = 1/2, a miscalibrated Platt curve and a law with
 # atoms, where ties are broken lexicographically), then :func:`calcheck.sharper_control`
 # with the radius times 0.8, which must be flagged. A radius 20% below Theorem 3's leaves
 # little slack, so 0.8 times it is caught, where 0.8 times Theorem 3 (about the same radius

@@ -7,6 +7,9 @@ a union bound dropped, a 2 moved. :mod:`calcheck.testing` turns "this bound hold
 "this wrong bound is caught" into assertions for a test suite. Both run the suite's exact
 binomial test: ``assert_guarantee_holds`` fails with probability at most the false-alarm
 rate (1e-3) when the guarantee holds, and ``assert_guarantee_violated`` states its power.
+A constant shrunk while the bound stays valid is caught by neither; ``assert_tightness``
+pins the bound's critical factor f* (the smallest multiple of it that still holds for every
+law at the sizes given, computed exactly), which any change of a constant moves.
 
 The constant under test: gr21 Theorem 3's radius for uniform-mass binning,
 :math:`\sqrt{\log(2B/\alpha) / (2(\lfloor n/B \rfloor - 1))}`, whose :math:`2B` comes from
@@ -26,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import calcheck
-from calcheck.testing import assert_guarantee_holds, assert_guarantee_violated
+from calcheck.testing import assert_guarantee_holds, assert_guarantee_violated, assert_tightness
 
 
 def radius_without_union_bound(n, n_bins, alpha):
@@ -39,11 +42,17 @@ no_union = calcheck.define_guarantee(
 )
 
 
-def test_theorem_3_holds_at_the_worst_case():
-    # eta = 1/2 is the worst case of every Hoeffding step (a law with E[Y | S] = 1/2)
+def test_theorem_3_holds_at_eta_one_half():
+    # eta = 1/2: the largest label variance (a law with E[Y | S] = 1/2), not the worst law:
+    # no single law is; the next test pins the bound against every law
     assert_guarantee_holds(
         "gr21.thm3", calcheck.LAWS["uniform_half"], n=1000, n_bins=10, reps=3000, rng=0
     )
+
+
+def test_theorem_3_constant_is_pinned():
+    # f* = 0.8027 at n = 1000, B = 10, alpha = 0.1: a constant 2 % smaller moves it
+    assert_tightness("gr21.thm3", 0.8027, n=1000, n_bins=10, alpha=0.1, rtol=1e-3)
 
 
 def test_dropping_the_union_bound_is_caught():
@@ -53,9 +62,10 @@ def test_dropping_the_union_bound_is_caught():
 # %%
 # Run them here as pytest would (a test passes when it returns without raising):
 
-test_theorem_3_holds_at_the_worst_case()
+test_theorem_3_holds_at_eta_one_half()
+test_theorem_3_constant_is_pinned()
 test_dropping_the_union_bound_is_caught()
-print("both tests pass")
+print("the three tests pass")
 
 # %%
 # What a failing test says

@@ -7,8 +7,9 @@ law breaks it. :func:`calcheck.search` maximises the failure rate of a guarantee
 parametric family of laws (differential evolution with common random numbers), then
 re-checks the winning law on a fresh seed with the suite's exact binomial verdict, so that
 selecting the worst of many noisy evaluations does not bias the verdict. Random sampling at
-the same budget is the baseline, and where the worst case is known analytically (eta = 1/2
-for every Hoeffding step of uniform-mass binning) its exact failure rate is reported too.
+the same budget is the baseline, and where the event has an exact route (uniform-mass
+binning) the exact failure rate of the worst constant eta is reported too, with the
+certified coverage that bounds every law.
 
 Here: gr21 Theorem 3 (uniform-mass binning, conditional calibration, n = 1000, B = 10,
 alpha = 0.1) over ``beta_piecewise`` laws (Beta(2, 5) scores, eta constant on five
@@ -45,7 +46,8 @@ for found in results.values():
 
 # %%
 # The stated bound survives: the worst law found fails far less often than alpha, and so
-# does the exact worst case (the worst constant eta, near 1/2: exact failure rate 0.0117).
+# does the worst constant eta (near 1/2: exact failure rate 0.0117), and the certificate
+# bounds every law's failure at these sizes.
 # The bound times 0.7 does not: the benign start points (eta far from 1/2) fail 1-4% of the
 # time; differential evolution moves the pieces towards eta = 1/2, and the refinement's line
 # searches, on the failure rate with the labels integrated out given the scores, bring every

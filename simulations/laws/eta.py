@@ -136,7 +136,7 @@ class ConditionalMean:
 
     Families (``kind``) and parameters:
 
-    * ``"constant"``: ``value`` (default 0.5, the worst case for every Hoeffding step);
+    * ``"constant"``: ``value`` (default 0.5, the largest label variance);
     * ``"power"``: ``scale * s**exponent`` (identity: exponent 1; rare event: scale 0.02);
     * ``"logistic"``: ``sigmoid(slope * logit(s) + intercept)`` (a Platt curve);
     * ``"step"``: ``low`` for ``s <= threshold``, ``high`` above;

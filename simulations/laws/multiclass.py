@@ -288,7 +288,7 @@ _COVTYPE = (0.365, 0.488, 0.062, 0.005, 0.016, 0.030, 0.034)
 MULTICLASS_LAWS = {
     law.name: law
     for law in [
-        # P-B: P(Y = c(X) | X) = 1/2 everywhere: Bernoulli(1/2) in every bin (worst case).
+        # P-B: P(Y = c(X) | X) = 1/2 everywhere: Bernoulli(1/2) in every bin (largest variance).
         _tl("tl_balanced_half", (0.2,) * 5, (_HALF,) * 5),
         # P-D: imbalanced predicted classes, mixed miscalibration.
         _tl("tl_imbalanced", _COVTYPE, (_OVER, _UNDER, _SINE, _HALF, _OVER, _UNDER, _SINE)),

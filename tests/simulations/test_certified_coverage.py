@@ -153,3 +153,18 @@ def test_the_certificate_lies_below_the_monte_carlo_coverage_of_every_binary_law
         assert cert <= high, (law.name, cert, v.successes)
         if constant_eta(law) is not None:
             assert cert <= cell.exact_coverage + 1e-12
+
+
+def test_the_fixed_radius_path_equals_the_general_one():
+    # one radius: only the ends where a count leaves the window matter (O(m)); the general
+    # path (any r(k, m), every interval end) must agree, lattice-aligned radii included
+    from calcheck.simulations.certified_bin import _candidates, _fixed_candidates, radii
+
+    rng = np.random.default_rng(7)
+    for _ in range(150):
+        m = int(rng.integers(2, 120))
+        eps = float(rng.uniform(0, 0.6)) if rng.random() < 0.5 else int(rng.integers(1, 8)) / m / 2
+        for shift in (None, 0, 1):
+            general, _ = _candidates(m, radii(eps, m), shift)
+            fast, _ = _fixed_candidates(m, eps, shift)
+            assert fast.min() == pytest.approx(general.min(), abs=1e-12), (m, eps, shift)

@@ -163,7 +163,7 @@ def test_to_frame_one_row_per_cell_per_series_per_law(verified, run, searched):
     assert frame["verdict.coverage"].tolist() == [c.verdict.coverage for c in verified.cells]
     assert len(run.to_frame()) == sum(len(r.series) for r in run.results)
     laws = searched.to_frame()
-    methods = [searched.search.method, searched.random.method, "exact worst case"]
+    methods = [searched.search.method, searched.random.method, "worst constant eta"]
     assert laws["method"].tolist() == methods
 
 

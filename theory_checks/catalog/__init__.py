@@ -89,8 +89,8 @@ def add_study(guarantee_id: str, adapter) -> None:
 logger = logging.getLogger("calcheck.plugins")
 
 #: Where a plugin's ``define_guarantee`` result is checked when its module's ``CHECK_ON``
-#: does not say: two binary laws (eta = 1/2, the worst case of a Hoeffding step, and a
-#: skewed one) at n = 1000, B = 10.
+#: does not say: two binary laws (eta = 1/2, the largest label variance, and a skewed one)
+#: at n = 1000, B = 10.
 DEFAULT_CHECK_ON = {"laws": ("uniform_half", "skewed_beta"), "grid": {"n": 1000, "n_bins": 10}}
 
 

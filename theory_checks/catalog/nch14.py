@@ -8,7 +8,7 @@ bin's positive rate) is calcheck's Zadrozny-Elkan binning (all n points, bins at
 statistics of ranks ceil(b (n + 1) / B), lexicographic tie-breaking for atoms), so these
 checks share gr21 Corollary 1's simulations. The population MCE and ECE are exact per
 fitted map (per distinct output, which eq. (2) bounds by the input bins'). Laws: uniform
-scores with c = 1/2 (the worst case), a Platt curve, c(y) = y, Beta(0.1, 5) scores, two
+scores with c = 1/2 (the largest label variance), a Platt curve, c(y) = y, Beta(0.1, 5) scores, two
 atoms and a continuous-plus-atoms mixture; n/B from 2 to 300. Equal-width bins on the skewed
 law break hypothesis H2 (equal frequency): that check reports what happens.
 
@@ -182,7 +182,7 @@ def _ece_checks(bud, laws, grid) -> list:
 
 
 def _rate_checks(full) -> list:
-    """Corollary 3.2 by fitted exponents of E[MCE] (c = 1/2, the worst case)."""
+    """Corollary 3.2 by fitted exponents of E[MCE] (c = 1/2, the largest label variance)."""
     half = ("uniform_half",)
     n_values = (200, 1000, 3000, 10000) + ((30000,) if full else ())
     n_series = ExponentSeries(
