@@ -205,8 +205,9 @@ def _number(name, value, low, high, low_open=True, high_open=True) -> float:
 def _factor_coverage(guarantee, bound_factor, alpha, n, n_bins, eta) -> float:
     """Exact coverage of ``guarantee``'s bound times ``bound_factor`` at constant eta."""
     from calcheck.simulations.exact_coverage import exact_coverage as coverage_at
+    from calcheck.simulations.radius_coverage import exact_radius_coverage
 
-    from .exact import exact_coverage
+    from .exact import exact_coverage, radius_of
 
     if guarantee is None or n is None or n_bins is None:
         raise ValueError(
@@ -215,8 +216,16 @@ def _factor_coverage(guarantee, bound_factor, alpha, n, n_bins, eta) -> float:
             f"n_bins={n_bins!r}"
         )
     base = exact_coverage(guarantee, n=n, n_bins=n_bins, alpha=alpha, eta=eta)
-    eps = bound_factor * base.eps
-    return float(coverage_at(n, n_bins, eta, eps, event=base.event, scheme=base.scheme))
+    if base.eps is not None:
+        eps = bound_factor * base.eps
+        return float(coverage_at(n, n_bins, eta, eps, event=base.event, scheme=base.scheme))
+    # a radius read off each bin's data, r(k, m): scaled count by count
+    radius = radius_of(guarantee, n=n, n_bins=n_bins, alpha=alpha, scheme=base.scheme)
+
+    def scaled(k, m):
+        return bound_factor * radius(k, m)
+
+    return exact_radius_coverage(n, n_bins, eta, scaled, event=base.event, scheme=base.scheme)
 
 
 def plan(

@@ -20,6 +20,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from calcheck.bounds import klm19
+
 from .._validation import check_n_grid, check_positive_int
 from ..calibrators.edges import uniform_mass_edge_ranks
 from ..laws.binned import BinnedModelLaw
@@ -75,6 +77,11 @@ class EstimatorRateExperiment(Experiment):
     bins = property(lambda self: self.law.n_bins)
     cost = property(lambda self: 4 * self.law.n_bins * len(self.n_grid))
 
+    @classmethod
+    def code_paths(cls) -> tuple[str, ...]:
+        """Sources whose change invalidates stored outcomes (the target is a bound's value)."""
+        return (*super().code_paths(), "bounds/klm19.py")
+
     def label(self) -> str:
         """Readable one-line identification."""
         return f"Estimators/{self.law.name}/n={self.n_grid[0]}..{self.n_grid[-1]}"
@@ -128,17 +135,16 @@ def _estimates(s, y, counts, sums):
     plugin = np.sum(sq, axis=-1)
     big = n_s >= 2
     gap = (s - y) ** 2  # the law's (s - y_s)^2, broadcast as conditional_sq_ce does
+    # the debiased estimator's conditional target is the registered bound itself (klm19
+    # Definition 5.2, what `calcheck bound klm19.def52` evaluates), not a copy of it
+    target = klm19.def52_conditional_mean(s, y, counts)
     if big.all():  # every mask is all True (large n): drop is keep, target is target_all
         keep *= share
         debiased = np.sum(keep, axis=-1)
-        n_s *= gap
-        target = np.sum(n_s, axis=-1) / n[:, 0]
         return plugin, debiased, debiased, np.zeros(len(n_s), dtype=int), target, target
     drop = np.where(big, keep, 0.0)
     drop *= share
     keep *= share
-    target = np.where(big, n_s, 0.0)
-    target *= gap
     # where(n_s >= 1, n_s, 0) is n_s itself for counts
     n_s *= gap
     return (
@@ -146,7 +152,7 @@ def _estimates(s, y, counts, sums):
         np.sum(drop, axis=-1),
         np.sum(keep, axis=-1),
         np.sum(counts < 2, axis=1),
-        np.sum(target, axis=-1) / n[:, 0],
+        target,
         np.sum(n_s, axis=-1) / n[:, 0],
     )
 

@@ -93,7 +93,12 @@ def test_a_bound_without_data_keeps_the_stored_keys():
     assert exp.label() == "umd/uniform_half/n=1000/B=10"
     data = calcheck.define_guarantee("mine.data", eb_radius, method="umd", event="conditional")
     assert type(data.adapter().build(law, n=1000, n_bins=10)) is BinningDataExperiment
-    assert data.method.exact_scheme is None  # a data radius has no exact coverage route
+    # a radius of each bin's data r(k, m) keeps the exact route (calcheck.exact_coverage),
+    # but the search's reference, which evaluates one radius per size, leaves it out
+    assert data.method.exact_scheme == "umd"
+    from calcheck.theory_checks.search_known import exact_worst_case
+
+    assert exact_worst_case(data.id) is None
 
 
 def test_a_per_bin_radius_holds_on_a_law_and_a_small_one_is_caught():

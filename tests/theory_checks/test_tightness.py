@@ -91,3 +91,17 @@ def test_a_radius_that_reads_another_bins_data_is_refused():
     g = define_guarantee("tight.odd", odd, method="umd", event="conditional")
     with pytest.raises(ValueError, match="r\\(k, m\\)"):
         exact_coverage(g, n=200, n_bins=10, alpha=0.1)
+
+
+def test_plans_factor_mode_takes_a_data_radius():
+    from calcheck import plan
+
+    g = define_guarantee("tight.eb_plan", _bernstein(3.0, 1.0), method="umd", event="conditional")
+    p = plan(alpha=0.1, bound_factor=0.3, guarantee=g, n=1000, n_bins=10, eta=0.5)
+    # the true coverage is the exact coverage of 0.3 times the data radius
+    shrunk = define_guarantee(
+        "tight.eb_plan03", _bernstein(3.0, 0.3), method="umd", event="conditional"
+    )
+    exact = exact_coverage(shrunk, n=1000, n_bins=10, alpha=0.1, eta=0.5).coverage
+    assert p.true_coverage == pytest.approx(exact, abs=1e-12)
+    assert p.reps > 0
