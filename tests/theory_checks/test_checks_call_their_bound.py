@@ -81,11 +81,11 @@ def _chain(error):
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.id)
-def test_a_raising_registered_bound_fails_its_check(check, store, monkeypatch):
+def test_a_raising_registered_bound_fails_its_check(check, store, monkeypatch, tmp_path):
     if check.id in READS_NO_REGISTERED_VALUE:
         pytest.skip(READS_NO_REGISTERED_VALUE[check.id])
     if check.id in CALLED_IN_THE_SIMULATION:
-        _raising_inside_the_simulation(check, monkeypatch)
+        _raising_inside_the_simulation(check, monkeypatch, tmp_path)
         return
     g = registry.get(check.guarantee)
     monkeypatch.setitem(registry._REGISTRY, g.id, dataclasses.replace(g, function=_raising))
@@ -96,19 +96,17 @@ def test_a_raising_registered_bound_fails_its_check(check, store, monkeypatch):
     )
 
 
-def _raising_inside_the_simulation(check, monkeypatch):
+def _raising_inside_the_simulation(check, monkeypatch, folder):
     """The registered function is the one the simulation calls, and a raising one fails it."""
     import importlib
-    import tempfile
 
     module_name, bounds_name, function = CALLED_IN_THE_SIMULATION[check.id]
     bounds_module = getattr(importlib.import_module(module_name), bounds_name)
     assert registry.get(check.guarantee).function is getattr(bounds_module, function)
     monkeypatch.setattr(bounds_module, function, _raising)
     experiment = check.simulations()[0]
-    with tempfile.TemporaryDirectory() as folder, ResultStore(f"{folder}/s.sqlite") as s:
-        with pytest.raises(Exception) as caught:  # noqa: PT011 - any error, chained
-            run_experiments([experiment], REPS, SEED, s)
+    with ResultStore(folder / "s.sqlite") as s, pytest.raises(Exception) as caught:  # noqa: PT011
+        run_experiments([experiment], REPS, SEED, s)
     assert any(isinstance(e, RegisteredBoundCalled) for e in _chain(caught.value))
 
 
