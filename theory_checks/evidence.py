@@ -135,12 +135,24 @@ def _failing_printed(checks) -> set:
 
 
 def _mutant_rung(control: dict, by_guarantee: dict) -> str | None:
-    """The guarantee check a control repeats as a mutant rung (same draws, bound times f)."""
-    if not str(control.get("bound_mode", "")).startswith("times_"):
-        return None
+    """The guarantee check a control repeats as a rung of its mutant ladder, or None.
+
+    A rung is the guarantee's own claim tightened on its own draws and statistic: the bound
+    times a factor (``bound_mode`` ``times_<f>``), or the stated bound claimed surely where
+    the guarantee claims a probability (the ladder's last rung).
+    """
+    scaled = str(control.get("bound_mode", "")).startswith("times_")
     for own in by_guarantee.get(control.get("guarantee"), ()):
-        same_draws = own.get("experiments") == control.get("experiments")
-        if same_draws and own.get("event") == control.get("event"):
+        # on the guarantee's own draws: its experiments or some of them
+        same_draws = set(control.get("experiments") or ()) <= set(own.get("experiments") or ())
+        if not (same_draws and own.get("event") == control.get("event")):
+            continue
+        surely = (
+            control.get("bound_mode") == "stated"
+            and is_sure_claim(control.get("claim", ""))
+            and not is_sure_claim(own.get("claim", ""))
+        )
+        if scaled or surely:
             return own["id"]
     return None
 
@@ -194,6 +206,6 @@ def _counted(c: dict, role: str, tier: str, failing: set, by_guarantee: dict):
     if role == "control":
         rung = _mutant_rung(c, by_guarantee)
         if rung is not None:
-            return "mutant rung", f"the stated bound scaled on {rung}'s draws and statistic"
+            return "mutant rung", f"a rung of {rung}'s mutant ladder on its draws and statistic"
         return "control", f"decided by {tier.replace('_', ' ')}"
     return role, f"decided by {tier.replace('_', ' ')}"
