@@ -65,6 +65,8 @@ def test_readme_python_tour_runs_and_says_what_it_prints():
     assert "0.9885" in blocks[0]
     exact = namespace["exact_coverage"]("gr21.thm3", n=1000, n_bins=10, alpha=0.1)
     assert round(exact.coverage, 4) == 0.9885
+    assert "0.9879" in blocks[0]
+    assert round(exact.certified, 4) == 0.9879
 
 
 def test_readme_keeps_the_two_commands_and_fits_two_screens():
