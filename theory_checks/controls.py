@@ -57,8 +57,8 @@ def sharper_control(
     Raises
     ------
     ValueError
-        When the check is not of a stated bound, or has no detectable factor (expectation
-        and lower-bound events) and no factor is given, or the factor is not in (0, 1).
+        When the check is not of a stated bound, or has no detectable factor (lower-bound
+        and randomised events) and no factor is given, or the factor is not in (0, 1).
 
     Examples
     --------

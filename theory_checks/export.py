@@ -63,7 +63,7 @@ class Exportable:
     >>> ExactCoverage.from_json(res.to_json()) == res
     True
     >>> res.to_dict()["__type__"], res.to_frame().shape
-    ('ExactCoverage', (1, 11))
+    ('ExactCoverage', (1, 14))
     """
 
     def __init_subclass__(cls, **kwargs):

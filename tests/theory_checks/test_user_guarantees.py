@@ -108,8 +108,12 @@ def test_sharper_control_on_a_fresh_seed(mine):
         "mine.mean", lambda n, n_bins: 0.5, method="umd", event="ece_mean"
     )
     res = calcheck.verify(mean, "uniform_half", n=200, n_bins=10, reps=200, rng=0)
-    with pytest.raises(ValueError, match="no usable detectable factor"):
-        calcheck.sharper_control(res)
+    # an expectation cell reports the factor it can detect (the test of 1 - f b), so its
+    # sharper control exists: the bound times 0.05 (0.9 x 0.099, rounded down to 0.05)
+    assert res.detectable_factor == pytest.approx(0.099, abs=0.002)
+    mean_control = calcheck.sharper_control(res, rng=1)
+    assert mean_control.check.id == "study:mine.mean.control.times_0.05"
+    assert mean_control.verdict == "violated"
 
 
 def test_study_file_names_a_bound_as_module_function(tmp_path):
