@@ -171,8 +171,9 @@ def bin_infimum(m, radius, *, edge_point=False, threshold=None) -> BinInfimum:
     edge_point : bool, default False
         One of the m labels has an arbitrary mean (Zadrozny-Elkan's upper edge point).
     threshold : float, optional
-        Where the float64 value lies within :data:`RIGOROUS_MARGIN` of this, it is recomputed
-        in interval arithmetic and the ball's lower end returned.
+        Where the float64 value lies within
+        :data:`~calcheck.simulations.certified_bin.RIGOROUS_MARGIN` of this, it is
+        recomputed in interval arithmetic and the ball's lower end returned.
 
     Returns
     -------
@@ -278,7 +279,7 @@ def rigorous_min(m: int, r: np.ndarray, edge_point: bool, float_value: float) ->
 
 @contextlib.contextmanager
 def iv_precision():
-    """The interval context of mpmath at :data:`RIGOROUS_DPS` digits, restored afterwards."""
+    """The interval context of mpmath at ``RIGOROUS_DPS`` digits, restored afterwards."""
     import mpmath
 
     saved = mpmath.iv.dps

@@ -46,9 +46,10 @@ one-sided limits. Interval ends closer than
 :data:`~calcheck.simulations.exact_coverage.COUNT_TOLERANCE` counts are one point (the closed
 events' convention: a rounding must not open a gap between two intervals that touch). Values
 are computed in float64 (scipy's binomial cdf); where the result lies within
-:data:`RIGOROUS_MARGIN` of a threshold the caller names, the candidates are recomputed
-in interval arithmetic (mpmath ``iv``, :data:`RIGOROUS_DPS` digits) and the lower end of the
-ball is returned.
+:data:`~calcheck.simulations.certified_bin.RIGOROUS_MARGIN` of a threshold the caller
+names, the candidates are recomputed in interval arithmetic (mpmath ``iv``,
+:data:`~calcheck.simulations.certified_bin.RIGOROUS_DPS` digits) and the lower end of
+the ball is returned.
 
 References
 ----------

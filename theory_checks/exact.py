@@ -170,7 +170,7 @@ def exact_coverage(guarantee, *, n: int, n_bins: int, alpha: float, eta: float =
         (gr21 Theorems 3-4 and Corollary 1, nch14 Theorem 3.1 and eq. (9)), or a user's
         guarantee on method ``"umd"``, ``"zadrozny_elkan"`` or ``"randomized_umd"`` with
         event ``"conditional"`` or ``"marginal"``, whose radius may read each bin's data
-        (an empirical-Bernstein radius: :func:`radius_of`).
+        (an empirical-Bernstein radius: ``calcheck.theory_checks.exact.radius_of``).
     n, n_bins : int
     alpha : float
         Miscoverage in (0, 1); the bound is evaluated at it.

@@ -160,7 +160,7 @@ class MethodSpec:
 
         Its experiments record the data (``data_build``). The exact scheme stays: a radius
         of each bin's label sum and size ``r(k, m)`` has an exact coverage at constant eta
-        and a certified one (:func:`calcheck.theory_checks.exact.radius_of`).
+        and a certified one (``calcheck.theory_checks.exact.radius_of``).
         """
         build = self.build if self.data_build is None else self.data_build
         return dataclasses.replace(self, build=build, data_build=None)

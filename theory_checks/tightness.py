@@ -147,7 +147,7 @@ def assert_tightness(guarantee, expected, *, n, n_bins, alpha, eta=None, rtol=1e
     expected : float
         The golden f* (computed once from the bound as the paper states it).
     n, n_bins, alpha, eta
-        As :func:`critical_factor`.
+        As :func:`calcheck.theory_checks.tightness.critical_factor`.
     rtol : float, default 1e-3
         Relative tolerance; f* is computed to 1e-6.
 
