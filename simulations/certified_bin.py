@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.stats import binom
 
 from ._validation import check_positive_int
-from .exact_coverage import COUNT_TOLERANCE, MAX_POINTS
+from .exact_coverage import MAX_POINTS
 
 __all__ = [
     "RIGOROUS_DPS",
@@ -86,21 +88,30 @@ def radii(radius, m: int) -> np.ndarray:
     return r
 
 
+def _end(k: int, m: int, r: float, sign: int) -> Fraction:
+    """``k/m + sign r`` clipped to [0, 1], exactly (a float radius is a dyadic rational)."""
+    if not np.isfinite(r):
+        return Fraction(0) if sign < 0 else Fraction(1)
+    return min(max(Fraction(k, m) + sign * Fraction(float(r)), Fraction(0)), Fraction(1))
+
+
 def _pieces(m: int, r: np.ndarray):
-    """Accepted-interval ends ``(lo, hi)`` of each count and the sorted breakpoints."""
-    k = np.arange(m + 1, dtype=float)
-    with np.errstate(invalid="ignore"):
-        lo = np.clip(k / m - r, 0.0, 1.0)
-        hi = np.clip(k / m + r, 0.0, 1.0)
-    points = np.unique(np.concatenate([lo, hi, [0.0, 1.0]]))
-    # interval ends a rounding apart are one point (the closed events' count slack)
-    keep = np.concatenate([[True], np.diff(points) > _slack(m)])
-    return lo, hi, points[keep]
+    """The interval ends in exact arithmetic: ``(lo_rank, hi_rank, points, exact_points)``.
 
-
-def _slack(m: int) -> float:
-    """:data:`COUNT_TOLERANCE` counts, in units of p."""
-    return COUNT_TOLERANCE / m
+    ``exact_points`` are the distinct ends of the intervals ``[k/m - r_k, k/m + r_k]`` and
+    0, 1, sorted exactly (rationals: no rounding can open a gap between two intervals that
+    touch, or close one that is there); ``points`` are their floats (where probabilities
+    are evaluated); ``lo_rank[k]``, ``hi_rank[k]`` the positions of count k's ends among them.
+    Count k is accepted on the piece between points i and i + 1 exactly when
+    ``lo_rank[k] <= i`` and ``hi_rank[k] >= i + 1``.
+    """
+    lo = [_end(k, m, r[k], -1) for k in range(m + 1)]
+    hi = [_end(k, m, r[k], +1) for k in range(m + 1)]
+    exact = sorted({*lo, *hi, Fraction(0), Fraction(1)})
+    rank = {x: i for i, x in enumerate(exact)}
+    lo_rank = np.array([rank[x] for x in lo])
+    hi_rank = np.array([rank[x] for x in hi])
+    return lo_rank, hi_rank, np.array([float(x) for x in exact]), exact
 
 
 # --------------------------------------------------------------- the infimum of one bin
@@ -120,22 +131,26 @@ def _window(first, last, m_inner: int, p) -> np.ndarray:
     return np.clip(binom.cdf(last, m_inner, p) - binom.cdf(first - 1, m_inner, p), 0.0, 1.0)
 
 
+def _accepted(lo_rank, hi_rank, pieces: np.ndarray, s: int, m_inner: int) -> np.ndarray:
+    """Counts K' = j - s accepted on each piece (rows), K' = 0..m_inner (columns)."""
+    accepted = (lo_rank[None, :] <= pieces[:, None]) & (hi_rank[None, :] >= pieces[:, None] + 1)
+    # counts j of the bin are K' + s: K' = j - s must lie in 0..m_inner
+    return accepted[:, s : s + m_inner + 1]
+
+
 def _candidates(m: int, r: np.ndarray, shift: int):
     """Lower bound on each piece and where: ``(values, p)`` for an edge mean ``shift``."""
-    lo, hi, points = _pieces(m, r)
-    left, right = points[:-1], points[1:]
+    lo_rank, hi_rank, points, _ = _pieces(m, r)
+    n_pieces = points.size - 1
     m_inner = m - (1 if shift is not None else 0)
     s = 0 if shift is None else shift
-    values = np.empty(left.size)
-    where = np.empty(left.size)
+    values = np.empty(n_pieces)
+    where = np.empty(n_pieces)
     step = max(1, _CHUNK // (m + 1))
-    for start in range(0, left.size, step):
-        a, b = left[start : start + step], right[start : start + step]
-        tol = _slack(m)
-        accepted = (lo[None, :] <= a[:, None] + tol) & (hi[None, :] >= b[:, None] - tol)
-        # counts j of the bin are K' + s: K' = j - s must lie in 0..m_inner
-        accepted = accepted[:, s : s + m_inner + 1]
-        piece, first, last = _run_ends(accepted)
+    for start in range(0, n_pieces, step):
+        pieces = np.arange(start, min(start + step, n_pieces))
+        a, b = points[pieces], points[pieces + 1]
+        piece, first, last = _run_ends(_accepted(lo_rank, hi_rank, pieces, s, m_inner))
         at_a = _window(first, last, m_inner, a[piece])
         at_b = _window(first, last, m_inner, b[piece])
         low = np.minimum(at_a, at_b)
@@ -205,19 +220,23 @@ def _fixed_candidates(m: int, eps: float, shift):
     With one radius the accepted counts are the window ``m (p - eps) <= j <= m (p + eps)``:
     one run. A piece's end where a count enters the window is dominated by the neighbouring
     piece's end (fewer counts, same p), so the one-sided limits that matter are just past
-    ``k/m + eps`` (k has left from below: j in ``k+1 .. floor(k + 2 m eps)``) and just before
-    ``k/m - eps`` (k has left from above: j in ``ceil(k - 2 m eps) .. k-1``), as in
-    :func:`calcheck.simulations.binomial_sup.sup_binomial_tail`.
+    ``k/m + eps`` (k has left from below: j in ``k+1 .. k + floor(2 m eps)``) and just before
+    ``k/m - eps`` (k has left from above: j in ``k - floor(2 m eps) .. k-1``), as in
+    :func:`calcheck.simulations.binomial_sup.sup_binomial_tail`. ``floor(2 m eps)`` and which
+    ends lie inside (0, 1) are decided in exact arithmetic (the float radius is a dyadic
+    rational), so a radius a rounding below a lattice value is not taken for that value.
     """
-    k = np.arange(m + 1, dtype=float)
-    width = 2.0 * m * eps
+    k = np.arange(m + 1)
+    e = Fraction(float(eps))
+    width = math.floor(2 * m * e)
     m_inner = m - (1 if shift is not None else 0)
     s = 0 if shift is None else shift
+    keep_up = k < math.ceil(m - m * e)  # k/m + eps < 1
+    keep_down = k > math.floor(m * e)  # k/m - eps > 0
     up = k / m + eps
     down = k / m - eps
-    keep_up, keep_down = up < 1.0, down > 0.0
-    first = np.concatenate([k[keep_up] + 1, np.ceil(k[keep_down] - width - COUNT_TOLERANCE)])
-    last = np.concatenate([np.floor(k[keep_up] + width + COUNT_TOLERANCE), k[keep_down] - 1])
+    first = np.concatenate([k[keep_up] + 1, k[keep_down] - width])
+    last = np.concatenate([k[keep_up] + width, k[keep_down] - 1])
     where = np.concatenate([up[keep_up], down[keep_down]])
     first = np.maximum(first - s, 0)
     last = np.minimum(last - s, m_inner)
@@ -253,25 +272,31 @@ def fixed_bin(m: int, eps: float, edge_point: bool) -> BinInfimum:
 
 # ------------------------------------------------------------- rigorous recomputation
 def rigorous_min(m: int, r: np.ndarray, edge_point: bool, float_value: float) -> float:
-    """The candidates within ``RIGOROUS_MARGIN`` of the float minimum, in interval arithmetic."""
+    """The candidates within ``RIGOROUS_MARGIN`` of the float minimum, in interval arithmetic.
+
+    The piece ends are the exact rationals of :func:`_pieces`, so the balls enclose the
+    probabilities at the true ends, not at their floats.
+    """
     import mpmath
 
     lowest = np.inf
+    lo_rank, hi_rank, _, exact = _pieces(m, r)
     for shift in (0, 1) if edge_point else (None,):
-        lo, hi, points = _pieces(m, r)
         values, _ = _candidates(m, r, shift)
         near = np.flatnonzero(values <= float_value + 10 * RIGOROUS_MARGIN)
         m_inner = m - (1 if shift is not None else 0)
         s = 0 if shift is None else shift
+        accepted = _accepted(lo_rank, hi_rank, near, s, m_inner)
         with iv_precision():
-            for i in near:
-                a, b = points[i], points[i + 1]
-                accepted = (lo <= a + _slack(m)) & (hi >= b - _slack(m))
-                counts = np.flatnonzero(accepted[s : s + m_inner + 1])
+            for row, i in enumerate(near):
+                counts = np.flatnonzero(accepted[row])
                 total = mpmath.iv.mpf(0)
                 for run in np.split(counts, np.flatnonzero(np.diff(counts) > 1) + 1):
                     if run.size:
-                        ends = [_iv_window(int(run[0]), int(run[-1]), m_inner, x) for x in (a, b)]
+                        ends = [
+                            _iv_window(int(run[0]), int(run[-1]), m_inner, x)
+                            for x in (exact[i], exact[i + 1])
+                        ]
                         total += _iv_min(ends)
                 lowest = min(lowest, float_below(total.a))
     return max(lowest, 0.0)
@@ -290,14 +315,12 @@ def iv_precision():
         mpmath.iv.dps = saved
 
 
-def _iv_window(first: int, last: int, m_inner: int, p: float):
-    """``P(first <= K' <= last)`` as an mpmath interval, over p within a few ulps of ``p``."""
+def _iv_window(first: int, last: int, m_inner: int, p: Fraction):
+    """``P(first <= K' <= last)`` as an mpmath interval at the exact rational ``p``."""
     import mpmath
 
     iv = mpmath.iv
-    # the float breakpoint is within a few ulps of the exact k/m +- r: enclose them all
-    width = 4 * np.finfo(float).eps * max(abs(p), np.finfo(float).tiny)
-    p = iv.mpf([max(p - width, 0.0), min(p + width, 1.0)])
+    p = iv.mpf(p.numerator) / iv.mpf(p.denominator)
     total = iv.mpf(0)
     for k in range(first, last + 1):
         total += iv.mpf(mpmath.binomial(m_inner, k)) * p**k * (1 - p) ** (m_inner - k)

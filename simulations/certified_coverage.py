@@ -42,9 +42,9 @@ is quasi-concave on the piece and its infimum is a one-sided limit at an end. A 
 accepted set is several runs is bounded below by the sum of each run's smaller end value
 (exact for one run, the usual case). At a piece's end the closed intervals accept at least
 what they accept on either side, so the infimum over [0, 1] is the smallest of these
-one-sided limits. Interval ends closer than
-:data:`~calcheck.simulations.exact_coverage.COUNT_TOLERANCE` counts are one point (the closed
-events' convention: a rounding must not open a gap between two intervals that touch). Values
+one-sided limits. The interval ends are ordered in exact arithmetic (a float radius is a
+dyadic rational): a rounding neither opens a gap between two intervals that touch nor closes
+one that is there, however close the radius lies to a lattice value. Probabilities
 are computed in float64 (scipy's binomial cdf); where the result lies within
 :data:`~calcheck.simulations.certified_bin.RIGOROUS_MARGIN` of a threshold the caller
 names, the candidates are recomputed in interval arithmetic (mpmath ``iv``,
@@ -179,6 +179,14 @@ def certified_layout(bins, radius, *, event="conditional", pooled=False, thresho
         raise ValueError(f"event must be one of {EVENTS}, got {event!r}")
     if not bins:
         raise ValueError("bins must hold at least one bin")
+    for m, edge in bins:
+        if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < (2 if edge else 1):
+            raise ValueError(
+                f"bins must be (m, edge_point) with an integer m >= 1 (>= 2 with an edge "
+                f"point), got {(m, edge)!r}"
+            )
+    if threshold is not None and not (isinstance(threshold, int | float) and 0 <= threshold <= 1):
+        raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}")
     distinct = sorted({(int(m), bool(e)) for m, e in bins})
     multiplicity = {key: sum(1 for b in bins if tuple(b) == key) for key in distinct}
     product = event == "conditional" or pooled
@@ -247,11 +255,13 @@ def _reduction_text(event: str, pooled: bool, n_bins: int) -> str:
     return head + ", so P >= min_b inf_p P(|K_b/m_b - p| <= r) (the test masses sum to 1)"
 
 
-def certified_coverage(n, n_bins, radius, *, event="conditional", scheme="umd", threshold=None):
+def certified_coverage(
+    n, n_bins, radius, *, event="conditional", scheme="umd", pooled=True, threshold=None
+):
     r"""A lower bound on a uniform-mass binning event's probability over **every** law.
 
     .. math:: \text{conditional: } \prod_b \inf_p P(|K_b/m_b - p| \le r),
-              \qquad \text{marginal: } \min_b \inf_p P(|K_b/m_b - p| \le r)
+              \qquad \text{marginal (distinct outputs): } \min_b \inf_p P(|K_b/m_b - p| \le r)
 
     Parameters
     ----------
@@ -264,8 +274,14 @@ def certified_coverage(n, n_bins, radius, *, event="conditional", scheme="umd", 
     event : {"conditional", "marginal"}
     scheme : {"umd", "zadrozny_elkan"}
         ``"umd"`` also covers randomized UMD with delta = 0 (gr21 Algorithm 2).
+    pooled : bool, default True
+        Whether bins with equal values are merged into one output, as UMD and Zadrozny-Elkan
+        binning return them (then the marginal event is bounded by the conditional one); pass
+        False for distinct outputs (randomized UMD in the delta -> 0 limit, gr21 Theorem 4).
+        The conditional bound is the same either way.
     threshold : float, optional
-        A claim to compare with: near it the value is computed in interval arithmetic.
+        A claim in [0, 1] to compare with: near it the value is computed in interval
+        arithmetic.
 
     Returns
     -------
@@ -274,14 +290,15 @@ def certified_coverage(n, n_bins, radius, *, event="conditional", scheme="umd", 
     Notes
     -----
     Hypotheses: i.i.d. calibration data (and test point), binary labels, any score law with
-    gr21's lexicographic tie-breaking (continuous scores need none). The bound is attained
-    in the limit by a law with ``Pi_b`` at the worst p in every bin, when every bin has the
-    same size: then it equals the infimum over constant eta of the exact coverage.
+    gr21's lexicographic tie-breaking (continuous scores need none). For UMD with every bin
+    of one size (``(n + 1) / B`` an integer) the conditional bound equals the infimum over
+    constant eta of the exact coverage (approached at the worst p); otherwise, and for
+    Zadrozny-Elkan (whose last bin has no edge point), it can lie below every constant eta's.
 
     Examples
     --------
     gr21 Theorem 3 at n = 200, B = 10, alpha = 0.05: the radius holds with probability at
-    least 0.9951 on every law (its exact value is 0.9989 at eta = 1/2, 0.9953 at eta = 0.392):
+    least 0.9951 on every law (its exact value is 0.9989 at eta = 1/2, 0.9952 at eta = 0.392):
 
     >>> from calcheck.bounds import gr21
     >>> eps = float(gr21.thm3_conditional_eps(200, 10, 0.05))
@@ -290,16 +307,20 @@ def certified_coverage(n, n_bins, radius, *, event="conditional", scheme="umd", 
     """
     scheme_name = "umd" if scheme == "randomized_umd" else scheme
     bins = certified_bins(n, n_bins, scheme_name)
-    return certified_layout(bins, radius, event=event, pooled=False, threshold=threshold)
+    if not isinstance(pooled, bool):
+        raise ValueError(f"pooled must be True or False, got {pooled!r}")
+    return certified_layout(bins, radius, event=event, pooled=pooled, threshold=threshold)
 
 
-def smallest_certified_eps(n, n_bins, alpha, *, event="conditional", scheme="umd") -> float:
+def smallest_certified_eps(
+    n, n_bins, alpha, *, event="conditional", scheme="umd", pooled=True
+) -> float:
     """The smallest fixed radius whose certified coverage reaches ``1 - alpha`` (bisection).
 
     A radius a theorem of the same event could state at these sizes for every law; the ratio
     ``theorem eps / this`` is the theorem's looseness against the worst law, not against one
     chosen law. Returned as the upper end of a bisection bracket of width ``1e-9``, so the
-    certificate holds at the value returned.
+    certificate holds at the value returned. ``pooled`` as in :func:`certified_coverage`.
 
     Examples
     --------
@@ -312,7 +333,7 @@ def smallest_certified_eps(n, n_bins, alpha, *, event="conditional", scheme="umd
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     bins = certified_bins(n, n_bins, "umd" if scheme == "randomized_umd" else scheme)
-    return smallest_layout_eps(bins, 1.0 - alpha, event=event)
+    return smallest_layout_eps(bins, 1.0 - alpha, event=event, pooled=pooled)
 
 
 def smallest_layout_eps(bins, claimed: float, *, event="conditional", pooled=False) -> float:

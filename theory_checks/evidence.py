@@ -108,8 +108,9 @@ def check_tier(record: dict) -> str:
         return "powerless"
     if record.get("verdict") == "violated":
         flagged = [t for t, c in zip(tiers, cells, strict=True) if _cell_flags(c)]
-        flagged = [t for t in flagged if t in STRENGTH] or deciding
-        return min(flagged, key=STRENGTH.index)
+        flagged = [t for t in flagged if t in STRENGTH]
+        if flagged:
+            return min(flagged, key=STRENGTH.index)
     return max(deciding, key=STRENGTH.index)
 
 
@@ -142,9 +143,12 @@ def _mutant_rung(control: dict, by_guarantee: dict) -> str | None:
     the guarantee claims a probability (the ladder's last rung).
     """
     scaled = str(control.get("bound_mode", "")).startswith("times_")
+    draws = set(control.get("experiments") or ())
     for own in by_guarantee.get(control.get("guarantee"), ()):
+        if own.get("mutant") is None or is_sure_claim(own.get("claim", "")):
+            continue  # no ladder to repeat: a deterministic statement's control is a control
         # on the guarantee's own draws: its experiments or some of them
-        same_draws = set(control.get("experiments") or ()) <= set(own.get("experiments") or ())
+        same_draws = bool(draws) and draws <= set(own.get("experiments") or ())
         if not (same_draws and own.get("event") == control.get("event")):
             continue
         surely = (
@@ -179,7 +183,8 @@ def ledger(checks) -> dict:
     failing = _failing_printed(checks)
     by_guarantee: dict = {}
     for c in checks:
-        if c.get("role") == "guarantee" and c.get("bound_mode") == "stated":
+        role = c.get("role") or ("control" if c.get("expect") == "violated" else "guarantee")
+        if role == "guarantee" and c.get("bound_mode") == "stated":
             by_guarantee.setdefault(c.get("guarantee"), []).append(c)
     out = {}
     for c in checks:

@@ -30,6 +30,7 @@ from .events import BoundRule
 from .export import Exportable
 from .methods import DATA_KEYWORDS
 from .search import EXACT_WORST_CASE, exact_worst_case
+from .search_known import merged_outputs
 from .user import definition_of, guarantee_id
 
 __all__ = ["ExactCoverage", "exact_coverage", "radius_of"]
@@ -207,7 +208,10 @@ def exact_coverage(guarantee, *, n: int, n_bins: int, alpha: float, eta: float =
         coverage = exact_radius_coverage(n, n_bins, eta, radius, event=event, scheme=scheme)
     else:
         coverage = float(_exact_coverage(n, n_bins, eta, radius, event=event, scheme=scheme))
-    cert = certified_coverage(n, n_bins, radius, event=event, scheme=scheme, threshold=1 - alpha)
+    pooled = merged_outputs(gid)
+    cert = certified_coverage(
+        n, n_bins, radius, event=event, scheme=scheme, pooled=pooled, threshold=1 - alpha
+    )
     return ExactCoverage(
         gid,
         int(n),

@@ -1,17 +1,18 @@
-"""Implied checks: a check whose verdict follows from another's on the same draws.
+"""Implied checks: a check whose claim is at least as strong as another's, on the same draws.
 
 Two guarantee checks of one paper that read the same experiments at the same alphas with
-the same replicates are compared cell by cell: if in every cell each replicate where check
-X's event holds is one where check Y's holds too (Y's success set contains X's: a weaker
-radius on the same statistic, a smaller statistic against the same radius such as the ECE
-against the maximum error, or -- for expectation bounds, whose success ``U >= stat`` does not
-depend on the bound -- the same successes) and X claims at least as much (its claimed
-coverage is at least Y's), then X consistent implies Y consistent and Y violated implies X
-violated: Y's verdict adds nothing to X's. Y is reported *implied by X* and counted apart,
-not as a second verified guarantee. Events with randomness of their own (a fresh test point,
-an auxiliary uniform) are compared only with events that share it (the same kind of event),
-so that no inclusion is read off two independent draws. Where the two are equivalent, the
-earlier check in the catalog order implies the later one.
+the same replicates are compared structurally, cell by cell: X implies Y when both state the
+same event on the same statistic (``check.metric``), X's radius is no larger in every cell
+(for a lower bound, no smaller) and X's claimed coverage is no smaller. Then X consistent
+implies Y consistent and Y violated implies X violated: Y's verdict adds nothing to X's. Y
+is reported *implied by X* and counted apart, not as a second verified guarantee. The
+successes are then compared as a check of the inclusion (every replicate where X's event
+holds is one where Y's holds): a check that never fails is not implied by another on its
+successes alone, and a smaller statistic against the same radius (the ECE against the
+maximum error) is not an implication here (a different statistic). Events with randomness
+of their own (a fresh test point, an auxiliary uniform) are compared only with events that
+share it. Where the two are equivalent, the earlier check in the catalog order implies the
+later one.
 
 Rate checks (:mod:`~calcheck.theory_checks.rates`) that fit the same thresholds (the same
 series of experiments, event and delta) are compared by their rates: if along every series

@@ -40,10 +40,12 @@ from .user import definition_of
 
 __all__ = [
     "EXACT_WORST_CASE",
+    "MERGED_OUTPUTS",
     "analytic_reference",
     "exact_worst_case",
     "keep_the_worst",
     "known_points",
+    "merged_outputs",
     "selection_seed",
 ]
 
@@ -61,6 +63,23 @@ EXACT_WORST_CASE = {
     "nch14.thm31.hoeffding": ("zadrozny_elkan", "conditional"),
     "nch14.eq9": ("zadrozny_elkan", "marginal"),
 }
+
+
+#: Paper guarantees whose calibrator returns bins with equal values as one output (UMD,
+#: Zadrozny-Elkan): their marginal event is certified only through the conditional one
+#: (:func:`calcheck.simulations.certified_coverage.certified_coverage`, ``pooled``). gr21
+#: Theorem 4 runs randomized UMD in the delta -> 0 limit: every bin its own output.
+MERGED_OUTPUTS = frozenset(
+    {"gr21.thm3", "gr21.cor1", "nch14.thm31", "nch14.thm31.hoeffding", "nch14.eq9"}
+)
+
+
+def merged_outputs(guarantee: str) -> bool:
+    """Whether the guarantee's calibrator merges bins with equal values into one output."""
+    definition = definition_of(guarantee)
+    if definition is not None:
+        return definition.method.name in ("umd", "zadrozny_elkan")
+    return guarantee in MERGED_OUTPUTS
 
 
 def exact_worst_case(guarantee: str):
@@ -107,7 +126,10 @@ def analytic_reference(guarantee: str, bound, grid: dict, alpha: float):
     half = 1.0 - float(exact_coverage(n, b, 0.5, eps, event=event, scheme=scheme))
     eta, failure = worst_constant_eta(n, b, eps, event=event, scheme=scheme)
     claimed = 1.0 - float(alpha)
-    cert = certified_coverage(n, b, eps, event=event, scheme=scheme, threshold=claimed).value
+    pooled = merged_outputs(guarantee)
+    cert = certified_coverage(
+        n, b, eps, event=event, scheme=scheme, pooled=pooled, threshold=claimed
+    ).value
     return {
         "law": f"constant eta = {eta:g} (any score law; eta = 1/2: {half:.4f})",
         "eps": eps,

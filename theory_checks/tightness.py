@@ -5,8 +5,12 @@ little while it still covers: no verdict moves. What moves is the bound's **crit
 
 .. math:: f^\ast = \min\{f > 0 : P(\text{event at } f \cdot \text{bound}) \ge 1 - \alpha\},
 
-the smallest multiple of the bound that still holds (``f* <= 1``: valid; ``1 / f*``: how many
-times larger than needed it is). Where a route exists it is a number, not an estimate: over
+the smallest multiple of the bound that still holds. On the exact route (one law)
+``f* <= 1`` means the bound holds there and ``1 / f*`` is how many times larger than needed
+it is; above 1 it fails there. On the certified route (a lower bound over every law)
+``f* <= 1`` proves the bound for every law at these sizes and ``1 / f*`` is a lower bound on
+its looseness; above 1 the bound is *not certified*, which is not a failure (the
+certificate is conservative where outputs merge). Where a route exists it is a number: over
 every law at the sizes given (the certified coverage,
 :mod:`calcheck.simulations.certified_coverage`), or on one law at constant eta (the exact
 coverage). :func:`assert_tightness` pins it in a test, so a constant shrunk from 3 to 1 in an
@@ -25,6 +29,7 @@ from calcheck.simulations.radius_coverage import exact_radius_coverage
 
 from .exact import _alpha, _route, radius_of
 from .export import Exportable
+from .search_known import merged_outputs
 from .user import guarantee_id
 
 __all__ = ["CriticalFactor", "assert_tightness", "critical_factor"]
@@ -64,7 +69,7 @@ class CriticalFactor(Exportable):
 
     @property
     def looseness(self) -> float:
-        """``1 / f*``: how many times larger than needed the bound is."""
+        """``1 / f*``: how many times larger than needed the bound is (certified: at least)."""
         return 1.0 / self.factor
 
 
@@ -96,7 +101,7 @@ def critical_factor(guarantee, *, n, n_bins, alpha, eta=None, tolerance=1e-6) ->
     Examples
     --------
     gr21 Theorem 3 at n = 1000, B = 10, alpha = 0.1: 0.80 times its radius still holds on
-    every law (the paper's bound is 1.25 times larger than needed); at eta = 1/2 alone 0.77
+    every law (the paper's bound is at least 1.25 times larger than needed); at eta = 1/2 0.77
     would do:
 
     >>> f = critical_factor("gr21.thm3", n=1000, n_bins=10, alpha=0.1)
@@ -110,19 +115,30 @@ def critical_factor(guarantee, *, n, n_bins, alpha, eta=None, tolerance=1e-6) ->
     scheme, event = _route(gid)
     alpha = _alpha(alpha)
     radius = radius_of(gid, n=n, n_bins=n_bins, alpha=alpha, scheme=scheme)
+    pooled = merged_outputs(gid)
 
     def covers(f: float) -> bool:
         r = _scaled(radius, f)
         if eta is None:
-            value = certified_coverage(n, n_bins, r, event=event, scheme=scheme).value
+            value = certified_coverage(
+                n, n_bins, r, event=event, scheme=scheme, pooled=pooled
+            ).value
         else:
             value = exact_radius_coverage(n, n_bins, eta, r, event=event, scheme=scheme)
         return value >= 1.0 - alpha
 
-    factor = _bisect(covers, float(tolerance))
+    factor = _bisect(covers, _positive("tolerance", tolerance, below=1.0))
     route = "certified" if eta is None else "exact"
     at = None if eta is None else float(eta)
     return CriticalFactor(gid, int(n), int(n_bins), alpha, route, at, factor, float(tolerance))
+
+
+def _positive(name: str, value, below: float = float("inf")) -> float:
+    """A finite number in (0, below); ValueError naming the argument otherwise."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not 0 < value < below:
+        raise ValueError(f"{name} must be a number in (0, {below:g}), got {value!r}")
+    return float(value)
 
 
 def _bisect(covers, tolerance: float) -> float:
@@ -136,6 +152,12 @@ def _bisect(covers, tolerance: float) -> float:
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if covers(mid) else (mid, hi)
     return hi
+
+
+def _above_one(route: str) -> str:
+    if route == "exact":
+        return "; above 1 the bound fails on this law"
+    return "; above 1 the bound is not certified for every law (not a failure)"
 
 
 def assert_tightness(guarantee, expected, *, n, n_bins, alpha, eta=None, rtol=1e-3):
@@ -159,7 +181,8 @@ def assert_tightness(guarantee, expected, *, n, n_bins, alpha, eta=None, rtol=1e
     ------
     AssertionError
         When f* moved: a smaller f* is a larger bound than before (a constant grew), a larger
-        one a smaller bound (a constant shrank; above 1 the bound no longer holds).
+        one a smaller bound (a constant shrank; above 1 the bound fails on the exact route's
+        law, or is no longer certified on the certified route).
 
     Examples
     --------
@@ -168,6 +191,8 @@ def assert_tightness(guarantee, expected, *, n, n_bins, alpha, eta=None, rtol=1e
     'certified'
     """
     __tracebackhide__ = True
+    expected = _positive("expected", expected)
+    rtol = _positive("rtol", rtol, below=1.0)
     got = critical_factor(guarantee, n=n, n_bins=n_bins, alpha=alpha, eta=eta)
     if not abs(got.factor - float(expected)) <= float(rtol) * abs(float(expected)):
         where = "every law" if eta is None else f"constant eta = {eta:g}"
@@ -176,6 +201,6 @@ def assert_tightness(guarantee, expected, *, n, n_bins, alpha, eta=None, rtol=1e
             f"{got.guarantee}: critical factor f* = {got.factor:.6g} ({got.route}, {where}, "
             f"n={n}, B={n_bins}, alpha={alpha:g}), expected {float(expected):.6g} within "
             f"rtol {rtol:g}: {moved} than the one pinned"
-            + ("; above 1 the bound no longer holds" if got.factor > 1 else "")
+            + (_above_one(got.route) if got.factor > 1 else "")
         )
     return got

@@ -63,7 +63,8 @@ def _classes(n_l, b):
 
 
 def _certified_marginal(n_l, b, a):
-    return smallest_certified_eps(n_l, _bins_per_class(n_l, b), a, event="marginal")
+    # TL-HB runs randomized UMD per class (delta -> 0): every bin its own output
+    return smallest_certified_eps(n_l, _bins_per_class(n_l, b), a, event="marginal", pooled=False)
 
 
 def _certified_conditional(n_l, b, a):
@@ -72,7 +73,8 @@ def _certified_conditional(n_l, b, a):
 
 def _failure_marginal(n_l, b, a):
     eps = _marginal_eps(n_l, b, a)
-    return 1.0 - certified_coverage(n_l, _bins_per_class(n_l, b), eps, event="marginal").value
+    k = _bins_per_class(n_l, b)
+    return 1.0 - certified_coverage(n_l, k, eps, event="marginal", pooled=False).value
 
 
 def _failure_conditional(n_l, b, a):

@@ -50,7 +50,8 @@ def test_equal_bins_give_the_infimum_of_the_exact_coverage_over_constant_eta(eve
     n, b = 199, 10  # (n + 1) / B = 20: every UMD bin averages 19 labels
     assert {m for m, _ in certified_bins(n, b)} == {19}
     eps = 0.2
-    cert = certified_coverage(n, b, eps, event=event)
+    # distinct outputs (randomized UMD, delta -> 0): the marginal bound is min over bins
+    cert = certified_coverage(n, b, eps, event=event, pooled=False)
     etas = np.linspace(0.001, 0.999, 2001)
     exact = np.array([exact_coverage(n, b, e, eps, event=event) for e in etas])
     assert np.all(exact >= cert.value - 1e-12)
@@ -96,6 +97,14 @@ def test_near_the_threshold_interval_arithmetic_decides():
     close = certified_coverage(200, 10, eps, threshold=plain.value)
     assert close.rigorous
     assert plain.value - 1e-11 <= close.value <= plain.value
+
+
+def test_merged_outputs_are_the_default_and_bound_the_marginal_by_the_conditional():
+    conditional = certified_coverage(1000, 10, 0.1).value
+    assert certified_coverage(1000, 10, 0.1, event="marginal").value == conditional
+    assert certified_coverage(1000, 10, 0.1, event="marginal", pooled=False).value > conditional
+    with pytest.raises(ValueError, match="pooled"):
+        certified_coverage(1000, 10, 0.1, pooled="no")
 
 
 def test_pooled_marginal_falls_back_to_the_conditional_bound():
@@ -168,3 +177,23 @@ def test_the_fixed_radius_path_equals_the_general_one():
             general, _ = _candidates(m, radii(eps, m), shift)
             fast, _ = _fixed_candidates(m, eps, shift)
             assert fast.min() == pytest.approx(general.min(), abs=1e-12), (m, eps, shift)
+
+
+def test_a_radius_a_rounding_below_a_lattice_value_is_not_taken_for_it():
+    # m = 4, eps just below 1/4: consecutive intervals [k/4 - eps, k/4 + eps] leave gaps of
+    # 2e-12, so at p = 1/2 only K = 2 is within: P = 6/16. A slack that closed the gaps would
+    # certify 0.625, above this law's coverage (a false certificate)
+    below = bin_infimum(4, 0.25 - 1e-12)
+    assert below.value == pytest.approx(0.375, abs=1e-9)
+    # UMD with n = 4, B = 1 averages 4 labels; at eta = 1/2 its exact coverage is 6/16 too
+    assert below.value <= exact_coverage(4, 1, 0.5, 0.25 - 1e-12) + 1e-12
+    # and the touching intervals of m = 5, eps = 0.1 (k/5 +- 0.1 meet exactly) leave no gap
+    assert bin_infimum(5, 0.1).value == pytest.approx(1.0 - sup_binomial_tail(5, 0.1)[0])
+
+
+def test_the_rigorous_value_is_below_the_float_one_by_rounding_only():
+    for m, eps in ((19, 0.2), (20, 0.3), (3, 1 / 3 - 1e-12)):
+        plain = bin_infimum(m, eps)
+        close = bin_infimum(m, eps, threshold=plain.value)
+        assert close.rigorous
+        assert plain.value - 1e-12 <= close.value <= plain.value
