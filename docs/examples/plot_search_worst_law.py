@@ -51,14 +51,15 @@ for found in results.values():
 # The bound times 0.7 does not: the benign start points (eta far from 1/2) fail 1-4% of the
 # time; differential evolution moves the pieces towards eta = 1/2, and the refinement's line
 # searches, on the failure rate with the labels integrated out given the scores, bring every
-# piece next to it, where the law fails about as often as the exact worst case (0.23).
+# piece next to it, where the law fails about as often as the worst constant eta (0.23).
 # Last, the law found is compared with the family's known hard laws (every eta at 1/2, and
 # at the exact worst constant eta) on fresh replicates, and the worse one is kept (the
 # summaries' "vs known laws" line); the fresh-seed re-check flags it. Random sampling at the
 # same budget stops short of it.
 #
-# A search shows that a bound *can* fail; where the worst case is known, the exact reference
-# (the last line of each summary) says by how much, and ``calcheck search --power`` measures
+# A search shows that a bound *can* fail; where the event has an exact route, the reference
+# (the last lines of each summary: the worst constant eta, and the certified coverage over
+# every law) says by how much, and ``calcheck search --power`` measures
 # how often the search reaches it.
 
 stated, wrong = results.values()
