@@ -17,7 +17,7 @@ from calcheck.simulations._io import atomic_write_text, read_back
 from .audit import AUDIT_HEADERS, audit_rows
 from .doclinks import docs_base_url, guarantee_doc_url
 from .report import SUMMARY_HEADERS, rate_lines, seed_text, summary_row
-from .roles import role_count_text
+from .roles import headline_parts, role_count_text
 
 __all__ = ["write_html"]
 
@@ -165,11 +165,9 @@ def _summary(results: dict) -> str:
         "expected.</b></p><ul>",
         *(
             f"<li>{html.escape(part)}</li>"
-            for part in (
+            for part in headline_parts(
                 results["headline"]["text"] if "headline" in results else role_count_text(checks)
             )
-            .replace("; apart: ", ", ")
-            .split(", ")
         ),
     ]
     if wrong:

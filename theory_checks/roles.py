@@ -34,6 +34,7 @@ __all__ = [
     "VALID_FORMS",
     "check_role",
     "headline",
+    "headline_parts",
     "headline_text",
     "role_count_text",
     "role_of",
@@ -169,7 +170,7 @@ def _apart_text(h: dict) -> str:
     where = h.get("printed_claims_where_they_hold") or ()
     if where:
         apart.append(
-            f"{len(where)} checks of printed claims that fail, on laws where they hold "
+            f"{len(where)} checks of failing printed claims on laws where they hold "
             f"({', '.join(where)})"
         )
     if h["identities"]:
@@ -190,6 +191,19 @@ def _apart_text(h: dict) -> str:
     if h["inconclusive"]:
         apart.append(f"{len(h['inconclusive'])} inconclusive")
     return f"; apart: {', '.join(apart)}" if apart else ""
+
+
+def headline_parts(text: str) -> list[str]:
+    """The headline's items: split at the commas outside parentheses (one item each)."""
+    parts, depth, start = [], 0, 0
+    text = text.replace("; apart: ", ", ")
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
 
 
 def role_count_text(checks) -> str:

@@ -94,3 +94,14 @@ def test_the_ledger_derives_how_each_check_counts():
     assert h["mutant_rungs"] == ["a.control.times_0.7", "a.control.surely"]
     assert h["printed_claims_where_they_hold"] == ["p"]
     assert "1 certified for every law at the sizes run" in h["text"]
+
+
+def test_the_headline_splits_into_items_at_commas_outside_parentheses():
+    from calcheck.theory_checks.roles import headline_parts
+
+    text = "2 of 2 guarantees verified (a, b; c), 1 of 1 controls caught; apart: 3 implied (x, y)"
+    assert headline_parts(text) == [
+        "2 of 2 guarantees verified (a, b; c)",
+        "1 of 1 controls caught",
+        "3 implied (x, y)",
+    ]

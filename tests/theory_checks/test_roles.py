@@ -89,7 +89,7 @@ def test_printed_claims_lead_and_a_counterexample_that_holds_fails_the_run(
     # the printed form fails: its check on laws where it holds is not a verified guarantee,
     # its valid form is (the ledger's rule)
     assert "1 of 1 guarantees verified" in text
-    assert "1 checks of printed claims that fail, on laws where they hold (gpr20.cor3)" in text
+    assert "1 checks of failing printed claims on laws where they hold (gpr20.cor3)" in text
     assert "1 of 1 printed claims fail as printed" in text
     data = json.loads((out / "results.json").read_text())
     assert {c["id"]: c["role"] for c in data["checks"]}["gpr20.cor3.control.counterexample"] == (
