@@ -518,6 +518,9 @@ GOLDEN: dict[str, list[tuple[dict, object]]] = {
         (dict(n=9, n_bins=10), (9 + 1) // 10 - 1),
         (dict(n=5, n_bins=1), (5 + 1) // 1 - 1),
         (dict(n=[100, 9], n_bins=[7, 10]), [(100 + 1) // 7 - 1, (9 + 1) // 10 - 1]),
+        # the smallest valid input: one point, B <= n + 1 = 2 (a validation that refused
+        # n = 1 survived the mutation run without it)
+        (dict(n=1, n_bins=2), (1 + 1) // 2 - 1),
     ],
     # ---- klm19 (Kumar, Liang & Ma 2019) ----
     # Example 3.2: CE(f_B) = 0 but CE(f) >= 0.49.
