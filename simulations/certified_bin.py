@@ -274,7 +274,7 @@ def fixed_bin(m: int, eps: float, edge_point: bool) -> BinInfimum:
 def rigorous_min(m: int, r: np.ndarray, edge_point: bool, float_value: float) -> float:
     """The candidates within ``RIGOROUS_MARGIN`` of the float minimum, in interval arithmetic.
 
-    The piece ends are the exact rationals of :func:`_pieces`, so the balls enclose the
+    The piece ends are the exact rationals of ``_pieces``, so the balls enclose the
     probabilities at the true ends, not at their floats.
     """
     import mpmath

@@ -83,6 +83,7 @@ from .certified_bin import (
 from .exact_coverage import EVENTS, MAX_POINTS, SCHEMES
 
 __all__ = [
+    "MAX_FACTOR",
     "RIGOROUS_DPS",
     "RIGOROUS_MARGIN",
     "BinInfimum",
@@ -92,6 +93,7 @@ __all__ = [
     "certified_coverage",
     "certified_layout",
     "smallest_certified_eps",
+    "smallest_factor",
     "smallest_layout_eps",
 ]
 
@@ -334,6 +336,32 @@ def smallest_certified_eps(
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     bins = certified_bins(n, n_bins, "umd" if scheme == "randomized_umd" else scheme)
     return smallest_layout_eps(bins, 1.0 - alpha, event=event, pooled=pooled)
+
+
+#: Largest multiple of a bound a critical factor is looked for at (a bound this many times
+#: too small has no factor worth a number).
+MAX_FACTOR = 64.0
+
+
+def smallest_factor(covers, tolerance: float) -> float:
+    """The smallest f in (0, :data:`MAX_FACTOR`] with ``covers(f)``, by bisection.
+
+    ``covers`` must be nondecreasing in f (a coverage reaching a claim as the radius
+    grows). Returned as the upper end of the final bracket (``covers`` holds there), within
+    ``tolerance`` of the infimum; ``inf`` where even ``MAX_FACTOR`` does not cover. The one
+    home of a bound's critical factor f* (:mod:`calcheck.theory_checks.tightness`, and each
+    guarantee cell's in :mod:`calcheck.theory_checks.exact_evidence`).
+    """
+    hi = 1.0
+    while not covers(hi):
+        hi *= 2.0
+        if hi > MAX_FACTOR:
+            return float("inf")
+    lo = 0.0
+    while hi - lo > tolerance:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if covers(mid) else (mid, hi)
+    return hi
 
 
 def smallest_layout_eps(bins, claimed: float, *, event="conditional", pooled=False) -> float:

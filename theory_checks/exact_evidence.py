@@ -45,7 +45,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calcheck.simulations.certified_coverage import certified_bins, certified_layout
+from calcheck.simulations.certified_coverage import (
+    certified_bins,
+    certified_layout,
+    smallest_factor,
+)
 from calcheck.simulations.conditional_coverage import parts
 from calcheck.simulations.exact_coverage import (
     bin_point_counts,
@@ -348,28 +352,14 @@ def with_exact_evidence(check, experiment, alpha, radius, cell):
 
 #: Width of the bisection bracket of a cell's exact and certified critical factors.
 FACTOR_TOLERANCE = 1e-4
-#: Largest factor tried (a bound this many times too small has no factor worth a number).
-_MAX_FACTOR = 64.0
-
-
-def _smallest_factor(covers) -> float:
-    """The smallest f in (0, 64] with ``covers(f)``, to :data:`FACTOR_TOLERANCE` above."""
-    hi = 1.0
-    while not covers(hi):
-        hi *= 2.0
-        if hi > _MAX_FACTOR:
-            return float("inf")
-    lo = 0.0
-    while hi - lo > FACTOR_TOLERANCE:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if covers(mid) else (mid, hi)
-    return hi
 
 
 @functools.lru_cache(maxsize=1024)
 def _certified_factor(route: CertifiedRoute, eps: float, claimed: float) -> float:
     # law-free: one value per sizes, radius and claim, whatever the cell's law
-    return _smallest_factor(lambda f: route.certificate(f * eps, None).value >= claimed)
+    return smallest_factor(
+        lambda f: route.certificate(f * eps, None).value >= claimed, FACTOR_TOLERANCE
+    )
 
 
 def _critical_factors(certified, route, changes: dict, eps: float, claimed: float) -> dict:
@@ -378,7 +368,9 @@ def _critical_factors(certified, route, changes: dict, eps: float, claimed: floa
     if certified is not None and eps > 0:
         out["certified_factor"] = _certified_factor(certified, eps, claimed)
     if "exact_coverage" in changes and eps > 0:
-        out["exact_factor"] = _smallest_factor(lambda f: route.coverage(f * eps) >= claimed)
+        out["exact_factor"] = smallest_factor(
+            lambda f: route.coverage(f * eps) >= claimed, FACTOR_TOLERANCE
+        )
     return out
 
 

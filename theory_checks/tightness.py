@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calcheck.bounds import registry
-from calcheck.simulations.certified_coverage import certified_coverage
+from calcheck.simulations.certified_coverage import certified_coverage, smallest_factor
 from calcheck.simulations.radius_coverage import exact_radius_coverage
 
 from .exact import _alpha, _route, radius_of
@@ -33,9 +33,6 @@ from .search_known import merged_outputs
 from .user import guarantee_id
 
 __all__ = ["CriticalFactor", "assert_tightness", "critical_factor"]
-
-#: Largest factor tried: a bound 64 times too small has no critical factor worth a number.
-MAX_FACTOR = 64.0
 
 
 @dataclass(frozen=True)
@@ -53,7 +50,8 @@ class CriticalFactor(Exportable):
         The constant eta of the exact route (None: certified).
     factor : float
         f*, to within ``tolerance`` above (the coverage at ``factor`` reaches the claim);
-        ``inf`` when not even ``MAX_FACTOR`` times the bound does.
+        ``inf`` when not even 64 times the bound does
+        (``calcheck.simulations.certified_coverage.MAX_FACTOR``).
     tolerance : float
         Width of the final bisection bracket.
     """
@@ -127,7 +125,7 @@ def critical_factor(guarantee, *, n, n_bins, alpha, eta=None, tolerance=1e-6) ->
             value = exact_radius_coverage(n, n_bins, eta, r, event=event, scheme=scheme)
         return value >= 1.0 - alpha
 
-    factor = _bisect(covers, _positive("tolerance", tolerance, below=1.0))
+    factor = smallest_factor(covers, _positive("tolerance", tolerance, below=1.0))
     route = "certified" if eta is None else "exact"
     at = None if eta is None else float(eta)
     return CriticalFactor(gid, int(n), int(n_bins), alpha, route, at, factor, float(tolerance))
@@ -139,19 +137,6 @@ def _positive(name: str, value, below: float = float("inf")) -> float:
     if not ok or not 0 < value < below:
         raise ValueError(f"{name} must be a number in (0, {below:g}), got {value!r}")
     return float(value)
-
-
-def _bisect(covers, tolerance: float) -> float:
-    hi = 1.0
-    while not covers(hi):
-        hi *= 2.0
-        if hi > MAX_FACTOR:
-            return float("inf")
-    lo = 0.0
-    while hi - lo > tolerance:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if covers(mid) else (mid, hi)
-    return hi
 
 
 def _above_one(route: str) -> str:
