@@ -139,7 +139,16 @@ def test_audit_command(tmp_path, capsys):
     assert row["role"] == "guarantee"
     assert row["caught"] is True
     assert row["mutant"].startswith("the stated bound times")
+    assert row["counted as"] == "guarantee"
+    assert row["f*"].endswith("(certified)")  # uniform-mass binning: a law-free f*
     assert data["problems"] == []
+    # each cell's rung of the evidence ladder and its critical factors
+    cells = data["cells"]["gr21.thm3"]
+    assert {c["tier"] for c in cells} <= {"certified", "exact", "monte_carlo", "powerless"}
+    half = [c for c in cells if "uniform_half/n=200/" in c["experiment"] and c["alpha"] == 0.05]
+    assert half[0]["tier"] == "certified"
+    assert 0.95 <= half[0]["certified_coverage"] <= half[0]["exact_coverage"]
+    assert half[0]["certified_factor"] >= half[0]["exact_factor"] > 0
     assert main(["audit", "--results", str(tmp_path / "nowhere")]) == 2
     assert "calcheck run" in capsys.readouterr().err
 
