@@ -377,5 +377,7 @@ def _critical_factors(certified, route, changes: dict, eps: float, claimed: floa
 def _certified_text(cert) -> str:
     worst = cert.worst
     where = f"worst bin of {worst.m} labels at Pi_b -> {worst.p:.4g}"
+    if worst.edge_point:  # Zadrozny-Elkan: one of its labels is the upper edge's
+        where += f", its edge label's mean at {worst.q}"
     rigorous = "; interval arithmetic" if cert.rigorous else ""
     return f"{cert.reduction}; {where}{rigorous}"
