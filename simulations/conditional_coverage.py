@@ -137,9 +137,11 @@ def poisson_binomial_within(p: np.ndarray, counts: np.ndarray, low, high) -> np.
     if equal.any():
         m, q = counts[equal], first[equal]
         out[equal] = (
-            binom.cdf(hi_int[equal], m, q) + hi_frac[equal] * binom.pmf(hi_int[equal] + 1, m, q)
-            - binom.cdf(lo_int[equal], m, q) - lo_frac[equal] * binom.pmf(lo_int[equal] + 1, m, q)
-        )  # fmt: skip
+            binom.cdf(hi_int[equal], m, q)
+            + hi_frac[equal] * binom.pmf(hi_int[equal] + 1, m, q)
+            - binom.cdf(lo_int[equal], m, q)
+            - lo_frac[equal] * binom.pmf(lo_int[equal] + 1, m, q)
+        )
     mixed = np.flatnonzero(~equal)
     if mixed.size:
         pm = np.where(used[mixed], p[mixed], 0.0)  # padding: Bernoulli(0) adds nothing
@@ -203,9 +205,11 @@ def conditional_coverage(
     for weight, part in parts(experiment):
         s_sorted, u_sorted = sorted_scores(part.law.scores, part.n, reps, rng)
         out.append(
-            (weight, coverage_given_scores(part, s_sorted, u_sorted, eps, event=event,
-                                           smooth=smooth))
-        )  # fmt: skip
+            (
+                weight,
+                coverage_given_scores(part, s_sorted, u_sorted, eps, event=event, smooth=smooth),
+            )
+        )
     return combine_parts(out, event)
 
 

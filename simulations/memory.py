@@ -211,13 +211,22 @@ def check_experiments_fit(
         if n >= 1 and points >= 1:
             arrays = getattr(exp, "memory_arrays", BLOCK_ARRAYS) * points / n
             check_fits(
-                n=n, reps=held, arrays=arrays, what=what, available=available,
+                n=n,
+                reps=held,
+                arrays=arrays,
+                what=what,
+                available=available,
                 detail=f"reps here is {BLOCK_REPS} replicates of one block in each of {workers} "
                 "worker(s), held at once",
-            )  # fmt: skip
+            )
         bins = int(getattr(exp, "n_bins", 0) or 0)
         if reps is not None and bins >= 1:
             check_fits(
-                n=bins, reps=int(reps), arrays=OUTCOME_ARRAYS, what=what, available=available,
-                name="n_bins", detail="a cell's per-bin outcome, every replicate at once",
-            )  # fmt: skip
+                n=bins,
+                reps=int(reps),
+                arrays=OUTCOME_ARRAYS,
+                what=what,
+                available=available,
+                name="n_bins",
+                detail="a cell's per-bin outcome, every replicate at once",
+            )

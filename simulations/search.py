@@ -197,9 +197,14 @@ def _result(method, thetas, values, seed) -> OptimResult:
     clean = np.where(np.isnan(values), -np.inf, values)
     i = int(np.argmax(clean))
     return OptimResult(
-        method, tuple(float(x) for x in thetas[i]), float(values[i]), len(values), thetas,
-        values, seed,
-    )  # fmt: skip
+        method,
+        tuple(float(x) for x in thetas[i]),
+        float(values[i]),
+        len(values),
+        thetas,
+        values,
+        seed,
+    )
 
 
 #: Standard deviation of the jitter of the benign start points, as a fraction of each box

@@ -134,8 +134,9 @@ class SearchBudget:
         290
         """
         if not isinstance(name, str):
-            raise ValueError(f"a named search budget is one of {sorted(SEARCH_BUDGETS)}, "
-                             f"got {name!r}")  # fmt: skip
+            raise ValueError(
+                f"a named search budget is one of {sorted(SEARCH_BUDGETS)}, got {name!r}"
+            )
         return get_search_budget(name)
 
     def sized(self, *, evaluations: int | None = None, reps: int | None = None, dim: int = 1):

@@ -50,9 +50,12 @@ SCHEDULER_TIMEOUT = 30
 def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: int) -> None:
     """The options of ``calcheck run``."""
     s.add_argument(  # repeated --checks add up
-        "--checks", nargs="+", action="extend", metavar="ID",
+        "--checks",
+        nargs="+",
+        action="extend",
+        metavar="ID",
         help="check ids, prefixes or glob patterns (default: all; repeatable)",
-    )  # fmt: skip
+    )
     s.add_argument(
         "--budget", choices=("quick", "full"), default="quick", help="replicates, laws, grid"
     )
@@ -235,8 +238,10 @@ def cmd_run(args) -> int:
     out = writable_folder(args.out, "--out", files=RUN_FILES)
     for name in ("plots", "previous"):  # folders it writes in at its end
         if (out / name).exists() and not (out / name).is_dir():
-            raise ValueError(f"--out {str(out)!r} holds a file {name!r} where the run keeps a "
-                             "folder; move it away or choose another folder")  # fmt: skip
+            raise ValueError(
+                f"--out {str(out)!r} holds a file {name!r} where the run keeps a "
+                "folder; move it away or choose another folder"
+            )
     from .cli_search import check_read_back
 
     check_read_back(out, results=False)  # the searches' and figures' index it reads back
@@ -273,9 +278,16 @@ def cmd_run(args) -> int:
                                 flush=True,
                             )
                         run = _run(
-                            args, checks, store, reps, false_alarm, progress, on_block, clock,
+                            args,
+                            checks,
+                            store,
+                            reps,
+                            false_alarm,
+                            progress,
+                            on_block,
+                            clock,
                             drawer,
-                        )  # fmt: skip
+                        )
                     break
                 except StoreDamaged:
                     if not args.move_damaged_store or attempt == 2:

@@ -151,8 +151,10 @@ def _check_sizes(args) -> None:
     """``--evaluations`` and ``--reps``: integers of a search's least size (one line if not)."""
     from calcheck.simulations.search_budget import MIN_EVALUATIONS
 
-    for flag, value, least in (("--evaluations", args.evaluations, MIN_EVALUATIONS),
-                               ("--reps", args.reps, 1)):  # fmt: skip
+    for flag, value, least in (
+        ("--evaluations", args.evaluations, MIN_EVALUATIONS),
+        ("--reps", args.reps, 1),
+    ):
         if value is not None and value < least:
             raise ValueError(
                 f"{flag} must be an integer >= {least}, got {value}"
@@ -183,10 +185,17 @@ def _single(args) -> int:
     family = get_family(args.family, **dict(args.family_opt))
     check_search_folder(args.out, [(args.target, family, grid, args.alpha, args.seed)])
     result = search(
-        args.target, family, grid=grid, alpha=args.alpha,
-        budget=_sized(args, args.budget, family), criterion=args.criterion, seed=args.seed,
-        n_jobs=args.jobs, progress=args.progress, on_estimate=_announce,
-    )  # fmt: skip
+        args.target,
+        family,
+        grid=grid,
+        alpha=args.alpha,
+        budget=_sized(args, args.budget, family),
+        criterion=args.criterion,
+        seed=args.seed,
+        n_jobs=args.jobs,
+        progress=args.progress,
+        on_estimate=_announce,
+    )
     entry = save_search(result, family, args.out)
     print(result.summary())
     print(f"stored: {Path(args.out) / 'search' / entry['name']}.json (.png)")
@@ -251,11 +260,18 @@ def _power(args) -> int:
 
         results.append(
             search_power(
-                target, get_family(fam, **opts), grid=grid, alpha=alpha, criterion=criterion,
-                seeds=args.seeds, first_seed=args.seed, budget=args.budget, n_jobs=args.jobs,
+                target,
+                get_family(fam, **opts),
+                grid=grid,
+                alpha=alpha,
+                criterion=criterion,
+                seeds=args.seeds,
+                first_seed=args.seed,
+                budget=args.budget,
+                n_jobs=args.jobs,
                 progress=progress,
             )
-        )  # fmt: skip
+        )
         print(f"calcheck: power row {i + 1} of {len(POWER_ROWS)} done", file=sys.stderr)
     table = power_table(results)
     folder = Path(args.out) / "search"
@@ -286,15 +302,20 @@ def _rates(args) -> int:
     checks = known if args.rate == ["all"] else list(args.rate)
     unknown = [c for c in checks if c not in known]
     if unknown:
-        print(f"calcheck search: --rate takes {', '.join(known)} or all; got {unknown}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"calcheck search: --rate takes {', '.join(known)} or all; got {unknown}",
+            file=sys.stderr,
+        )
         return 2
     results = []
     for check in checks:
         result = rate_worst_law(
-            check, seed=args.seed, fresh_seed=args.seed + 1, n_jobs=args.jobs,
+            check,
+            seed=args.seed,
+            fresh_seed=args.seed + 1,
+            n_jobs=args.jobs,
             **RATE_BUDGETS[args.budget],
-        )  # fmt: skip
+        )
         print(result.summary(), flush=True)
         results.append(result)
     table = markdown_table(results)
@@ -353,20 +374,33 @@ def _study(args) -> int:
     runs = load_search_study(args.study)
     families = [get_family(kw["family"], **kw["family_options"]) for kw in runs]
     pairs = list(zip(runs, families, strict=True))
-    check_search_folder(args.out, [(kw["target"], f, kw["grid"], kw["alpha"], kw["seed"])
-                                   for kw, f in pairs])  # fmt: skip
+    check_search_folder(
+        args.out, [(kw["target"], f, kw["grid"], kw["alpha"], kw["seed"]) for kw, f in pairs]
+    )
     results = []
     for i, (kw, family) in enumerate(pairs):
         guarantee, _ = resolve_target(kw["target"])
         sizes = {k: kw[k] for k in ("evaluations", "reps")}  # the file's, then the flags'
-        sizes.update({k: v for k, v in (("evaluations", args.evaluations),
-                                         ("reps", args.reps)) if v is not None})  # fmt: skip
+        sizes.update(
+            {
+                k: v
+                for k, v in (("evaluations", args.evaluations), ("reps", args.reps))
+                if v is not None
+            }
+        )
         budget = get_search_budget(kw["budget"]).sized(**sizes, dim=family.dim)
         result = search(
-            kw["target"], family, grid=kw["grid"], alpha=kw["alpha"], budget=budget,
-            criterion=kw["criterion"], seed=kw["seed"], n_jobs=args.jobs,
-            progress=args.progress, on_estimate=_announce,
-        )  # fmt: skip
+            kw["target"],
+            family,
+            grid=kw["grid"],
+            alpha=kw["alpha"],
+            budget=budget,
+            criterion=kw["criterion"],
+            seed=kw["seed"],
+            n_jobs=args.jobs,
+            progress=args.progress,
+            on_estimate=_announce,
+        )
         save_search(result, family, args.out)
         print(result.summary())
         print(f"calcheck: search {i + 1} of {len(runs)} done ({guarantee})", file=sys.stderr)
@@ -378,11 +412,14 @@ def _study(args) -> int:
 def cmd_search(args) -> int:
     """Run one search (or the sweep), store it under ``<out>/search`` and re-render the report."""
     single = args.target is not None or args.family is not None
-    given = sum((single, bool(args.all), args.study is not None, bool(args.power),
-                 args.rate is not None))  # fmt: skip
+    given = sum(
+        (single, bool(args.all), args.study is not None, bool(args.power), args.rate is not None)
+    )
     if given > 1:
-        print("calcheck search: give TARGET --family, --study, --all, --power or --rate, one "
-              "of them", file=sys.stderr)  # fmt: skip
+        print(
+            "calcheck search: give TARGET --family, --study, --all, --power or --rate, one of them",
+            file=sys.stderr,
+        )
         return 2
     from calcheck.simulations._io import writable_folder
 

@@ -95,9 +95,13 @@ def sharper_control(
     store = ResultStore(":memory:") if own else store
     try:
         run = run_checks(
-            [control], store, reps=result.reps if reps is None else reps,
-            root_seed=_root_seed(rng), false_alarm=result.false_alarm, n_jobs=n_jobs,
-        )  # fmt: skip
+            [control],
+            store,
+            reps=result.reps if reps is None else reps,
+            root_seed=_root_seed(rng),
+            false_alarm=result.false_alarm,
+            n_jobs=n_jobs,
+        )
     finally:
         if own:
             store.close()

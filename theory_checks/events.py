@@ -340,10 +340,12 @@ class Marginal(Event):
             estimate = float(np.sum(outcome.mass * ok, axis=1).mean())
             radius = np.take_along_axis(per_bin, test_bin(outcome)[:, None], axis=1)[:, 0]
             return EventValues(
-                err <= radius, ratio(err, radius), estimate,
+                err <= radius,
+                ratio(err, radius),
+                estimate,
                 _median_bound(np.where(outcome.mass > 0, per_bin, np.nan)),
                 radius >= statistic_sup("test_point_error"),
-            )  # fmt: skip
+            )
         radius = broadcast_radius(radius, err.shape, self.statistic)
         estimate = float(outcome.marginal_probability(radius).mean())
         return EventValues(

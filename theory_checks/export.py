@@ -316,8 +316,17 @@ def encode(value):
 # ------------------------------------------------------------------------------ decode
 #: The modules of the result classes, imported when a dict names one (the classes register
 #: themselves as :class:`Exportable` subclasses; calcheck imports its modules lazily).
-_HOMES = ("bench", "check", "exact", "exponents", "means", "rates", "runner", "search_result",
-          "tradeoff")  # fmt: skip
+_HOMES = (
+    "bench",
+    "check",
+    "exact",
+    "exponents",
+    "means",
+    "rates",
+    "runner",
+    "search_result",
+    "tradeoff",
+)
 
 
 def _types() -> dict:
@@ -331,8 +340,13 @@ def _types() -> dict:
 
     for home in _HOMES:  # by name: the result modules import this one
         importlib.import_module(f"{__package__}.{home}")
-    return {**_REGISTRY, "EventRecord": EventRecord, "Mutant": Mutant,
-            "RunStats": RunStats, "SearchBudget": SearchBudget}  # fmt: skip
+    return {
+        **_REGISTRY,
+        "EventRecord": EventRecord,
+        "Mutant": Mutant,
+        "RunStats": RunStats,
+        "SearchBudget": SearchBudget,
+    }
 
 
 def _unfloat(x):

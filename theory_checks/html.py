@@ -100,10 +100,15 @@ def _audit(results: dict) -> str:
     for r in audit_rows(results):
         bad = r["role"] == "guarantee" and r["caught"] is False
         cells = [
-            html.escape("-" if r[h] is None else ("yes" if r[h] is True else "NO")
-                        if isinstance(r[h], bool) else str(r[h]))
+            html.escape(
+                "-"
+                if r[h] is None
+                else ("yes" if r[h] is True else "NO")
+                if isinstance(r[h], bool)
+                else str(r[h])
+            )
             for h in AUDIT_HEADERS
-        ]  # fmt: skip
+        ]
         cells[0] = f"<code>{cells[0]}</code>"
         rows.append(
             f"<tr class='{'fail' if bad else ''}'>"

@@ -114,11 +114,30 @@ def _draw(gid: str, own: list, controls: list, reps):
             if is_worst:
                 lo = np.maximum(1 - np.array([c["ci_high"] for c in cells]), floor)
                 hi = np.maximum(1 - np.array([c["ci_low"] for c in cells]), floor)
-                ax.errorbar(n, fail, yerr=[fail - lo, hi - fail], fmt="o-", ms=4, lw=1.6,
-                            color="C3", capsize=2, zorder=5)  # fmt: skip
+                ax.errorbar(
+                    n,
+                    fail,
+                    yerr=[fail - lo, hi - fail],
+                    fmt="o-",
+                    ms=4,
+                    lw=1.6,
+                    color="C3",
+                    capsize=2,
+                    zorder=5,
+                )
                 label = f"worst: {key[0]}" + ("" if key[1] == "*" else f", B={key[1]}")
-                ax.text(0.03, 0.97, label, transform=ax.transAxes, ha="left", va="top",
-                        fontsize=7, color="C3", zorder=6, bbox=_HALO)  # fmt: skip
+                ax.text(
+                    0.03,
+                    0.97,
+                    label,
+                    transform=ax.transAxes,
+                    ha="left",
+                    va="top",
+                    fontsize=7,
+                    color="C3",
+                    zorder=6,
+                    bbox=_HALO,
+                )
             else:
                 ax.plot(n, fail, "o-", ms=2, lw=0.8, color="0.7", zorder=2)
             allowed = [1 - c["claimed"] for c in cells]
@@ -155,9 +174,18 @@ def _draw(gid: str, own: list, controls: list, reps):
                 tight_ax.plot(x, t, "o-", ms=4, lw=1.6, color="C0", zorder=5)
                 alpha = "" if key[2] is None else f", a={key[2]:g}"
                 where = "" if key[1] == "*" else f", B={key[1]}"
-                tight_ax.text(0.97, 0.97, f"closest: {key[0]}{where}{alpha}",
-                              transform=tight_ax.transAxes, ha="right", va="top", fontsize=7,
-                              color="C0", zorder=6, bbox=_HALO)  # fmt: skip
+                tight_ax.text(
+                    0.97,
+                    0.97,
+                    f"closest: {key[0]}{where}{alpha}",
+                    transform=tight_ax.transAxes,
+                    ha="right",
+                    va="top",
+                    fontsize=7,
+                    color="C0",
+                    zorder=6,
+                    bbox=_HALO,
+                )
             else:
                 tight_ax.plot(x, t, "o-", ms=2, lw=0.8, color="0.7")
     handles = [

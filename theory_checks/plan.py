@@ -135,8 +135,10 @@ def critical_counts(reps, claimed: float, level: float) -> np.ndarray:
     """
     r = np.asarray(reps, dtype=np.int64)
     c = stats.binom.ppf(level, r, claimed).astype(np.int64) - 1
-    for step, wrong in ((-1, lambda c: stats.binom.cdf(c, r, claimed) >= level),
-                        (1, lambda c: stats.binom.cdf(c + 1, r, claimed) < level)):  # fmt: skip
+    for step, wrong in (
+        (-1, lambda c: stats.binom.cdf(c, r, claimed) >= level),
+        (1, lambda c: stats.binom.cdf(c + 1, r, claimed) < level),
+    ):
         bad = wrong(c) & (c >= 0 if step < 0 else c < r)
         while bad.any():  # the quantile's rounding, as critical_count corrects it
             c = np.where(bad, c + step, c)
@@ -291,8 +293,15 @@ def plan(
     >>> p.reps, p.block_reps, round(p.achieved_power, 3)
     (838, 900, 0.901)
     """
-    given = [k for k, v in (("shortfall", shortfall), ("true_coverage", true_coverage),
-                            ("bound_factor", bound_factor)) if v is not None]  # fmt: skip
+    given = [
+        k
+        for k, v in (
+            ("shortfall", shortfall),
+            ("true_coverage", true_coverage),
+            ("bound_factor", bound_factor),
+        )
+        if v is not None
+    ]
     if len(given) != 1:
         raise ValueError(
             f"give exactly one of shortfall, true_coverage or bound_factor, got {given or 'none'}"
@@ -304,8 +313,11 @@ def plan(
     if isinstance(max_reps, bool) or not isinstance(max_reps, int) or max_reps < 2:
         raise ValueError(f"max_reps must be an integer >= 2, got {max_reps!r}")
     claimed = 1.0 - alpha
-    where = {k: v for k, v in (("guarantee", guarantee), ("n", n), ("n_bins", n_bins),
-                               ("eta", eta)) if v is not None}  # fmt: skip
+    where = {
+        k: v
+        for k, v in (("guarantee", guarantee), ("n", n), ("n_bins", n_bins), ("eta", eta))
+        if v is not None
+    }
     if bound_factor is None and where:
         raise ValueError(
             f"{sorted(where)} go with bound_factor (where its exact coverage is computed); "
@@ -329,13 +341,25 @@ def plan(
     first, horizon, reps, pw = _search(claimed, p1, power, level, max_reps)
     c = critical_count(reps, claimed, level)
     return ReplicatePlan(
-        claimed, p1, claimed - p1, power, false_alarm, int(cells), level, reps, pw, c, first,
-        horizon, -(-reps // BLOCK_REPS) * BLOCK_REPS, bound_factor,
+        claimed,
+        p1,
+        claimed - p1,
+        power,
+        false_alarm,
+        int(cells),
+        level,
+        reps,
+        pw,
+        c,
+        first,
+        horizon,
+        -(-reps // BLOCK_REPS) * BLOCK_REPS,
+        bound_factor,
         "" if guarantee is None else str(getattr(guarantee, "id", guarantee)),
         None if bound_factor is None else int(n),
         None if bound_factor is None else int(n_bins),
         None if bound_factor is None else eta,
-    )  # fmt: skip
+    )
 
 
 def _powers(lo: int, hi: int, claimed, p1, level) -> np.ndarray:

@@ -11,7 +11,7 @@ constant
 .. math:: c(P) = n^*(P) / h,
 
 with n*(P) the crossing of the event's coverage with 1 - delta on a geometric grid of n
-(:func:`calcheck.theory_checks.rates.threshold`, interpolated in log n). Steps:
+(:func:`calcheck.theory_checks.rate_thresholds.threshold`, interpolated in log n). Steps:
 
 1. Search: differential evolution
    (:func:`calcheck.simulations.search.differential_evolution_search`) from the family's
@@ -49,7 +49,7 @@ from calcheck.simulations.provenance import check_root_seed, generator
 from calcheck.simulations.search import SearchBudget, differential_evolution_search
 
 from .catalog import rate_targets
-from .rates import _slopes, threshold
+from .rate_thresholds import ols_slopes, threshold
 
 __all__ = [
     "RateObjective",
@@ -203,11 +203,14 @@ def sweep_fit(target, points, *, seed: int, reps: int, rate=None) -> SweepFit:
     y = np.log([m.n_star for m, _ in meas])
     yb = np.log(np.stack([b for _, b in meas], axis=-1))
     with np.errstate(invalid="ignore"):
-        ci = tuple(float(q) for q in np.quantile(_slopes(x, yb), (0.025, 0.975)))
+        ci = tuple(float(q) for q in np.quantile(ols_slopes(x, yb), (0.025, 0.975)))
     return SweepFit(
-        tuple(lab for lab, _ in points), tuple(m for m, _ in meas), float(_slopes(x, y)), ci,
+        tuple(lab for lab, _ in points),
+        tuple(m for m, _ in meas),
+        float(ols_slopes(x, y)),
+        ci,
         target.slack,
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)
@@ -408,10 +411,22 @@ def rate_worst_law(
     replicates = budget.replicates + _rounded(fresh_reps) * (1 + len(hand) + len(top))
     replicates += _rounded(sweep_reps) * len(fit.labels) if fit else 0
     return RateSearchResult(
-        target.check_id, family.name, target.fixed(), theta, target.describe_point(point),
-        float(c_top[best]), float(c_val[best]), fresh, hand, fit, opt.evaluations, replicates,
-        time.perf_counter() - t0, seed, fresh_seed,
-    )  # fmt: skip
+        target.check_id,
+        family.name,
+        target.fixed(),
+        theta,
+        target.describe_point(point),
+        float(c_top[best]),
+        float(c_val[best]),
+        fresh,
+        hand,
+        fit,
+        opt.evaluations,
+        replicates,
+        time.perf_counter() - t0,
+        seed,
+        fresh_seed,
+    )
 
 
 _HEADER = (

@@ -48,6 +48,7 @@ from .events import MUTANT_FACTORS, BoundRule
 from .export import Exportable
 from .protocol import Mutant, json_number
 from .rate_events import Balanced, FactorWithin, SquaredCEWithin
+from .rate_thresholds import N_BOOT, ols_slopes, threshold
 from .roles import check_role, role_of
 from .series import SeriesCheckResult
 
@@ -62,43 +63,6 @@ __all__ = [
     "SquaredCEWithin",
     "threshold",
 ]
-
-#: Bootstrap resamples of the coverage counts (enough for a 1e-4 lower quantile).
-N_BOOT = 20000
-
-
-# ------------------------------------------------------------------ thresholds
-def threshold(coverage, n_grid, level) -> np.ndarray:
-    """Interpolated crossing of ``coverage`` (``(..., G)``) with ``level`` on ``n_grid``.
-
-    The last grid point below ``level`` and the next one are joined linearly in log n.
-    Returns ``n_grid[0]`` where no point is below and ``inf`` where the last one is.
-    """
-    cov = np.asarray(coverage, dtype=float)
-    grid = np.asarray(n_grid, dtype=float)
-    logn = np.log(grid)
-    g = logn.size
-    below = cov < level
-    any_below = below.any(axis=-1)
-    last = g - 1 - np.argmax(below[..., ::-1], axis=-1)
-    j = np.where(any_below, last, 0)
-    nxt = np.minimum(j + 1, g - 1)
-    c0 = np.take_along_axis(cov, j[..., None], axis=-1)[..., 0]
-    c1 = np.take_along_axis(cov, nxt[..., None], axis=-1)[..., 0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        frac = np.clip((level - c0) / (c1 - c0), 0.0, 1.0)
-    out = np.exp(logn[j] + frac * (logn[nxt] - logn[j]))
-    out = np.where(any_below, out, grid[0])
-    return np.where(any_below & (last == g - 1), np.inf, out)
-
-
-def _slopes(x, y) -> np.ndarray:
-    """OLS slopes of ``y`` (``(..., T)``) on ``x`` (``(T,)``); inf where y is not finite."""
-    xc = x - x.mean()
-    finite = np.all(np.isfinite(y), axis=-1)
-    yy = np.where(np.isfinite(y), y, 0.0)
-    b = (yy - yy.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
-    return np.where(finite, b, np.inf)
 
 
 # --------------------------------------------------------------------- checks
@@ -217,17 +181,29 @@ class RateCheck:
         if keep.sum() < 3:  # too few measured thresholds for a slope: no verdict
             nan2 = (float("nan"), float("nan"))
             return SeriesResult(
-                series.name, series.varying, tuple(theta), tuple(n_star), tuple(h),
-                float("nan"), nan2, float("nan"), float("nan"), nan2,
+                series.name,
+                series.varying,
+                tuple(theta),
+                tuple(n_star),
+                tuple(h),
+                float("nan"),
+                nan2,
+                float("nan"),
+                float("nan"),
+                nan2,
                 float(np.max(ratios[keep])) if keep.any() else float("nan"),
-                False, level, unbracketed, True, tuple(censored),
-            )  # fmt: skip
+                False,
+                level,
+                unbracketed,
+                True,
+                tuple(censored),
+            )
         log_h, log_t = np.log(np.asarray(h)[keep]), np.log(np.asarray(theta)[keep])
         y = np.log(np.asarray(n_star)[keep])
         yb = np.log(np.stack(n_boot, axis=-1)[..., keep])
-        slope = float(_slopes(log_h, y))
-        boot_h = _slopes(log_h, yb)
-        boot_t = _slopes(log_t, yb)
+        slope = float(ols_slopes(log_h, y))
+        boot_h = ols_slopes(log_h, yb)
+        boot_t = ols_slopes(log_t, yb)
         # a bootstrap resample may still put a threshold off the grid: its slope is
         # infinite and its quantiles are reported as such
         with np.errstate(invalid="ignore"):
@@ -243,7 +219,7 @@ class RateCheck:
             slope,
             slope_ci,
             lower,
-            float(_slopes(log_t, y)),
+            float(ols_slopes(log_t, y)),
             exponent_ci,
             float(np.max(ratios[keep])),
             lower > 1.0 + self.slack,

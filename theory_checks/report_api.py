@@ -109,8 +109,10 @@ def report(results, out, *, format="all", title=None, seed=None, command=None) -
         raise ValueError(f"title must be a string, got {title!r}")
     folder = writable_folder(out, "out", files=("results.json", "report.md", "report.html"))
     if (folder / "plots").exists() and not (folder / "plots").is_dir():
-        raise ValueError(f"out {str(folder)!r} holds a file 'plots' where the report keeps a "
-                         "folder; move it away or choose another folder")  # fmt: skip
+        raise ValueError(
+            f"out {str(folder)!r} holds a file 'plots' where the report keeps a "
+            "folder; move it away or choose another folder"
+        )
     meta = {
         "seed": seed,
         "reps": _one([r.reps for r in items], "differs by check"),

@@ -40,15 +40,10 @@ Criteria (larger is worse for the guarantee):
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 import re
 import time
-from dataclasses import dataclass
-
-import numpy as np
-from scipy import special
 
 from calcheck.simulations.laws.families import LawFamily, get_family
 from calcheck.simulations.memory import check_experiments_fit
@@ -57,15 +52,11 @@ from calcheck.simulations.search import (
     differential_evolution_search,
     get_search_budget,
     random_search,
-    simulate_crn,
 )
-from calcheck.simulations.store import ResultStore
 
-from .budgets import DEFAULT_FALSE_ALARM
-from .catalog import all_checks, for_law, studiable
-from .check import Check
-from .events import CLAIMS, BoundRule, MeanAtMost, scaled
-from .runner import run_checks
+from .catalog import all_checks, studiable
+from .events import BoundRule, scaled
+from .search_criterion import CRITERIA, CheckCriterion, fresh_check
 from .search_known import (
     EXACT_WORST_CASE,
     analytic_reference,
@@ -91,10 +82,6 @@ __all__ = [
     "search",
 ]
 
-CRITERIA = ("soft_failure", "failure", "tightness", "mean_ratio")
-#: Width of the smoothed failure indicator of ``"soft_failure"`` (in units of the bound).
-SOFT_WIDTH = 0.05
-
 logger = logging.getLogger(__name__)
 
 _TIMES = re.compile(r"^(?P<gid>.+)\.times_(?P<f>[0-9]*\.?[0-9]+)$")
@@ -114,8 +101,10 @@ def resolve_target(target: str) -> tuple[str, BoundRule]:
     m = _TIMES.match(target)
     gid = m["gid"] if m and m["gid"] in adapters else target
     if gid in adapters and not hasattr(adapters[gid], "bound"):  # klm19.def52: E[...] = 0
-        raise ValueError(f"cannot search {target!r}: {gid} claims a mean of zero, no bound "
-                         f"to search against; `calcheck run --checks {gid}` tests it")  # fmt: skip
+        raise ValueError(
+            f"cannot search {target!r}: {gid} claims a mean of zero, no bound "
+            f"to search against; `calcheck run --checks {gid}` tests it"
+        )
     if target in adapters:
         return target, BoundRule()
     if m and m["gid"] in adapters:
@@ -140,131 +129,6 @@ def resolve_target(target: str) -> tuple[str, BoundRule]:
     )
 
 
-def _check_for(guarantee, bound, law, grid, alpha, check_id) -> Check:
-    check = for_law(
-        guarantee, law, grid={k: [v] for k, v in grid.items()}, alphas=(alpha,),
-        check_id=check_id,
-    )  # fmt: skip
-    return dataclasses.replace(check, bound=bound, expect="consistent")
-
-
-def _cell_values(check: Check, outcome) -> tuple:
-    """Failure rate, claimed-level quantile of the ratio, its tail mean, the bound, soft rate.
-
-    The tail mean is the mean ratio of the worst ``1 - claimed`` share of the replicates
-    (at least one): smooth in the law under common random numbers where the failure count
-    is a step function.
-    """
-    exp = check.experiments[0]
-    alpha = check.effective_alphas()[0]
-    radius = (
-        check.bound.radius(check.guarantee, exp.symbols(outcome), alpha)
-        if check.event.uses_bound
-        else None
-    )
-    values = check.event.evaluate(exp, outcome, radius, alpha)
-    claimed = CLAIMS[check.claim](alpha if alpha is not None else 0.0, values.bound)
-    claimed = min(max(claimed, np.nextafter(0.0, 1.0)), 1.0)
-    r = np.asarray(values.ratio, dtype=float)
-    if isinstance(check.event, MeanAtMost):
-        q = float(np.mean(r))
-    else:
-        q = float(np.quantile(r, claimed, method="inverted_cdf"))
-    failure = 1.0 - float(np.mean(np.asarray(values.success, dtype=bool)))
-    worst = max(1, int(np.ceil((1.0 - claimed) * r.size)))
-    with np.errstate(invalid="ignore"):
-        tail = float(np.mean(np.sort(r)[-worst:]))
-    with np.errstate(over="ignore", invalid="ignore"):
-        soft = float(np.mean(np.nan_to_num(special.ndtr((r - 1.0) / SOFT_WIDTH), nan=1.0)))
-    return failure, q, tail, float(values.bound), soft, float(np.mean(r))
-
-
-@dataclass(frozen=True)
-class CheckCriterion:
-    """The criterion of a target at one (grid, alpha) as a picklable ``theta -> float``.
-
-    Every call simulates ``reps`` replicates on the CRN seeds of ``crn_seed``
-    (:func:`calcheck.simulations.search.simulate_crn`).
-    """
-
-    target: str
-    guarantee: str
-    bound: BoundRule
-    family: LawFamily
-    grid: tuple
-    alpha: float
-    criterion: str
-    reps: int
-    crn_seed: int
-    #: A guarantee defined at run time, re-registered in worker processes (they start empty).
-    definition: object = None
-
-    def check(self, theta) -> Check:
-        """The one-cell check of the law at theta."""
-        if self.definition is not None:
-            self.definition.ensure_registered()
-        law = self.family.law(theta)
-        return _check_for(self.guarantee, self.bound, law, dict(self.grid), self.alpha, self.target)
-
-    def details(self, theta) -> dict:
-        """Failure rate, ratio quantile, bound and criterion at theta (CRN replicates)."""
-        check = self.check(theta)
-        outcome = simulate_crn(check.experiments[0], self.crn_seed, self.reps)
-        failure, q, tail, bound, soft, mean_ratio = _cell_values(check, outcome)
-        if self.criterion == "tightness":
-            value = q
-        elif self.criterion == "mean_ratio":
-            value = mean_ratio
-        elif self.criterion == "soft_failure":
-            value = soft
-        else:
-            share = 1.0 if not np.isfinite(tail) else tail / (1.0 + tail)
-            value = failure + share / (2.0 * outcome.reps)
-        return {
-            "criterion": value,
-            "failure": failure,
-            "ratio_quantile": q,
-            "tail_mean": tail,
-            "soft_failure": soft,
-            "bound": bound,
-        }
-
-    def __call__(self, theta) -> float:
-        """The criterion at theta."""
-        return float(self.details(theta)["criterion"])
-
-
-def fresh_check(
-    criterion: CheckCriterion,
-    theta,
-    *,
-    reps: int,
-    root_seed: int,
-    n_jobs: int = 1,
-    backend: str = "loky",
-    false_alarm: float = DEFAULT_FALSE_ALARM,
-) -> FreshCheck:
-    """Re-check the law at theta on ``root_seed`` with the engine (seed protocol, any n_jobs)."""
-    check = criterion.check(theta)
-    with ResultStore(":memory:") as store:
-        result = run_checks(
-            [check], store, reps=reps, root_seed=root_seed, false_alarm=false_alarm,
-            n_jobs=n_jobs, backend=backend,
-        ).results[0]  # fmt: skip
-    cell = result.cells[0]
-    v = cell.verdict
-    return FreshCheck(
-        criterion.family.describe(theta),
-        v,
-        result.verdict,
-        1.0 - v.coverage,
-        cell.ratio_quantile,
-        cell.tightness,
-        cell.bound,
-        int(root_seed),
-    )
-
-
 def _found(
     opt: OptimResult, crit: CheckCriterion, budget, fresh_seed, n_jobs, backend, refined=None
 ):
@@ -272,9 +136,13 @@ def _found(
     theta, record = refined if refined is not None else (opt.theta, None)
     details = crit.details(theta)
     fresh = fresh_check(
-        crit, theta, reps=budget.fresh_reps, root_seed=fresh_seed, n_jobs=n_jobs,
+        crit,
+        theta,
+        reps=budget.fresh_reps,
+        root_seed=fresh_seed,
+        n_jobs=n_jobs,
         backend=backend,
-    )  # fmt: skip
+    )
     evaluations = opt.evaluations
     method = opt.method
     if record is not None:
@@ -417,9 +285,17 @@ def search(
     progress = show_progress(progress)
     fresh_seed = seed + 1 if fresh_seed is None else fresh_seed
     crit = CheckCriterion(
-        target, guarantee, bound, fam, tuple(sorted(grid.items())), float(alpha), criterion,
-        budget.reps, seed, definition_of(guarantee),
-    )  # fmt: skip
+        target,
+        guarantee,
+        bound,
+        fam,
+        tuple(sorted(grid.items())),
+        float(alpha),
+        criterion,
+        budget.reps,
+        seed,
+        definition_of(guarantee),
+    )
     probe = crit.check(fam.benign[0])  # refuses a wrong family, grid or alpha before any search
     # ... and a size whose blocks cannot fit in memory (one block per worker at a time)
     check_experiments_fit(probe.experiments, n_jobs=n_jobs, what=f"the search of {target}")
@@ -447,7 +323,19 @@ def search(
             rs = random_search(crit, fam, budget, **kw)
             rnd = _found(rs, crit, budget, fresh_seed, n_jobs, backend)
     return SearchResult(
-        target, guarantee, bound.name, fam.spec(), dict(grid), float(alpha), criterion, budget,
-        seed, fresh_seed, found, rnd, reference, tuple(float(v) for v in benign),
+        target,
+        guarantee,
+        bound.name,
+        fam.spec(),
+        dict(grid),
+        float(alpha),
+        criterion,
+        budget,
+        seed,
+        fresh_seed,
+        found,
+        rnd,
+        reference,
+        tuple(float(v) for v in benign),
         time.perf_counter() - started,
-    )  # fmt: skip
+    )

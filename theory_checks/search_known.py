@@ -218,9 +218,12 @@ def keep_the_worst(criterion, theta, known, budget, *, seed, n_jobs=1, backend="
     labels = ", ".join(label for label, _ in known)
     logger.info(
         "%s: the law found %.4g, known laws (%s) %s on %d replicates of a selection stream",
-        objective_name(objective), values[0], labels,
-        ", ".join(f"{v:.4g}" for v in values[1:]), budget.fresh_reps,
-    )  # fmt: skip
+        objective_name(objective),
+        values[0],
+        labels,
+        ", ".join(f"{v:.4g}" for v in values[1:]),
+        budget.fresh_reps,
+    )
     stage = {
         "objective": f"{objective_name(objective)} vs known laws ({labels}) on "
         f"{budget.fresh_reps} fresh replicates",

@@ -57,9 +57,15 @@ POWER_ROWS = (
     ("gr21.cor1.times_0.7", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
     ("nch14.thm31.hoeffding.times_0.8", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
     ("nch14.eq9.times_0.7", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
-    ("gr22.thm1.conditional.times_0.8", "top_label", {"n_classes": 3},
-     {"n": 2000, "points_per_bin": 50}, 0.01, "mean_ratio"),
-)  # fmt: skip
+    (
+        "gr22.thm1.conditional.times_0.8",
+        "top_label",
+        {"n_classes": 3},
+        {"n": 2000, "points_per_bin": 50},
+        0.01,
+        "mean_ratio",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -134,13 +140,23 @@ class SearchPower:
     def to_dict(self) -> dict:
         """JSON-able record with the counts."""
         return {
-            "target": self.target, "guarantee": self.guarantee, "family": self.family,
-            "grid": dict(self.grid), "alpha": self.alpha, "criterion": self.criterion,
-            "budget": self.budget, "reference": self.reference, "seeds": self.seeds,
-            "flagged": self.flagged, "reached": self.reached, "above": self.above,
-            "stated_consistent": self.stated_consistent, "seconds": self.seconds,
-            "row": self.row(), "records": [dict(r) for r in self.records],
-        }  # fmt: skip
+            "target": self.target,
+            "guarantee": self.guarantee,
+            "family": self.family,
+            "grid": dict(self.grid),
+            "alpha": self.alpha,
+            "criterion": self.criterion,
+            "budget": self.budget,
+            "reference": self.reference,
+            "seeds": self.seeds,
+            "flagged": self.flagged,
+            "reached": self.reached,
+            "above": self.above,
+            "stated_consistent": self.stated_consistent,
+            "seconds": self.seconds,
+            "row": self.row(),
+            "records": [dict(r) for r in self.records],
+        }
 
 
 #: Header of :func:`power_table`.
@@ -206,26 +222,48 @@ def search_power(
     guarantee, bound = resolve_target(target)
     reference = analytic_reference(guarantee, bound, dict(grid), alpha)
     stated = CheckCriterion(
-        guarantee, guarantee, resolve_target(guarantee)[1], fam, tuple(sorted(grid.items())),
-        float(alpha), criterion, budget.reps, 0,
-    )  # fmt: skip
+        guarantee,
+        guarantee,
+        resolve_target(guarantee)[1],
+        fam,
+        tuple(sorted(grid.items())),
+        float(alpha),
+        criterion,
+        budget.reps,
+        0,
+    )
     started = time.perf_counter()
     records = []
     for s in range(seeds):
         root = int(first_seed) + 1000 * s
         res = search(
-            target, fam, grid=dict(grid), alpha=alpha, budget=budget, criterion=criterion,
-            seed=root, fresh_seed=root + 1, n_jobs=n_jobs, backend=backend, baseline=False,
+            target,
+            fam,
+            grid=dict(grid),
+            alpha=alpha,
+            budget=budget,
+            criterion=criterion,
+            seed=root,
+            fresh_seed=root + 1,
+            n_jobs=n_jobs,
+            backend=backend,
+            baseline=False,
             known=False,  # the optimiser's own power: not told the known worst laws
-        )  # fmt: skip
+        )
         fresh = res.search.fresh
         again = fresh_check(
-            stated, res.search.theta, reps=budget.fresh_reps, root_seed=root + 1,
-            n_jobs=n_jobs, backend=backend,
-        )  # fmt: skip
-        ref = reference["failure"] if reference is not None else _top_label_reference(
-            stated, res.search.theta, bound, guarantee, alpha
-        )  # fmt: skip
+            stated,
+            res.search.theta,
+            reps=budget.fresh_reps,
+            root_seed=root + 1,
+            n_jobs=n_jobs,
+            backend=backend,
+        )
+        ref = (
+            reference["failure"]
+            if reference is not None
+            else _top_label_reference(stated, res.search.theta, bound, guarantee, alpha)
+        )
         record = {
             "reference": ref,
             "seed": root,
@@ -241,10 +279,17 @@ def search_power(
         if progress is not None:
             progress(s + 1, seeds, record)
     return SearchPower(
-        target, guarantee, fam.name, dict(grid), float(alpha), criterion, budget.name,
-        None if reference is None else float(reference["failure"]), tuple(records),
+        target,
+        guarantee,
+        fam.name,
+        dict(grid),
+        float(alpha),
+        criterion,
+        budget.name,
+        None if reference is None else float(reference["failure"]),
+        tuple(records),
         time.perf_counter() - started,
-    )  # fmt: skip
+    )
 
 
 def top_label_reference(target: str, family, grid: dict, alpha: float, theta):
@@ -257,9 +302,16 @@ def top_label_reference(target: str, family, grid: dict, alpha: float, theta):
     fam = get_family(family) if isinstance(family, str) else family
     guarantee, bound = resolve_target(target)
     stated = CheckCriterion(
-        guarantee, guarantee, resolve_target(guarantee)[1], fam, tuple(sorted(grid.items())),
-        float(alpha), "mean_ratio", 1, 0,
-    )  # fmt: skip
+        guarantee,
+        guarantee,
+        resolve_target(guarantee)[1],
+        fam,
+        tuple(sorted(grid.items())),
+        float(alpha),
+        "mean_ratio",
+        1,
+        0,
+    )
     return _top_label_reference(stated, theta, bound, guarantee, alpha)
 
 

@@ -141,9 +141,16 @@ def estimate_search(
     jobs = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
     workers = max(1, min(int(jobs), budget.population))
     return SearchEstimate(
-        benign + dim_evals + random + compared, budget.reps, budget.fresh_reps, rechecks,
-        dict(criterion.grid), t, len(seconds), workers, t * work / workers,
-    )  # fmt: skip
+        benign + dim_evals + random + compared,
+        budget.reps,
+        budget.fresh_reps,
+        rechecks,
+        dict(criterion.grid),
+        t,
+        len(seconds),
+        workers,
+        t * work / workers,
+    )
 
 
 @contextlib.contextmanager

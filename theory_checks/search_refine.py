@@ -127,12 +127,18 @@ class ConditionalFailure:
         cov = []
         for b in range(blocks):
             weighted = [
-                (weight, coverage_given_scores(
-                    part, *_crn_scores(part.law.scores, part.n, self.base.crn_seed, b, i), eps,
-                    event=kind, smooth=self.smooth,
-                ))
+                (
+                    weight,
+                    coverage_given_scores(
+                        part,
+                        *_crn_scores(part.law.scores, part.n, self.base.crn_seed, b, i),
+                        eps,
+                        event=kind,
+                        smooth=self.smooth,
+                    ),
+                )
                 for i, (weight, part) in enumerate(parts(exp))
-            ]  # fmt: skip
+            ]
             cov.append(combine_parts(weighted, kind))
         return float(1.0 - np.mean(np.concatenate(cov)))
 
@@ -256,11 +262,22 @@ def _stages(criterion, family, budget) -> list:
         return [(exact, total, REFINE_WIDTH, LINE_POINTS, REFINE_SHRINK)]
     first = round(SMOOTH_SHARE * budget.refine) * family.dim
     return [
-        (ConditionalFailure(criterion, budget.reps, smooth=True), first, REFINE_WIDTH,
-         LINE_POINTS, REFINE_SHRINK),
-        (exact, total - first, EXACT_WIDTH, EXACT_POINTS, EXACT_SHRINK,
-         LatticeLines(criterion, EXACT_POINTS)),
-    ]  # fmt: skip
+        (
+            ConditionalFailure(criterion, budget.reps, smooth=True),
+            first,
+            REFINE_WIDTH,
+            LINE_POINTS,
+            REFINE_SHRINK,
+        ),
+        (
+            exact,
+            total - first,
+            EXACT_WIDTH,
+            EXACT_POINTS,
+            EXACT_SHRINK,
+            LatticeLines(criterion, EXACT_POINTS),
+        ),
+    ]
 
 
 def refinement_evaluations(criterion, family, budget) -> int:
@@ -306,10 +323,19 @@ def refine_incumbent(criterion, family, start, budget, *, seed, n_jobs=1, backen
         if evaluations < points:
             continue
         found = coordinate_refine(
-            objective, family, theta, evaluations, seed=seed, points=points, width=width,
-            shrink=shrink, stage=k, n_jobs=n_jobs, backend=backend,
+            objective,
+            family,
+            theta,
+            evaluations,
+            seed=seed,
+            points=points,
+            width=width,
+            shrink=shrink,
+            stage=k,
+            n_jobs=n_jobs,
+            backend=backend,
             lines=lines[0] if lines else None,
-        )  # fmt: skip
+        )
         theta = found.theta
         record.append(
             {

@@ -67,8 +67,14 @@ from .budgets import BUDGETS, DEFAULT_FALSE_ALARM
 from .catalog import for_law, studiable
 from .study_imports import import_object
 
-__all__ = ["SEARCH_SCHEMA", "STUDY_SCHEMA", "StudyKey", "load_search_study", "load_study",
-           "schema_markdown"]  # fmt: skip
+__all__ = [
+    "SEARCH_SCHEMA",
+    "STUDY_SCHEMA",
+    "StudyKey",
+    "load_search_study",
+    "load_study",
+    "schema_markdown",
+]
 
 
 @dataclass(frozen=True)
@@ -86,65 +92,115 @@ RUN_ALPHAS = (0.1, 0.05)
 SEARCH_ALPHAS = (0.1,)
 #: The top-level keys of a study file (the parser rejects any other, listing these).
 STUDY_SCHEMA = {
-    "guarantee": StudyKey("string", "required", "the guarantee checked: a studiable id "
-                          "(`calcheck list`), or the id of your own (`<paper>.<label>`) "
-                          "defined by `bound`, `method` and `event`"),
+    "guarantee": StudyKey(
+        "string",
+        "required",
+        "the guarantee checked: a studiable id "
+        "(`calcheck list`), or the id of your own (`<paper>.<label>`) "
+        "defined by `bound`, `method` and `event`",
+    ),
     "id": StudyKey("string", "the guarantee", "results are named `study:<id>`"),
-    "reps": StudyKey("integer >= 1", "the run budget's ("
-                     + ", ".join(f"{k} {b.reps}" for k, b in BUDGETS.items()) + ")",
-                     "replicates per cell of `calcheck run` (whole blocks of 100); "
-                     "`--reps` replaces it"),
-    "alphas": StudyKey("list of numbers in (0, 1)",
-                       f"{list(RUN_ALPHAS)}; a search: {list(SEARCH_ALPHAS)}",
-                       "miscoverage levels: one cell (or one search) per alpha"),
-    "false_alarm": StudyKey("number in (0, 1)", f"{DEFAULT_FALSE_ALARM:g}",
-                            "false-alarm rate of each check's verdict; `--false-alarm` "
-                            "replaces it"),
-    "law": StudyKey("table", _OPTIONAL, "a law of your own (the law tables below); "
-                    "`law` or `laws` is required by `calcheck run`"),
-    "laws": StudyKey("list of tables or law names", _OPTIONAL,
-                     "several laws (`[[laws]]` tables, or names from `calcheck list`); "
-                     "not with `law`"),
-    "grid": StudyKey("table of non-empty lists of integers >= 1", "required",
-                     "the guarantee's grid parameters, one cell per combination (the grid "
-                     "table below)"),
-    "search": StudyKey("table", _OPTIONAL, "a search for the worst law of a family "
-                       "(`calcheck search --study`; the `[search]` keys below)"),
-    "bound": StudyKey("string `module:function`", _OPTIONAL,
-                      "the bound of your own guarantee, called with the keywords its method "
-                      "and event supply, e.g. `radius(n, n_bins, alpha) -> eps` "
-                      "(`calcheck list --methods`); its module is importable or beside the "
-                      "study file"),
-    "method": StudyKey("string", "required with `bound`", "the method your bound is claimed "
-                       "for (`calcheck list --methods`), or a calibrator of your own "
-                       "`module:Class`"),
+    "reps": StudyKey(
+        "integer >= 1",
+        "the run budget's (" + ", ".join(f"{k} {b.reps}" for k, b in BUDGETS.items()) + ")",
+        "replicates per cell of `calcheck run` (whole blocks of 100); `--reps` replaces it",
+    ),
+    "alphas": StudyKey(
+        "list of numbers in (0, 1)",
+        f"{list(RUN_ALPHAS)}; a search: {list(SEARCH_ALPHAS)}",
+        "miscoverage levels: one cell (or one search) per alpha",
+    ),
+    "false_alarm": StudyKey(
+        "number in (0, 1)",
+        f"{DEFAULT_FALSE_ALARM:g}",
+        "false-alarm rate of each check's verdict; `--false-alarm` replaces it",
+    ),
+    "law": StudyKey(
+        "table",
+        _OPTIONAL,
+        "a law of your own (the law tables below); `law` or `laws` is required by `calcheck run`",
+    ),
+    "laws": StudyKey(
+        "list of tables or law names",
+        _OPTIONAL,
+        "several laws (`[[laws]]` tables, or names from `calcheck list`); not with `law`",
+    ),
+    "grid": StudyKey(
+        "table of non-empty lists of integers >= 1",
+        "required",
+        "the guarantee's grid parameters, one cell per combination (the grid table below)",
+    ),
+    "search": StudyKey(
+        "table",
+        _OPTIONAL,
+        "a search for the worst law of a family "
+        "(`calcheck search --study`; the `[search]` keys below)",
+    ),
+    "bound": StudyKey(
+        "string `module:function`",
+        _OPTIONAL,
+        "the bound of your own guarantee, called with the keywords its method "
+        "and event supply, e.g. `radius(n, n_bins, alpha) -> eps` "
+        "(`calcheck list --methods`); its module is importable or beside the "
+        "study file",
+    ),
+    "method": StudyKey(
+        "string",
+        "required with `bound`",
+        "the method your bound is claimed "
+        "for (`calcheck list --methods`), or a calibrator of your own "
+        "`module:Class`",
+    ),
     "method_options": StudyKey("table", "{}", "keywords of your calibrator's constructor"),
-    "event": StudyKey("string", "required with `bound`", "the event your bound is claimed "
-                      "for (`conditional`, `marginal`, `ece`, ...)"),
+    "event": StudyKey(
+        "string",
+        "required with `bound`",
+        "the event your bound is claimed for (`conditional`, `marginal`, `ece`, ...)",
+    ),
     "statement": StudyKey("string", '""', "what your guarantee says (shown in the reports)"),
-    "controls": StudyKey("list of numbers in (0, 1)", "[]", "negative controls: the stated "
-                         "bound times each factor, on the same simulations, expected flagged"),
-}  # fmt: skip
+    "controls": StudyKey(
+        "list of numbers in (0, 1)",
+        "[]",
+        "negative controls: the stated "
+        "bound times each factor, on the same simulations, expected flagged",
+    ),
+}
 #: The keys of a ``[search]`` table (the parser rejects any other, listing these).
 SEARCH_SCHEMA = {
-    "family": StudyKey("string", "required", "the law family searched (`calcheck search "
-                       "--help` lists them)"),
+    "family": StudyKey(
+        "string", "required", "the law family searched (`calcheck search --help` lists them)"
+    ),
     "options": StudyKey("table", "{}", "the family's options, e.g. `{ k = 5 }`"),
-    "target": StudyKey("string", "the guarantee", "what is searched: the guarantee's stated "
-                       "bound, `<guarantee>.times_<f>` (the bound times f) or a catalog "
-                       "control that changes the bound"),
-    "budget": StudyKey("string: quick or full", '"quick"', "the search's budget (`calcheck "
-                       "search --help`)"),
-    "evaluations": StudyKey(f"integer >= {MIN_EVALUATIONS}", "the budget's",
-                            "about this many evaluations in all, shared as in the budget; "
-                            "`--evaluations` replaces it"),
-    "reps": StudyKey("integer >= 1", "the budget's", "replicates per evaluation; `--reps` "
-                     "replaces it"),
-    "criterion": StudyKey("string", '"failure"', "what the search maximises: failure, "
-                          "soft_failure, tightness or mean_ratio (`calcheck.search`)"),
-    "seed": StudyKey("integer >= 0", "0", "root seed of the search's common random numbers "
-                     "(the re-check uses seed + 1)"),
-}  # fmt: skip
+    "target": StudyKey(
+        "string",
+        "the guarantee",
+        "what is searched: the guarantee's stated "
+        "bound, `<guarantee>.times_<f>` (the bound times f) or a catalog "
+        "control that changes the bound",
+    ),
+    "budget": StudyKey(
+        "string: quick or full", '"quick"', "the search's budget (`calcheck search --help`)"
+    ),
+    "evaluations": StudyKey(
+        f"integer >= {MIN_EVALUATIONS}",
+        "the budget's",
+        "about this many evaluations in all, shared as in the budget; `--evaluations` replaces it",
+    ),
+    "reps": StudyKey(
+        "integer >= 1", "the budget's", "replicates per evaluation; `--reps` replaces it"
+    ),
+    "criterion": StudyKey(
+        "string",
+        '"failure"',
+        "what the search maximises: failure, "
+        "soft_failure, tightness or mean_ratio (`calcheck.search`)",
+    ),
+    "seed": StudyKey(
+        "integer >= 0",
+        "0",
+        "root seed of the search's common random numbers (the re-check uses seed + 1)",
+    ),
+}
 _OWN = ("bound", "method", "method_options", "event", "statement")
 
 
@@ -209,9 +265,12 @@ def _define_own(data: dict, folder: Path) -> None:
     elif options:
         raise ValueError("method_options applies to a calibrator given as 'module:Class'")
     define_guarantee(
-        data["guarantee"], bound, method=method, event=data["event"],
+        data["guarantee"],
+        bound,
+        method=method,
+        event=data["event"],
         statement=str(data.get("statement", "")),
-    )  # fmt: skip
+    )
 
 
 def _controls(data: dict, check) -> list:
@@ -370,8 +429,10 @@ def load_search_study(path) -> list[dict]:
 
     from .search import CRITERIA
 
-    for key, allowed, default in (("budget", tuple(SEARCH_BUDGETS), "quick"),
-                                  ("criterion", CRITERIA, "failure")):  # fmt: skip
+    for key, allowed, default in (
+        ("budget", tuple(SEARCH_BUDGETS), "quick"),
+        ("criterion", CRITERIA, "failure"),
+    ):
         if table.get(key, default) not in allowed:
             raise ValueError(f"[search] {key} must be one of {list(allowed)}, got {table[key]!r}")
     if not isinstance(table.get("target", ""), str):

@@ -32,30 +32,34 @@ __all__ = [
 # expectation events' (``1-bound``)
 _EVENTS = {
     "conditional": (
-        Within("max_error"), "conditional",
+        Within("max_error"),
+        "conditional",
         "w.p. >= 1 - alpha, TL-MCE <= eps: every top-label level set {c(X) = c, h(X) = r} "
         "has |P(Y = c | c(X) = c, h(X) = r) - r| <= eps",
     ),
     "marginal": (
-        Marginal(), "marginal",
+        Marginal(),
+        "marginal",
         "w.p. >= 1 - alpha over the data and a fresh test point X, "
         "|P(Y = c(X) | c(X), h(X)) - h(X)| <= eps",
     ),
     "ece": (Within("l1_ece"), "conditional", "w.p. >= 1 - alpha, the exact TL-ECE <= eps"),
     "ece_mean": (MeanAtMost("l1_ece"), "expectation", "E[TL-ECE] <= bound (no alpha)"),
     "cw_conditional": (
-        Within("class_max_error"), "conditional",
+        Within("class_max_error"),
+        "conditional",
         "w.p. >= 1 - alpha, for every class l every level set {h_l(X) = r} has "
         "|P(Y = l | h_l(X) = r) - r| <= eps (eps may be one per class)",
     ),
     "cw_marginal": (
-        Within("class_test_error"), "marginal",
+        Within("class_test_error"),
+        "marginal",
         "w.p. >= 1 - alpha over the data and one fresh test point X, every class's error "
         "|P(Y = l | h_l(X)) - h_l(X)| <= eps",
     ),
     "cw_ece": (Within("cw_ece"), "conditional", "w.p. >= 1 - alpha, the exact CW-ECE <= eps"),
     "cw_ece_mean": (MeanAtMost("cw_ece"), "expectation", "E[CW-ECE] <= bound (no alpha)"),
-}  # fmt: skip
+}
 
 #: Events of a multiclass calibrator's fitted map: top-label (Gupta & Ramdas 2022, Sec. 2,
 #: the events of Theorem 1) and class-wise (Sec. 2, eqs. 13-14 jointly over the classes).

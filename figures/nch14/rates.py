@@ -143,8 +143,9 @@ def draw(data):
     for name in HIST_LAWS:
         for kind, ls in (("ef", "-o"), ("ew", "--s")):
             label = f"{name}, {'equal-frequency' if kind == 'ef' else 'equal-width'}"
-            right.plot(n, data[f"{name}/{kind}/ece"].mean(axis=1), ls, color=colors[name],
-                       label=label)  # fmt: skip
+            right.plot(
+                n, data[f"{name}/{kind}/ece"].mean(axis=1), ls, color=colors[name], label=label
+            )
     right.set_title("Hist, B = round(n^(1/3)): exact ECE", fontsize=9)
     right.set_ylabel("ECE (exact, mean over repetitions)")
     for ax in (left, right):

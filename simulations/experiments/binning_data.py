@@ -158,6 +158,13 @@ class BinningDataExperiment(BinningExperiment):
         variances = np.where(filled, np.maximum(second - first * first, 0.0), 0.0)
         errors = exact_bin_errors(batch, self.law)
         return BinDataOutcome(
-            errors.error, errors.mass, rng.random((reps, 2)), (~filled).sum(axis=1),
-            counts, means, variances, counts.sum(axis=1), output_groups(batch.output_keys),
-        )  # fmt: skip
+            errors.error,
+            errors.mass,
+            rng.random((reps, 2)),
+            (~filled).sum(axis=1),
+            counts,
+            means,
+            variances,
+            counts.sum(axis=1),
+            output_groups(batch.output_keys),
+        )

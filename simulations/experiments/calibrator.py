@@ -328,9 +328,15 @@ class CalibratorExperiment(Experiment):
             lo_q, hi_q = q[:-1][~same], q[1:][~same]
             h_lo, h_hi = h_edges[:-1][~same], h_edges[1:][~same]
             split = split_changing_cells(
-                law, lo_q, hi_q, h_lo, h_hi, lambda m: self._predict(fitted, ppf(m)),
-                np.equal, self.grid // 4,
-            )  # fmt: skip
+                law,
+                lo_q,
+                hi_q,
+                h_lo,
+                h_hi,
+                lambda m: self._predict(fitted, ppf(m)),
+                np.equal,
+                self.grid // 4,
+            )
             if split is not None:
                 split_values, split_mass, split_moment, unresolved = split
                 values.append(split_values)
@@ -384,6 +390,14 @@ class CalibratorExperiment(Experiment):
             data = data_by_level(levels, self._predict(fitted, scores[r]), labels[r])
             counts[r, : e.size], means[r, : e.size], variances[r, : e.size] = data
         return LevelSetOutcome(
-            error, mass, test_u, np.zeros(reps, dtype=np.int64), unresolved, n_levels,
-            counts, means, variances, counts.sum(axis=1),
-        )  # fmt: skip
+            error,
+            mass,
+            test_u,
+            np.zeros(reps, dtype=np.int64),
+            unresolved,
+            n_levels,
+            counts,
+            means,
+            variances,
+            counts.sum(axis=1),
+        )

@@ -212,9 +212,15 @@ class MulticlassCalibratorExperiment(CalibratorExperiment):
         rows, masses, moments = [h[:-1][same]], [cell_mass[same]], [cell_moment[same]]
         lo_q, hi_q, h_lo, h_hi = q[:-1][~same], q[1:][~same], h[:-1][~same], h[1:][~same]
         split = split_changing_cells(
-            sub, lo_q, hi_q, h_lo, h_hi, lambda m: self._predict(fitted, self._vectors(c, ppf(m))),
-            _same_rows, self.grid // 4,
-        )  # fmt: skip
+            sub,
+            lo_q,
+            hi_q,
+            h_lo,
+            h_hi,
+            lambda m: self._predict(fitted, self._vectors(c, ppf(m))),
+            _same_rows,
+            self.grid // 4,
+        )
         unresolved = 0.0
         if split is not None:
             split_rows, split_mass, split_moment, unresolved = split
@@ -321,7 +327,18 @@ class MulticlassCalibratorExperiment(CalibratorExperiment):
             cw[:, r] = cmax, cece, ctest
         counts = data[0].astype(np.int64)
         return MulticlassLevelSetOutcome(
-            error, mass, test_u, np.zeros(reps, dtype=np.int64), unresolved, n_levels,
-            counts, data[1], data[2], counts.sum(axis=1), cw[1].mean(axis=1), cw[0], cw[1],
+            error,
+            mass,
+            test_u,
+            np.zeros(reps, dtype=np.int64),
+            unresolved,
+            n_levels,
+            counts,
+            data[1],
+            data[2],
+            counts.sum(axis=1),
+            cw[1].mean(axis=1),
+            cw[0],
+            cw[1],
             cw[2],
-        )  # fmt: skip
+        )

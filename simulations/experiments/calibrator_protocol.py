@@ -51,11 +51,15 @@ def describe_calibrator(calibrator) -> dict:
     if callable(getattr(calibrator, "get_params", None)):
         params = calibrator.get_params()
     else:
-        params = {
-            k: v
-            for k, v in sorted(vars(calibrator).items())
-            if not k.startswith("_") and not k.endswith("_")
-        } if hasattr(calibrator, "__dict__") else {}  # fmt: skip
+        params = (
+            {
+                k: v
+                for k, v in sorted(vars(calibrator).items())
+                if not k.startswith("_") and not k.endswith("_")
+            }
+            if hasattr(calibrator, "__dict__")
+            else {}
+        )
     clean = {}
     for key, value in sorted(params.items()):
         value = _jsonable(value)

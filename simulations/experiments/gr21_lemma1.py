@@ -133,8 +133,9 @@ class OrderStatisticPITExperiment(Experiment):
 
     def simulate(self, rng, reps):
         """Simulate ``reps`` replicates with ``rng``; the outcome is described above."""
-        s, u = sort_scores(self.law.sample_scores((reps, self.n), rng), rng,
-                           tie_breaking=self.tie_breaking)  # fmt: skip
+        s, u = sort_scores(
+            self.law.sample_scores((reps, self.n), rng), rng, tie_breaking=self.tie_breaking
+        )
         ones, zeros = np.ones((reps, 1)), np.zeros((reps, 1))
         s = np.hstack([zeros, s, ones])  # ranks 0 .. n + 1
         u = np.hstack([zeros, u, ones])

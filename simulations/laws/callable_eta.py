@@ -76,9 +76,11 @@ def _state_of(function) -> Any:
     if isinstance(function, functools.partial):
         state = {"args": list(function.args), "keywords": dict(function.keywords)}
     else:
-        state = {k: v for k, v in sorted(vars(function).items()) if not k.startswith("_")} if (
-            hasattr(function, "__dict__")
-        ) else {}  # fmt: skip
+        state = (
+            {k: v for k, v in sorted(vars(function).items()) if not k.startswith("_")}
+            if (hasattr(function, "__dict__"))
+            else {}
+        )
     return json.loads(json.dumps(state, default=lambda v: np.asarray(v).tolist()))
 
 

@@ -47,18 +47,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from .base import Law
-from .binary import BinaryLaw
-from .binned import BinnedModelLaw
-from .eta import ConditionalMean, ScoreLaw
-from .multiclass import DirichletAffineLaw, TopLabelLaw
-from .shift import LinearShiftLaw
+from .eta import ScoreLaw
+from .family_builders import (
+    benign_etas,
+    build_atoms,
+    build_beta_piecewise,
+    build_binned_model,
+    build_dirichlet_affine,
+    build_linear_shift,
+    build_mixture,
+    build_staircase,
+    build_top_label,
+    indexed,
+    spread,
+)
 
 __all__ = ["FAMILIES", "LawFamily", "get_family"]
-
-_DYADIC = 2.0**40
 
 
 @dataclass(frozen=True)
@@ -165,239 +171,145 @@ class LawFamily:
         }
 
 
-def _indexed(prefix, k):
-    return tuple(f"{prefix}_{j + 1}" for j in range(k))
-
-
-def _masses(weights, total=1.0) -> tuple[float, ...]:
-    """Weights normalised to ``total``, multiples of 2^-40 summing to it exactly."""
-    w = np.asarray(weights, dtype=float)
-    units = np.floor(w / w.sum() * total * _DYADIC)
-    units[-1] = np.floor(total * _DYADIC) - units[:-1].sum()
-    if np.any(units <= 0):
-        raise ValueError(f"weights {list(weights)} give an empty atom")
-    return tuple(float(u / _DYADIC) for u in units)
-
-
-def _merge(positions, masses, etas):
-    """Atoms at equal positions merged (masses added, eta mass-weighted), sorted."""
-    merged: dict[float, list[float]] = {}
-    for x, m, e in zip(positions, masses, etas, strict=True):
-        mass, moment = merged.get(x, (0.0, 0.0))
-        merged[x] = [mass + m, moment + m * e]
-    xs = sorted(merged)
-    ms = tuple(merged[x][0] for x in xs)
-    es = tuple(min(1.0, max(0.0, merged[x][1] / merged[x][0])) for x in xs)
-    return tuple(xs), ms, es
-
-
-def _get(params, prefix, k):
-    return [params[n] for n in _indexed(prefix, k)]
-
-
-def _build_atoms(params, *, name, k):
-    pos, masses = _get(params, "pos", k), _masses(_get(params, "w", k))
-    atoms, probs, etas = _merge(pos, masses, _get(params, "eta", k))
-    scores = ScoreLaw(atoms=atoms, atom_probs=probs)
-    return BinaryLaw(scores, ConditionalMean("constant"), name=name, atom_eta=etas)
-
-
-def _build_beta_piecewise(params, *, name, k, a, b):
-    knots = tuple(float(x) for x in ScoreLaw(a, b).ppf(np.arange(1, k) / k))
-    eta = ConditionalMean("piecewise_constant", {"knots": knots, "values": _get(params, "eta", k)})
-    return BinaryLaw(ScoreLaw(a, b), eta, name=name)
-
-
-def _build_mixture(params, *, name, k, a, b):
-    atoms, probs, etas = _merge(
-        _get(params, "pos", k), _get(params, "mass", k), _get(params, "eta", k)
-    )
-    eta = ConditionalMean("logistic", {"slope": params["slope"], "intercept": params["intercept"]})
-    return BinaryLaw(ScoreLaw(a, b, atoms, probs), eta, name=name, atom_eta=etas)
-
-
-def _build_top_label(params, *, name, n_classes):
-    probs = _masses(_get(params, "w", n_classes))
-    laws = tuple(
-        BinaryLaw(
-            ScoreLaw(),
-            ConditionalMean(
-                "piecewise_linear",
-                {"knots": (0.0, 1.0), "values": (params[f"lo_{j}"], params[f"hi_{j}"])},
-            ),
-            name=f"{name}[{j}]",
-        )
-        for j in range(1, n_classes + 1)
-    )
-    return TopLabelLaw(probs, laws, name)
-
-
-def _build_binned_model(params, *, name, n_bins):
-    s = np.asarray(_get(params, "s", n_bins))
-    # equal outputs are one bin: separate exact ties by 1e-12 times the index
-    for j in range(1, s.size):
-        while np.any(s[:j] == s[j]):
-            s[j] = s[j] - 1e-12 if s[j] >= 0.5 else s[j] + 1e-12
-    return BinnedModelLaw(
-        tuple(float(x) for x in s),
-        _masses(_get(params, "w", n_bins)),
-        tuple(_get(params, "y", n_bins)),
-        name,
-    )
-
-
-def _build_staircase(params, *, name, n_bins):
-    knots = []
-    for k, t in enumerate(_get(params, "theta", n_bins)):
-        knots.append((k + 1.0 - t) / n_bins)
-        if k < n_bins - 1:
-            knots.append((k + 1.0) / n_bins)
-    values = ([params["low"], params["high"]] * n_bins)[: len(knots) + 1]
-    eta = ConditionalMean("piecewise_constant", {"knots": tuple(knots), "values": tuple(values)})
-    return BinaryLaw(ScoreLaw(), eta, name=name)
-
-
-def _build_linear_shift(params, *, name):
-    c, amp = params["center"], params["amp"] * min(params["center"], 1.0 - params["center"])
-    sine = {"center": c, "amplitude": amp, "frequency": params["frequency"]}
-    return LinearShiftLaw(params["c0"], ConditionalMean("sine", sine), name=name)
-
-
-class _InversionDirichletAffineLaw(DirichletAffineLaw):
-    """The same law; Gamma(a_l) = P^-1(a_l, U) (numpy's sampler rejects a-dependent draws)."""
-
-    def spec(self):
-        return {**super().spec(), "sampler": "gamma_inversion"}
-
-    def sample(self, size, rng: np.random.Generator):
-        size = tuple(np.atleast_1d(size))
-        u = rng.random((*size, self.n_classes)) + 2.0**-54  # in (0, 1): no exact zero
-        gam = special.gammaincinv(np.asarray(self.concentration, dtype=float), u)
-        g = gam / gam.sum(axis=-1, keepdims=True)
-        cum = np.cumsum(self.shrink * g + (1.0 - self.shrink) / self.n_classes, axis=-1)
-        return g, np.minimum((cum < rng.random((*size, 1))).sum(axis=-1), self.n_classes - 1)
-
-
-def _build_dirichlet_affine(params, *, name, n_classes):
-    a = tuple(2.0 ** params[f"log2_a_{j}"] for j in range(1, n_classes + 1))
-    return _InversionDirichletAffineLaw(a, params["shrink"], name=name)
-
-
-def _spread(k, lo, hi):
-    return tuple(float(x) for x in np.linspace(lo, hi, k)) if k > 1 else ((lo + hi) / 2,)
-
-
-def _benign_etas(k, low_side=True):
-    """Eta values far from 1/2: alternating 0.1 / 0.9 (or 0.15 / 0.85)."""
-    a, b = (0.1, 0.9) if low_side else (0.15, 0.85)
-    return tuple(a if j % 2 == 0 else b for j in range(k))
-
-
 def atoms_family(k: int = 3) -> LawFamily:
     """K atoms with free positions, weights and per-atom eta."""
     k = _count(k, "k")
-    names = _indexed("pos", k) + _indexed("w", k) + _indexed("eta", k)
+    names = indexed("pos", k) + indexed("w", k) + indexed("eta", k)
     lower = (0.0,) * k + (0.05,) * k + (0.0,) * k
     upper = (1.0,) * k + (1.0,) * k + (1.0,) * k
-    pos = _spread(k, 0.1, 0.9)
+    pos = spread(k, 0.1, 0.9)
     benign = (
-        pos + (1.0,) * k + _benign_etas(k),
-        pos + _spread(k, 0.3, 1.0) + tuple(0.05 + 0.9 * (j % 2) for j in range(k)),
-        _spread(k, 0.02, 0.98) + (1.0,) * k + tuple(0.9 if p > 0.5 else 0.1 for p in pos),
+        pos + (1.0,) * k + benign_etas(k),
+        pos + spread(k, 0.3, 1.0) + tuple(0.05 + 0.9 * (j % 2) for j in range(k)),
+        spread(k, 0.02, 0.98) + (1.0,) * k + tuple(0.9 if p > 0.5 else 0.1 for p in pos),
     )
     return LawFamily(
-        f"atoms{k}", names, lower, upper, _build_atoms, benign, (("k", k),),
+        f"atoms{k}",
+        names,
+        lower,
+        upper,
+        build_atoms,
+        benign,
+        (("k", k),),
         description=f"{k} atoms: positions, weights (masses w/sum w) and per-atom eta",
-    )  # fmt: skip
+    )
 
 
 def beta_piecewise_family(k: int = 5, a: float = 2.0, b: float = 5.0) -> LawFamily:
     """Piecewise-constant eta on the K equal-mass pieces of a Beta(a, b) score law."""
     k = _count(k, "k")
     ScoreLaw(a, b)  # validates a, b
-    names = _indexed("eta", k)
-    benign = (_benign_etas(k), (0.1,) * k, _benign_etas(k, False)[::-1])
+    names = indexed("eta", k)
+    benign = (benign_etas(k), (0.1,) * k, benign_etas(k, False)[::-1])
     return LawFamily(
-        f"beta_piecewise{k}", names, (0.0,) * k, (1.0,) * k, _build_beta_piecewise, benign,
+        f"beta_piecewise{k}",
+        names,
+        (0.0,) * k,
+        (1.0,) * k,
+        build_beta_piecewise,
+        benign,
         (("k", k), ("a", float(a)), ("b", float(b))),
         description=f"Beta({a:g}, {b:g}) scores, eta constant on {k} equal-mass pieces",
-    )  # fmt: skip
+    )
 
 
 def mixture_family(k: int = 2, a: float = 2.0, b: float = 2.0) -> LawFamily:
     """Beta(a, b) scores with a logistic eta plus k atoms (positions, masses, etas)."""
     k = _count(k, "k")
     ScoreLaw(a, b)
-    names = ("slope", "intercept", *_indexed("pos", k), *_indexed("mass", k), *_indexed("eta", k))
+    names = ("slope", "intercept", *indexed("pos", k), *indexed("mass", k), *indexed("eta", k))
     cap = 0.8 / k
     lower = (-5.0, -3.0) + (0.0,) * k + (0.005,) * k + (0.0,) * k
     upper = (5.0, 3.0) + (1.0,) * k + (cap,) * k + (1.0,) * k
-    pos = _spread(k, 0.2, 0.8)
+    pos = spread(k, 0.2, 0.8)
     benign = (
         (3.0, 0.0) + pos + (cap / 2,) * k + pos,
-        (4.0, 1.5) + pos + (cap / 4,) * k + _benign_etas(k),
-        (-3.0, -1.5) + pos + (cap,) * k + _benign_etas(k, False),
+        (4.0, 1.5) + pos + (cap / 4,) * k + benign_etas(k),
+        (-3.0, -1.5) + pos + (cap,) * k + benign_etas(k, False),
     )
     return LawFamily(
-        f"mixture{k}", names, lower, upper, _build_mixture, benign,
+        f"mixture{k}",
+        names,
+        lower,
+        upper,
+        build_mixture,
+        benign,
         (("k", k), ("a", float(a)), ("b", float(b))),
         description=f"Beta({a:g}, {b:g}) scores with a logistic eta, plus {k} atoms",
-    )  # fmt: skip
+    )
 
 
 def top_label_family(n_classes: int = 3) -> LawFamily:
     """Top-label laws: class weights and a linear eta_l(u) per predicted class."""
     n = _count(n_classes, "n_classes", minimum=3)
-    names = _indexed("w", n) + tuple(x for j in range(1, n + 1) for x in (f"lo_{j}", f"hi_{j}"))
+    names = indexed("w", n) + tuple(x for j in range(1, n + 1) for x in (f"lo_{j}", f"hi_{j}"))
     lower = (0.1,) * n + (0.0,) * (2 * n)
     upper = (1.0,) * n + (1.0,) * (2 * n)
     benign = (
         (1.0,) * n + (0.8, 0.95) * n,
-        _spread(n, 0.3, 1.0) + (0.05, 0.2) * n,
+        spread(n, 0.3, 1.0) + (0.05, 0.2) * n,
         (1.0,) * n + (0.7, 1.0) * n,
     )
     return LawFamily(
-        f"top_label{n}", names, lower, upper, _build_top_label, benign, (("n_classes", n),),
+        f"top_label{n}",
+        names,
+        lower,
+        upper,
+        build_top_label,
+        benign,
+        (("n_classes", n),),
         "top_label",
         f"{n} predicted classes: weights, and eta_l linear in the latent score from lo to hi",
-    )  # fmt: skip
+    )
 
 
 def binned_model_family(n_bins: int = 5) -> LawFamily:
     """klm19's binned models: outputs, weights and label means (exact E^2)."""
     n = _count(n_bins, "n_bins")
-    names = _indexed("s", n) + _indexed("w", n) + _indexed("y", n)
+    names = indexed("s", n) + indexed("w", n) + indexed("y", n)
     lower = (0.0,) * n + (0.05,) * n + (0.0,) * n
     upper = (1.0,) * n + (1.0,) * n + (1.0,) * n
-    s = _spread(n, 0.1, 0.9)
+    s = spread(n, 0.1, 0.9)
     benign = (
         s + (1.0,) * n + s,  # calibrated
         s + (1.0,) * n + tuple(min(1.0, x + 0.05) for x in s),
-        s + _spread(n, 0.5, 1.0) + tuple(max(0.0, x - 0.05) for x in s),
+        s + spread(n, 0.5, 1.0) + tuple(max(0.0, x - 0.05) for x in s),
     )
     return LawFamily(
-        f"binned_model{n}", names, lower, upper, _build_binned_model, benign,
-        (("n_bins", n),), "binned_model",
+        f"binned_model{n}",
+        names,
+        lower,
+        upper,
+        build_binned_model,
+        benign,
+        (("n_bins", n),),
+        "binned_model",
         f"binned model with {n} outputs s_b, masses w_b / sum w and label means y_b",
-    )  # fmt: skip
+    )
 
 
 def staircase_family(n_bins: int = 5) -> LawFamily:
     """nch14's staircase: per-bin thresholds theta_k and the two levels low, high."""
     n = _count(n_bins, "n_bins")
-    names = (*_indexed("theta", n), "low", "high")
+    names = (*indexed("theta", n), "low", "high")
     lower = (0.02,) * n + (0.0, 0.0)
     upper = (0.98,) * n + (1.0, 1.0)
     benign = (
-        (*_spread(n, 0.5, 0.5 + 0.001 * (n - 1)), 0.0, 1.0),
-        (*_spread(n, 0.2, 0.8), 0.1, 0.9),
+        (*spread(n, 0.5, 0.5 + 0.001 * (n - 1)), 0.0, 1.0),
+        (*spread(n, 0.2, 0.8), 0.1, 0.9),
         (0.5,) * n + (0.05, 0.95),
     )
     return LawFamily(
-        f"staircase{n}", names, lower, upper, _build_staircase, benign, (("n_bins", n),),
+        f"staircase{n}",
+        names,
+        lower,
+        upper,
+        build_staircase,
+        benign,
+        (("n_bins", n),),
         description=f"uniform scores; on each of {n} bins eta = low below and high above "
         "the top theta_k fraction",
-    )  # fmt: skip
+    )
 
 
 def linear_shift_family() -> LawFamily:
@@ -406,10 +318,16 @@ def linear_shift_family() -> LawFamily:
     # eta within [0.075, 0.225], [0.775, 0.925] and [0.2, 0.3]: far from 1/2
     benign = ((0.3, 0.15, 0.5, 1.0), (0.5, 0.85, 0.5, 2.0), (0.2, 0.2, 0.5, 0.5))
     return LawFamily(
-        "linear_shift", names, (0.0, 0.02, 0.0, 0.25), (0.9, 0.98, 1.0, 4.0),
-        _build_linear_shift, benign, (), "linear_shift",
+        "linear_shift",
+        names,
+        (0.0, 0.02, 0.0, 0.25),
+        (0.9, 0.98, 1.0, 4.0),
+        build_linear_shift,
+        benign,
+        (),
+        "linear_shift",
         "U[0, 1] to density 1 + c0 (2x - 1); eta = center + amp min(c, 1 - c) sin(2 pi f x)",
-    )  # fmt: skip
+    )
 
 
 def dirichlet_affine_family(n_classes: int = 3) -> LawFamily:
@@ -419,11 +337,16 @@ def dirichlet_affine_family(n_classes: int = 3) -> LawFamily:
     dominant = ((1.0, 0), (0.9, n - 1), (0.95, 1))  # (shrink, dominant class)
     benign = tuple((t, *(3.0 if j == d else -2.0 for j in range(n))) for t, d in dominant)
     return LawFamily(
-        f"dirichlet_affine{n}", ("shrink", *_indexed("log2_a", n)), (0.05,) + (-2.0,) * n,
-        (1.0,) + (3.0,) * n, _build_dirichlet_affine, benign, (("n_classes", n),),
-        "dirichlet_affine", f"Dirichlet(2 ** log2_a) on {n} classes, P(Y | g) = shrink g + "
-        "(1 - shrink) / L",
-    )  # fmt: skip
+        f"dirichlet_affine{n}",
+        ("shrink", *indexed("log2_a", n)),
+        (0.05,) + (-2.0,) * n,
+        (1.0,) + (3.0,) * n,
+        build_dirichlet_affine,
+        benign,
+        (("n_classes", n),),
+        "dirichlet_affine",
+        f"Dirichlet(2 ** log2_a) on {n} classes, P(Y | g) = shrink g + (1 - shrink) / L",
+    )
 
 
 def _count(value, name, minimum=1):

@@ -77,9 +77,18 @@ _FAMILY_KEYS = {
     "dirichlet_affine": ("family", "concentration", "shrink", "prototypes", "prototype_probs"),
     "binned_model": ("family", "values", "masses", "label_means"),
     "recalibration": (
-        "family", "a", "b", "kind", "amplitude", "lo", "hi", "cells", "cycles", "seed",
+        "family",
+        "a",
+        "b",
+        "kind",
+        "amplitude",
+        "lo",
+        "hi",
+        "cells",
+        "cycles",
+        "seed",
     ),
-}  # fmt: skip
+}
 _SCORE_KEYS = {
     "uniform": ("kind",),
     "beta": ("kind", "a", "b"),

@@ -272,23 +272,35 @@ def _binning_method(name, spec, text, exact=None) -> MethodSpec:
 #: Calibrators a user's guarantee can name (``calcheck.define_guarantee(method=...)``).
 METHODS = {
     "umd": _binning_method(
-        "umd", _UMD, "uniform-mass binning without sample splitting (gr21 Algorithm 1, "
-        "lexicographic tie-breaking), all n points for edges and means", "umd",
+        "umd",
+        _UMD,
+        "uniform-mass binning without sample splitting (gr21 Algorithm 1, "
+        "lexicographic tie-breaking), all n points for edges and means",
+        "umd",
     ),
     "zadrozny_elkan": _binning_method(
-        "zadrozny_elkan", _ZE, "the original Zadrozny-Elkan uniform-mass binning (gr21 "
-        "Corollary 1: edges at order statistics, sorted blocks)", "zadrozny_elkan",
+        "zadrozny_elkan",
+        _ZE,
+        "the original Zadrozny-Elkan uniform-mass binning (gr21 "
+        "Corollary 1: edges at order statistics, sorted blocks)",
+        "zadrozny_elkan",
     ),
     "randomized_umd": _binning_method(
-        "randomized_umd", _RUMD, "randomized UMD (gr21 Algorithm 2) in the delta -> 0 limit "
-        "(every bin its own output)", "umd",
+        "randomized_umd",
+        _RUMD,
+        "randomized UMD (gr21 Algorithm 2) in the delta -> 0 limit (every bin its own output)",
+        "umd",
     ),
     "ums": _binning_method(
-        "ums", {"name": "ums"}, "uniform-mass binning with sample splitting (gr21 Sec. 3: "
+        "ums",
+        {"name": "ums"},
+        "uniform-mass binning with sample splitting (gr21 Sec. 3: "
         "edges from half the points, means from the other half)",
     ),
     "fixed_width": _binning_method(
-        "fixed_width", {"name": "fixed_width"}, "fixed-width binning: bins [0, 1/B), ..., "
+        "fixed_width",
+        {"name": "fixed_width"},
+        "fixed-width binning: bins [0, 1/B), ..., "
         "[1 - 1/B, 1], value = mean label (an empty bin predicts its midpoint)",
     ),
-}  # fmt: skip
+}

@@ -340,12 +340,16 @@ _TL_EVENTS = {
 }
 _CW_EVENTS = {
     "conditional": EventSpec(
-        Within("max_error"), "1-alpha", "conditional",
+        Within("max_error"),
+        "1-alpha",
+        "conditional",
         "w.p. >= 1 - alpha, every output of the last class's map h_L within eps (per class, "
         "as gr22 Theorem 2 is checked for the rarest class)",
     ),
     "marginal": EventSpec(
-        Marginal(), "1-alpha", "marginal",
+        Marginal(),
+        "1-alpha",
+        "marginal",
         "w.p. >= 1 - alpha, the last class's error at a fresh test point <= eps",
     ),
     "cw_ece": EventSpec(
@@ -355,15 +359,19 @@ _CW_EVENTS = {
         MeanAtMost("cw_ece"), "1-bound", "expectation", "E[CW-ECE] <= bound (no alpha)"
     ),
     "joint_conditional": EventSpec(
-        Within("class_max_error"), "1-alpha", "conditional",
+        Within("class_max_error"),
+        "1-alpha",
+        "conditional",
         "w.p. >= 1 - alpha, every output of every class's map h_l within eps (eq. 14)",
     ),
     "joint_marginal": EventSpec(
-        Within("class_test_error"), "1-alpha", "marginal",
+        Within("class_test_error"),
+        "1-alpha",
+        "marginal",
         "w.p. >= 1 - alpha over the data and one fresh test point, every class's error "
         "<= eps (eq. 13)",
     ),
-}  # fmt: skip
+}
 
 #: Calibrators a user's guarantee can name (``calcheck.define_guarantee(method=...)``).
 METHODS = {

@@ -90,15 +90,23 @@ def motif_family(n_bins: int, ce_sq: float, motif: int = 5) -> LawFamily:
     ys = tuple(0.1 if j % 2 == 0 else 0.9 for j in range(motif))
     benign = (
         (1.0,) * motif + ys + (1.0,) * motif + (1.0,) * motif,
-        (1.0,) * motif + tuple(0.15 + 0.7 * j / max(motif - 1, 1) for j in range(motif))
-        + (1.0,) * motif + (0.0,) * motif,
+        (1.0,) * motif
+        + tuple(0.15 + 0.7 * j / max(motif - 1, 1) for j in range(motif))
+        + (1.0,) * motif
+        + (0.0,) * motif,
         (0.5,) * motif + ys[::-1] + (0.5,) * motif + (1.0,) * motif,
-    )  # fmt: skip
+    )
     return LawFamily(
-        f"binned_fixed_e2_B{n_bins}_m{motif}", names, (0.0,) * (4 * motif), (1.0,) * (4 * motif),
-        _build_motif, benign, (("n_bins", n_bins), ("ce_sq", float(ce_sq)), ("motif", motif)),
-        "binned_model", f"binned model, B = {n_bins}, E^2 = {ce_sq:g}, a {motif}-bin motif tiled",
-    )  # fmt: skip
+        f"binned_fixed_e2_B{n_bins}_m{motif}",
+        names,
+        (0.0,) * (4 * motif),
+        (1.0,) * (4 * motif),
+        _build_motif,
+        benign,
+        (("n_bins", n_bins), ("ce_sq", float(ce_sq)), ("motif", motif)),
+        "binned_model",
+        f"binned model, B = {n_bins}, E^2 = {ce_sq:g}, a {motif}-bin motif tiled",
+    )
 
 
 @dataclass(frozen=True)
@@ -194,10 +202,14 @@ def balance_family() -> LawFamily:
     delta = 0.003 and 300 replicates the search's c was 5.4, the fresh one 4.1).
     """
     return LawFamily(
-        "balance_B_delta", ("log10_B", "log10_delta"), (1.0, -2.0), (3.0, math.log10(0.3)),
-        _build_balance, ((2.0, -1.0), (3.0, -1.0), (1.5, -2.0)),
+        "balance_B_delta",
+        ("log10_B", "log10_delta"),
+        (1.0, -2.0),
+        (3.0, math.log10(0.3)),
+        _build_balance,
+        ((2.0, -1.0), (3.0, -1.0), (1.5, -2.0)),
         description="uniform-mass bins of any continuous law: B and delta of the claim",
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)

@@ -288,30 +288,55 @@ _LIMIT = "n/B -> infinity (exact): population {} bins output their true rates; "
 #: Guarantees checked on a user's law (see the module docstring).
 STUDIES = {
     "nch14.thm34": StudyAdapter(
-        "nch14.thm34", ("binary",), ("n_bins",), _limit("nch14.thm34"), Within("loss"),
-        "one", description=_LIMIT.format("B-quantile") + "AUC loss (ties 1/2) <= 1/(2B)",
+        "nch14.thm34",
+        ("binary",),
+        ("n_bins",),
+        _limit("nch14.thm34"),
+        Within("loss"),
+        "one",
+        description=_LIMIT.format("B-quantile") + "AUC loss (ties 1/2) <= 1/(2B)",
     ),
     "nch14.loss2": StudyAdapter(
-        "nch14.loss2", ("binary",), ("n_bins",), _limit("nch14.loss2"), Within("loss2"),
-        "one", description=_LIMIT.format("B-quantile") + "Loss_2 <= 1/(2B)",
+        "nch14.loss2",
+        ("binary",),
+        ("n_bins",),
+        _limit("nch14.loss2"),
+        Within("loss2"),
+        "one",
+        description=_LIMIT.format("B-quantile") + "Loss_2 <= 1/(2B)",
     ),
     "nch14.thm34.unequal": StudyAdapter(
-        "nch14.thm34.unequal", ("binary",), ("n_bins",),
-        _limit("nch14.thm34.unequal", "equal_width"), Within("loss"), "one",
+        "nch14.thm34.unequal",
+        ("binary",),
+        ("n_bins",),
+        _limit("nch14.thm34.unequal", "equal_width"),
+        Within("loss"),
+        "one",
         description=_LIMIT.format("equal-width") + "AUC loss <= eq. (22)'s "
         "sum eta_K^2 theta_K (1 - theta_K) / (2 pi1 pi0) (an identity: holds by "
-        "construction)", role="identity",
+        "construction)",
+        role="identity",
     ),
     "nch14.eq2": StudyAdapter(
-        "nch14.eq2", ("binary",), ("n", "n_bins"), BinPartsExperiment, Within("excess"),
-        "one", constant("zero", 1e-12, "|o_i - e_i| - max_t |thetahat - theta| <= 0 "
-        "(rounding)"), "Hist on n points: |o_i - e_i| <= max over the output bin's input "
+        "nch14.eq2",
+        ("binary",),
+        ("n", "n_bins"),
+        BinPartsExperiment,
+        Within("excess"),
+        "one",
+        constant("zero", 1e-12, "|o_i - e_i| - max_t |thetahat - theta| <= 0 (rounding)"),
+        "Hist on n points: |o_i - e_i| <= max over the output bin's input "
         "bins, on 10 equal-frequency output bins and one bin per distinct output (an "
-        "identity: holds by construction)", role="identity",
+        "identity: holds by construction)",
+        role="identity",
     ),
     "nch14.eq10": StudyAdapter(
-        "nch14.eq10", ("binary",), ("n", "n_bins"), BinPartsExperiment, Within("mass_error"),
+        "nch14.eq10",
+        ("binary",),
+        ("n", "n_bins"),
+        BinPartsExperiment,
+        Within("mass_error"),
         description="Hist on n points: one random bin's mass |N_J/n - eta_J| within "
         "sqrt(log(2/alpha)/(2n))",
     ),
-}  # fmt: skip
+}
