@@ -11,7 +11,7 @@ constant
 .. math:: c(P) = n^*(P) / h,
 
 with n*(P) the crossing of the event's coverage with 1 - delta on a geometric grid of n
-(:func:`calcheck.theory_checks.rate_thresholds.threshold`, interpolated in log n). Steps:
+(``calcheck.theory_checks.rate_thresholds.threshold``, interpolated in log n). Steps:
 
 1. Search: differential evolution
    (:func:`calcheck.simulations.search.differential_evolution_search`) from the family's

@@ -31,16 +31,18 @@ import numpy as np
 from calcheck.simulations.certified_coverage import certified_coverage
 from calcheck.simulations.conditional_coverage import worst_constant_eta
 from calcheck.simulations.exact_coverage import exact_coverage
+from calcheck.simulations.laws import LAWS
 from calcheck.simulations.provenance import generator
 from calcheck.simulations.search import evaluate_batch
 
+from .catalog import studiable
+from .exact_evidence import certified_route
 from .methods import DATA_KEYWORDS
 from .search_refine import eta_groups, objective_name, refinement_objective
 from .user import definition_of
 
 __all__ = [
     "EXACT_WORST_CASE",
-    "MERGED_OUTPUTS",
     "analytic_reference",
     "exact_worst_case",
     "keep_the_worst",
@@ -65,21 +67,24 @@ EXACT_WORST_CASE = {
 }
 
 
-#: Paper guarantees whose calibrator returns bins with equal values as one output (UMD,
-#: Zadrozny-Elkan): their marginal event is certified only through the conditional one
-#: (:func:`calcheck.simulations.certified_coverage.certified_coverage`, ``pooled``). gr21
-#: Theorem 4 runs randomized UMD in the delta -> 0 limit: every bin its own output.
-MERGED_OUTPUTS = frozenset(
-    {"gr21.thm3", "gr21.cor1", "nch14.thm31", "nch14.thm31.hoeffding", "nch14.eq9"}
-)
-
-
 def merged_outputs(guarantee: str) -> bool:
-    """Whether the guarantee's calibrator merges bins with equal values into one output."""
+    """Whether the guarantee's calibrator returns bins with equal values as one output.
+
+    Read off the guarantee's own study adapter (its method, as its checks run it) by the
+    rule that decides the cells (:func:`calcheck.theory_checks.exact_evidence.certified_route`):
+    UMD and Zadrozny-Elkan merge equal outputs, randomized UMD in the delta -> 0 limit
+    (gr21 Theorem 4, TL-HB) keeps every bin apart. Their marginal event is then certified
+    only through the conditional one (``pooled`` of
+    :func:`calcheck.simulations.certified_coverage.certified_coverage`). True (the
+    conservative answer) where no uniform-mass route applies.
+    """
     definition = definition_of(guarantee)
-    if definition is not None:
-        return definition.method.name in ("umd", "zadrozny_elkan")
-    return guarantee in MERGED_OUTPUTS
+    adapter = definition.adapter() if definition is not None else studiable().get(guarantee)
+    if adapter is None or tuple(adapter.grid_keys) != ("n", "n_bins"):
+        return True
+    experiment = adapter.build(LAWS["uniform_half"], n=100, n_bins=10)
+    route = certified_route(experiment, adapter.event)
+    return True if route is None else route.pooled
 
 
 def exact_worst_case(guarantee: str):
