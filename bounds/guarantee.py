@@ -19,10 +19,10 @@ __all__ = ["QUANTIFIERS", "Guarantee"]
 #: lower_bound: an impossibility (no method can do better on some law);
 #: identity: exact, no probability;
 #: rate: there is an (unspecified) constant c such that n >= c h(...) suffices for the event
-#: w.p. >= 1 - delta (checked by thresholds, :mod:`calcheck.theory_checks.rates`);
+#: w.p. >= 1 - delta (checked by thresholds, :mod:`calcheck.theory_checks.series.rates`);
 #: informal_rate: a rate stated in prose, not as a theorem ("needs O(B/eps^2) samples",
 #: "decreases as 1/n"), checked by thresholds or by fitted exponents
-#: (:mod:`calcheck.theory_checks.exponents`);
+#: (:mod:`calcheck.theory_checks.series.exponents`);
 #: asymptotic: holds in a limit (e.g. n/B -> infinity), not at any finite n: checked exactly
 #: in the limit, finite-n behaviour reported, never judged against the bound.
 QUANTIFIERS = (

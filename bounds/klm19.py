@@ -7,8 +7,8 @@ n >= c h(...) suffices"). Logs are natural (the paper does not say; only c chang
 
 The paper's sample-size results hold for *some* constant c that it never gives, so a
 fixed-n coverage check does not apply to them: they are registered with the quantifier
-``rate`` and checked by their thresholds (:mod:`calcheck.theory_checks.rates`): the smallest n at
-which the event holds w.p. >= 1 - delta must grow no faster than the stated ``h``. Their
+``rate`` and checked by their thresholds (:mod:`calcheck.theory_checks.series.rates`): the smallest
+n at which the event holds w.p. >= 1 - delta must grow no faster than the stated ``h``. Their
 functions return ``c * h`` with ``c`` a required keyword, so that no default constant is
 ever mistaken for the paper's.
 

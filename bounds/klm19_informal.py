@@ -3,9 +3,9 @@
 The paper states several rates in words ("O(1/eps^2) samples", "bias B/n", "decreases
 approximately as 1/n"). They are registered with the quantifier ``informal_rate`` so that
 no one mistakes them for theorems, and checked like rates: a "needs O(h) samples" claim
-by thresholds (:mod:`calcheck.theory_checks.rates`), a "behaves like h" claim by the fitted
-exponent of a mean (:mod:`calcheck.theory_checks.exponents`). Each function returns ``c * h`` with
-the unspecified constant ``c`` a required keyword. The catalog numbers them G-I1 .. G-I5;
+by thresholds (:mod:`calcheck.theory_checks.series.rates`), a "behaves like h" claim by the fitted
+exponent of a mean (:mod:`calcheck.theory_checks.series.exponents`). Each function returns ``c * h``
+with the unspecified constant ``c`` a required keyword. The catalog numbers them G-I1 .. G-I5;
 G-I4 (the VC remark on Lemma 4.3) is :func:`calcheck.bounds.klm19.lem43_vc_sample_size`.
 
 References

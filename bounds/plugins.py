@@ -14,9 +14,9 @@ and its *target* a module that defines
     with such ids (a bound on a method calcheck simulates: it keeps its definition, and the
     paper's catalog gives it a check and a study);
 ``checks(budget)``
-    the paper's :class:`~calcheck.theory_checks.check.Check` list at a budget name (``"quick"``,
-    ``"full"``), ids starting with ``"<key>."``: guarantees and their negative controls
-    (optional when every guarantee is a ``define_guarantee`` result);
+    the paper's :class:`~calcheck.theory_checks.checks.check.Check` list at a budget name
+    (``"quick"``, ``"full"``), ids starting with ``"<key>."``: guarantees and their negative
+    controls (optional when every guarantee is a ``define_guarantee`` result);
 
 and optionally ``STUDIES`` (guarantee id -> study adapter), ``REFUSED`` (guarantee id ->
 why it cannot be studied on a user's law), ``METHODS`` (method name -> method spec) and

@@ -107,17 +107,17 @@ __version__ = "0.1.0"
 
 #: Public name -> (module, attribute), loaded on first access (PEP 562).
 _EXPORTS = {
-    "verify": ("calcheck.theory_checks.api", "verify"),
-    "search": ("calcheck.theory_checks.search", "search"),
+    "verify": ("calcheck.theory_checks.running.verify", "verify"),
+    "search": ("calcheck.theory_checks.search.driver", "search"),
     "SearchBudget": ("calcheck.simulations.search", "SearchBudget"),
-    "exact_coverage": ("calcheck.theory_checks.exact", "exact_coverage"),
+    "exact_coverage": ("calcheck.theory_checks.running.exact", "exact_coverage"),
     "coverage_at_radius": ("calcheck.simulations.exact_coverage", "exact_coverage"),
     "smallest_exact_eps": ("calcheck.simulations.exact_coverage", "smallest_exact_eps"),
     "certified_coverage": ("calcheck.simulations.certified_coverage", "certified_coverage"),
-    "critical_factor": ("calcheck.theory_checks.tightness", "critical_factor"),
-    "sharper_control": ("calcheck.theory_checks.controls", "sharper_control"),
-    "define_guarantee": ("calcheck.theory_checks.user", "define_guarantee"),
-    "list_methods": ("calcheck.theory_checks.user", "method_table"),
+    "critical_factor": ("calcheck.theory_checks.running.tightness", "critical_factor"),
+    "sharper_control": ("calcheck.theory_checks.running.controls", "sharper_control"),
+    "define_guarantee": ("calcheck.theory_checks.user.guarantees", "define_guarantee"),
+    "list_methods": ("calcheck.theory_checks.catalog.method_table", "method_table"),
     "allow_unresolved": (
         "calcheck.simulations.experiments.calibrator_protocol",
         "allow_unresolved",
@@ -129,9 +129,9 @@ _EXPORTS = {
     "ScoreLaw": ("calcheck.simulations.laws", "ScoreLaw"),
     "ConditionalMean": ("calcheck.simulations.laws", "ConditionalMean"),
     "law_from_spec": ("calcheck.simulations.laws", "law_from_spec"),
-    "report": ("calcheck.theory_checks.report_api", "report"),
-    "plan": ("calcheck.theory_checks.plan", "plan"),
-    "ReplicatePlan": ("calcheck.theory_checks.plan", "ReplicatePlan"),
+    "report": ("calcheck.theory_checks.report.from_results", "report"),
+    "plan": ("calcheck.theory_checks.running.plan", "plan"),
+    "ReplicatePlan": ("calcheck.theory_checks.running.plan", "ReplicatePlan"),
 }
 
 #: Public submodules, imported on first access.

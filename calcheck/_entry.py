@@ -1,7 +1,7 @@
 """The ``calcheck`` command's entry point: a Ctrl-C while it starts is one line too.
 
 Importing the command line takes about a second (numpy, scipy, the catalog). SIGINT and
-SIGTERM raise :class:`~calcheck.theory_checks.cli_signals.Interrupted` from the first
+SIGTERM raise :class:`~calcheck.theory_checks.cli.signals.Interrupted` from the first
 instruction, so a signal that arrives while the imports run ends the command like one that
 arrives later (one line, exit 128 + signal) rather than with a traceback.
 """
@@ -16,7 +16,7 @@ STARTED = time.monotonic()
 
 def main() -> int:
     """Install the signal handlers, import the command line and run it."""
-    from calcheck.theory_checks.cli_signals import (
+    from calcheck.theory_checks.cli.signals import (
         Interrupted,
         interrupted_status,
         interruption_behind,
@@ -26,7 +26,7 @@ def main() -> int:
 
     try:
         with stop_on_signals():
-            from calcheck.theory_checks.cli import main as cli_main
+            from calcheck.theory_checks.cli.main import main as cli_main
 
             # the command installs its own handlers (and its own line) once it has parsed
             # its arguments; these hold until then and after it returns

@@ -28,7 +28,7 @@ Records and checks
     ``role`` is ``"guarantee"``, ``"control"``, ``"counterexample"``, ``"hypothesis"`` or
     ``"identity"``, by default ``"guarantee"`` when it expects ``"consistent"`` and
     ``"control"`` when it expects ``"violated"``),
-    :func:`~calcheck.theory_checks.check.with_sharper_controls` (the stated bound times a
+    :func:`~calcheck.theory_checks.checks.check.with_sharper_controls` (the stated bound times a
     factor, on the same simulations), :class:`StudyAdapter` (how a guarantee is checked on
     a user's law: ``calcheck run --study``, :func:`calcheck.verify`).
 Experiments
@@ -85,9 +85,9 @@ from typing import Protocol, runtime_checkable
 
 from calcheck.bounds.guarantee import Guarantee
 from calcheck.simulations.experiments.binning import BinningExperiment
-from calcheck.theory_checks.budgets import Budget, get_budget
-from calcheck.theory_checks.check import Check, StudyAdapter, with_sharper_controls
-from calcheck.theory_checks.events import (
+from calcheck.theory_checks.checks.budgets import Budget, get_budget
+from calcheck.theory_checks.checks.check import Check, StudyAdapter, with_sharper_controls
+from calcheck.theory_checks.checks.events import (
     AtLeast,
     Exceeds,
     MeanAtMost,

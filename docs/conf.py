@@ -60,8 +60,9 @@ nitpick_ignore_regex = [
     (r"py:.*", r"calcheck\.bounds\.(registry|plugins|_validation|_concentration|inverse)(\..*)?"),
     (
         r"py:.*",
-        r"calcheck\.theory_checks\.(catalog|engine|runner|events|budgets|study|report|html|cli"
-        r"|methods|controls|power|roles|summary|records|means|tradeoff|pictures|bench)(\..*)?",
+        r"calcheck\.theory_checks\.(catalog|study|cli|running\.(runner|controls|records|bench)"
+        r"|checks\.(events|budgets|methods)|report\.(files|html|summary|pictures)"
+        r"|results\.(power|roles)|series\.(means|tradeoff))(\..*)?",
     ),
 ]
 

@@ -349,8 +349,8 @@ def smallest_factor(covers, tolerance: float) -> float:
     ``covers`` must be nondecreasing in f (a coverage reaching a claim as the radius
     grows). Returned as the upper end of the final bracket (``covers`` holds there), within
     ``tolerance`` of the infimum; ``inf`` where even ``MAX_FACTOR`` does not cover. The one
-    home of a bound's critical factor f* (:mod:`calcheck.theory_checks.tightness`, and each
-    guarantee cell's in :mod:`calcheck.theory_checks.exact_evidence`).
+    home of a bound's critical factor f* (:mod:`calcheck.theory_checks.running.tightness`, and each
+    guarantee cell's in :mod:`calcheck.theory_checks.checks.exact_evidence`).
     """
     hi = 1.0
     while not covers(hi):

@@ -6,7 +6,7 @@ batch and inserts the batch in one transaction once it is :data:`BATCH_SECONDS` 
 :data:`BATCH_BLOCKS` long (:meth:`Collector.flush`). Before, it packed, digested and committed
 every block on its own, and that capped a run at about 240 blocks/s whatever the number of
 workers; ``calcheck bench`` measures the ceiling now
-(:func:`calcheck.theory_checks.bench.benchmark_main_process`).
+(:func:`calcheck.theory_checks.running.bench.benchmark_main_process`).
 
 A killed run loses the blocks of the last uncommitted batch (at most ``BATCH_SECONDS`` of
 results); an interrupted one commits it on the way out. Results do not depend on the

@@ -193,7 +193,7 @@ def conditional_coverage(
         Interpolate each bin's distribution function linearly between integer counts at
         the real cut-offs ``m_b (Pi_b +- eps)``: a continuous function of eta that follows
         the envelope of the exact one (whose cut-offs jump when they cross integers). The
-        search climbs it first, then the exact one (:mod:`calcheck.theory_checks.search_refine`).
+        search climbs it first, then the exact one (:mod:`calcheck.theory_checks.search.refine`).
 
     Returns
     -------
@@ -269,7 +269,7 @@ def lattice_etas(sizes, eps: float, offset: float = LATTICE_OFFSET) -> np.ndarra
     k leaves from above): those etas, ``offset`` past the crossing, for every m and k.
     gr21 Lemma 2 (the bins are binomial at constant eta); :func:`worst_constant_eta` scans
     them, and the search's exact stage tries them
-    (:class:`calcheck.theory_checks.search_refine.LatticeLines`).
+    (:class:`calcheck.theory_checks.search.refine.LatticeLines`).
 
     Examples
     --------
@@ -290,7 +290,7 @@ def bin_sizes(experiment) -> tuple:
 
     The exact failure rate of a bin whose points share one eta jumps where a cut-off
     ``m (eta +- eps)`` crosses an integer: the lattice the search's exact stage tries
-    (:mod:`calcheck.theory_checks.search_refine`). ``()`` where the module does not apply.
+    (:mod:`calcheck.theory_checks.search.refine`). ``()`` where the module does not apply.
 
     Examples
     --------

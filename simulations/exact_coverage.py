@@ -240,7 +240,7 @@ def layout_coverage(counts, weights, etas, eps, *, event="conditional"):
 
     :func:`exact_coverage` (one eta, gr21 Algorithm 1's layout) and
     ``exact_top_label.top_label_exact_coverage`` (gr22 Algorithm 8, one eta per class) are
-    this function on their layouts; :mod:`calcheck.theory_checks.exact_evidence` uses it on
+    this function on their layouts; :mod:`calcheck.theory_checks.checks.exact_evidence` uses it on
     an experiment's parts (gr21 Lemma 2: the bins are independent binomials at constant eta).
 
     Parameters

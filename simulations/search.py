@@ -1,8 +1,8 @@
 """Adversarial law search, check-agnostic core: maximise a criterion over a family's box.
 
 The criterion is any picklable callable ``objective(theta) -> float`` (larger is worse for
-the guarantee); :mod:`calcheck.theory_checks.search` builds it from a check (failure rate of the
-guaranteed event, or tightness). This module provides what does not depend on checks:
+the guarantee); :mod:`calcheck.theory_checks.search.driver` builds it from a check (failure rate of
+the guaranteed event, or tightness). This module provides what does not depend on checks:
 
 Common random numbers (CRN)
     :func:`simulate_crn` draws an experiment's replicates from seeds that depend on the
@@ -356,7 +356,7 @@ def coordinate_refine(
 
     ``lines(round, i, best)``, if given, may replace a line: it returns ``points`` candidate
     thetas (rows; e.g. the etas where a binomial cut-off crosses an integer,
-    :mod:`calcheck.theory_checks.search_refine`) or None for the stratified grid.
+    :mod:`calcheck.theory_checks.search.refine`) or None for the stratified grid.
 
     ``evaluations`` (at least ``points``) is spent whole, in batches of ``points``
     evaluated in parallel; the start itself is evaluated first (one more evaluation).

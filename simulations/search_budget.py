@@ -24,7 +24,7 @@ MIN_POPULATION = 5
 MIN_EVALUATIONS = 2 * MIN_POPULATION
 #: About the least refinement that runs both of its stages (a third in lines of 8 points on
 #: the smoothed objective, the rest in lines of 16 on the exact one;
-#: :mod:`calcheck.theory_checks.search_refine`): :meth:`SearchBudget.sized` gives a smaller
+#: :mod:`calcheck.theory_checks.search.refine`): :meth:`SearchBudget.sized` gives a smaller
 #: share to differential evolution instead.
 MIN_REFINEMENT = 32
 

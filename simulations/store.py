@@ -23,8 +23,8 @@ match (truncated, altered, or copied from another cell) is deleted, recomputed a
 so a reader (another process querying the store) never makes a running writer fail.
 
 Besides blocks, the store keeps *results*: a check's evaluated result as text under a content
-key (:mod:`calcheck.theory_checks.records` says what the key covers), with its digest. Once every
-check of a run that reads a cell has its result recorded, the run may drop the cell's blocks
+key (:mod:`calcheck.theory_checks.running.records` says what the key covers), with its digest. Once
+every check of a run that reads a cell has its result recorded, the run may drop the cell's blocks
 (:meth:`ResultStore.drop_blocks`) and :meth:`ResultStore.compact` returns the space to the
 file system.
 

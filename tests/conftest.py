@@ -24,7 +24,7 @@ os.environ.setdefault("CALCHECK_PLUGINS", "0")
 def _forget_guarantees_defined_at_run_time():
     """A module's calcheck.define_guarantee calls never reach the next module's registry."""
     yield
-    from calcheck.theory_checks.user import _forget_all
+    from calcheck.theory_checks.user.guarantees import _forget_all
 
     _forget_all()
 

@@ -18,7 +18,7 @@ import calcheck_docs  # noqa: E402
 
 from calcheck.bounds import registry  # noqa: E402
 from calcheck.theory_checks.catalog import all_checks  # noqa: E402
-from calcheck.theory_checks.doclinks import guarantee_doc_anchor, guarantee_doc_url  # noqa: E402
+from calcheck.theory_checks.report.doclinks import guarantee_doc_anchor, guarantee_doc_url  # noqa: E402
 
 PAPERS = tuple(calcheck_docs.PAPER_TITLES)
 

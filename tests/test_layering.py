@@ -12,6 +12,9 @@ import every layer; nothing inside a layer imports it.
 * a per-paper module (``bounds/<paper>*.py``, ``simulations/experiments/<paper>*.py``,
   ``theory_checks/catalog/<paper>.py``, ``figures/<paper>/``) imports only generic modules
   and modules of its own paper;
+* inside ``theory_checks`` the sub-packages import only downward, in the order of
+  :data:`THEORY_CHECKS_ORDER` (``report`` and ``study`` are peers: neither imports the other),
+  and no module sits at its top but ``__init__``;
 * no library module is longer than about 450 lines.
 """
 
@@ -33,6 +36,20 @@ ALLOWED = {
     "calcheck": {"bounds", "simulations", "theory_checks", "figures"},
 }
 MAX_LINES = 460
+#: The sub-packages of theory_checks, lowest first: a module imports its own sub-package and
+#: those of a lower rank (docs/developer.md draws the map).
+THEORY_CHECKS_ORDER = {
+    "results": 0,
+    "checks": 1,
+    "series": 2,
+    "catalog": 3,
+    "user": 4,
+    "running": 5,
+    "search": 6,
+    "report": 7,
+    "study": 7,
+    "cli": 8,
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -169,3 +186,118 @@ def test_imports_go_through_the_calcheck_namespace(name):
         ):
             bare.append(node.module)
     assert not bare, f"{name} imports {bare}; write calcheck.{bare[0]}"
+
+
+def _sub_package(name: str) -> str | None:
+    """``calcheck.theory_checks.running.exact`` -> ``running``; None outside theory_checks."""
+    parts = name.split(".")
+    if parts[:2] != ["calcheck", "theory_checks"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def test_theory_checks_has_only_sub_packages_at_its_top():
+    top = sorted(p.name for p in (ROOT / "theory_checks").glob("*.py"))
+    assert top == ["__init__.py"], f"modules at the top of theory_checks: {top}"
+    subs = sorted(
+        p.name for p in (ROOT / "theory_checks").iterdir() if (p / "__init__.py").is_file()
+    )
+    assert subs == sorted(THEORY_CHECKS_ORDER), subs
+
+
+def upward_imports(graph: dict) -> list[str]:
+    """Every import inside theory_checks that goes up or sideways in THEORY_CHECKS_ORDER."""
+    found = []
+    for name, targets in sorted(graph.items()):
+        here = _sub_package(name)
+        if here is None:
+            continue
+        for target in sorted(targets):
+            there = _sub_package(target)
+            if there is None or there == here:
+                continue
+            if THEORY_CHECKS_ORDER[there] >= THEORY_CHECKS_ORDER[here]:
+                found.append(f"{name} -> {target}")
+    return found
+
+
+def test_theory_checks_sub_packages_import_only_downward():
+    assert upward_imports(GRAPH) == []
+
+
+def test_the_order_rule_fails_when_broken():
+    # an import of the runner from the codec (results < running) is reported
+    broken = {
+        **GRAPH,
+        "calcheck.theory_checks.results.export": {"calcheck.theory_checks.running.runner"},
+    }
+    assert upward_imports(broken) == [
+        "calcheck.theory_checks.results.export -> calcheck.theory_checks.running.runner"
+    ]
+    # and so is one between the peers report and study
+    broken = {"calcheck.theory_checks.study.files": {"calcheck.theory_checks.report.html"}}
+    assert upward_imports(broken) == [
+        "calcheck.theory_checks.study.files -> calcheck.theory_checks.report.html"
+    ]
+
+
+def _unit(name: str) -> str:
+    """What a private name may not leave: a theory_checks sub-package, else a layer."""
+    sub = _sub_package(name)
+    return f"theory_checks.{sub}" if sub is not None else _layer(name)
+
+
+def _is_private(part: str) -> bool:
+    return part.startswith("_") and not part.startswith("__")
+
+
+def _resolve(name: str, path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    stem = base[: len(base) - node.level + 1]
+    return ".".join(stem + ([node.module] if node.module else []))
+
+
+def private_reach(name: str, source: str, path: Path) -> list[str]:
+    """Private names (``_x``, or a module ``_x``) of another unit that ``name`` uses."""
+    found = []
+    modules_bound = {}  # local name -> our module it names
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            source_module = _resolve(name, path, node)
+            for alias in node.names:
+                full = f"{source_module}.{alias.name}"
+                target = full if full in MODULES else source_module
+                if target not in MODULES or _unit(target) == _unit(name):
+                    if full in MODULES:
+                        modules_bound[alias.asname or alias.name] = full
+                    continue
+                parts = full.split(".")[1:]
+                if any(_is_private(p) for p in parts):
+                    found.append(f"{name} imports {full}")
+                if full in MODULES:
+                    modules_bound[alias.asname or alias.name] = full
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES and _unit(alias.name) != _unit(name):
+                    if any(_is_private(p) for p in alias.name.split(".")):
+                        found.append(f"{name} imports {alias.name}")
+                    if alias.asname:
+                        modules_bound[alias.asname] = alias.name
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules_bound
+            and _unit(modules_bound[node.value.id]) != _unit(name)
+            and _is_private(node.attr)
+        ):
+            found.append(f"{name} uses {modules_bound[node.value.id]}.{node.attr}")
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_private_name_crosses_a_layer_or_sub_package(name):
+    path = MODULES[name]
+    assert private_reach(name, path.read_text(), path) == []

@@ -54,7 +54,7 @@ from pathlib import Path
 root = Path({str(ROOT)!r})
 sys.path[:] = [{str(tmp_path)!r}] + [p for p in sys.path[1:] if Path(p or '.').resolve() != root]
 import calcheck, calcheck.bounds, calcheck.simulations.engine, calcheck.figures.registry
-import calcheck.theory_checks.cli
+import calcheck.theory_checks.cli.main
 from calcheck.theory_checks.catalog import all_checks
 assert len(all_checks("quick")) > 100
 bare = sorted(m for m in sys.modules if m.split(".")[0] in {LAYERS!r})

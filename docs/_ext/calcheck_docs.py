@@ -9,7 +9,7 @@ so the site cannot drift from the code. The generated Markdown goes to ``docs/_g
 
 Anchors: every guarantee has the label ``guarantee-<id with dots as dashes>`` on its paper's
 page (``papers/gr21.html#guarantee-gr21-thm3``); the HTML run report links to them
-(:func:`calcheck.theory_checks.doclinks.guarantee_doc_anchor`).
+(:func:`calcheck.theory_checks.report.doclinks.guarantee_doc_anchor`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _cell(text) -> str:
 
 
 def _anchor(guarantee_id: str) -> str:
-    from calcheck.theory_checks.doclinks import guarantee_doc_anchor
+    from calcheck.theory_checks.report.doclinks import guarantee_doc_anchor
 
     return guarantee_doc_anchor(guarantee_id)
 
@@ -58,7 +58,7 @@ def _checks(budget: str) -> list:
 def counts() -> dict:
     """Substitutions for the pages: checks per role and budget, guarantees, papers."""
     from calcheck.bounds import registry
-    from calcheck.theory_checks.roles import role_of
+    from calcheck.theory_checks.results.roles import role_of
 
     out = {"n_papers": str(len(PAPER_TITLES)), "n_guarantees": str(len(registry.all_guarantees()))}
     for budget in ("quick", "full"):
@@ -80,7 +80,7 @@ def _recorded_run() -> dict:
 
 
 def _guarantee_section(g, checks_of: dict, refused: dict, studiable) -> list[str]:
-    from calcheck.theory_checks.roles import role_of
+    from calcheck.theory_checks.results.roles import role_of
 
     lines = [f"({_anchor(g.id)})=", f"### `{g.id}`: {g.label}", "", _cell(g.statement), ""]
     lines.append(f"- **Quantifier**: {g.quantifier}")
@@ -151,7 +151,7 @@ def guarantees_page(paper: str) -> str:
 
 def roles_table(paper: str) -> str:
     """Checks of one paper per role at each budget."""
-    from calcheck.theory_checks.roles import role_of
+    from calcheck.theory_checks.results.roles import role_of
 
     lines = ["| budget | checks | " + " | ".join(ROLE_NAMES[r] for r in ROLE_ORDER) + " |"]
     lines.append("|---|---|" + "---|" * len(ROLE_ORDER))
@@ -196,7 +196,7 @@ def audit_page(paper: str) -> str:
 def counterexamples_page(paper: str) -> str:
     """The paper's printed claims that fail, as the catalog describes them."""
     from calcheck.bounds import registry
-    from calcheck.theory_checks.roles import VALID_FORMS, role_of
+    from calcheck.theory_checks.results.roles import VALID_FORMS, role_of
 
     mine = [
         c
@@ -442,7 +442,7 @@ def refused_page() -> str:
 
 def study_schema_page() -> str:
     """Every key of a study file and of its ``[search]`` table (the parser's own schema)."""
-    from calcheck.theory_checks.study import schema_markdown
+    from calcheck.theory_checks.study.files import schema_markdown
 
     return schema_markdown()
 

@@ -9,7 +9,7 @@ No fixed n can be checked against such a claim. What it does claim is that the *
 n*(B), the smallest n at which the event holds with probability 1 - delta, grows no faster
 than h(B) = B log(B/delta): n*/h stays bounded.
 
-A :class:`~calcheck.theory_checks.rates.RateCheck` measures n* for B from 10 to 3000 (the
+A :class:`~calcheck.theory_checks.series.rates.RateCheck` measures n* for B from 10 to 3000 (the
 coverage of the event on a geometric grid of n, interpolated where it crosses 1 - delta),
 fits the slope of log n* on log h and decides with a bootstrap lower confidence bound of the
 slope against 1 (plus a stated slack for lower-order terms on a finite range). A negative
@@ -32,8 +32,8 @@ import numpy as np
 
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import klm19
-from calcheck.theory_checks.events import BoundRule
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.checks.events import BoundRule
+from calcheck.theory_checks.running.runner import run_checks
 
 catalog = {check.id: check for check in klm19.checks("quick")}
 stated = catalog["klm19.lem43"]

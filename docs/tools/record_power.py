@@ -3,10 +3,10 @@
 Usage: ``python docs/tools/record_power.py OUT_FOLDER [OUT_FOLDER ...] --command "..."
 --wall-seconds S --commit SHA``. Each folder's ``search/power.json`` rows are concatenated;
 rows whose reference is the exact worst case of a binary guarantee get it recomputed by the
-current :func:`calcheck.theory_checks.search.analytic_reference` (the searches themselves do
-not depend on it), rows of :data:`~calcheck.theory_checks.search_power.POWER_ROWS` whose
+current :func:`calcheck.theory_checks.search.driver.analytic_reference` (the searches themselves do
+not depend on it), rows of :data:`~calcheck.theory_checks.search.power.POWER_ROWS` whose
 reference depends on the law found (top-label) get each seed's recomputed at its law
-(:func:`calcheck.theory_checks.search_power.top_label_reference`), and every table row is
+(:func:`calcheck.theory_checks.search.power.top_label_reference`), and every table row is
 re-rendered.
 """
 
@@ -19,8 +19,8 @@ import os
 from pathlib import Path
 
 from calcheck.simulations.laws.families import get_family
-from calcheck.theory_checks.search import analytic_reference, resolve_target
-from calcheck.theory_checks.search_power import POWER_ROWS, SearchPower, top_label_reference
+from calcheck.theory_checks.search.driver import analytic_reference, resolve_target
+from calcheck.theory_checks.search.power import POWER_ROWS, SearchPower, top_label_reference
 
 HERE = Path(__file__).resolve().parent.parent
 _ROWS = {row[0]: row for row in POWER_ROWS}

@@ -67,14 +67,14 @@ def _commit() -> str:
 
 def audit_rows(results: dict) -> list:
     """The run's audit rows (``calcheck audit``), for the paper pages."""
-    from calcheck.theory_checks.audit import audit_rows as rows
+    from calcheck.theory_checks.report.audit import audit_rows as rows
 
     return rows(results)
 
 
 def check_rows(results: dict) -> dict:
     """Check id -> the run's summary row (the report's columns), for the paper pages."""
-    from calcheck.theory_checks.summary import SUMMARY_HEADERS, summary_row
+    from calcheck.theory_checks.report.summary import SUMMARY_HEADERS, summary_row
 
     return {
         c["id"]: dict(zip(SUMMARY_HEADERS, summary_row(c), strict=True)) for c in results["checks"]

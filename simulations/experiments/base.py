@@ -3,8 +3,8 @@
 An :class:`Experiment` bundles a data-generating law, a method and the exact estimand. Its
 ``simulate(rng, reps)`` returns an :class:`Outcome`: a frozen record of per-replicate raw
 sufficient statistics (arrays with the replicate axis first), never a verdict. The check
-layer (:mod:`calcheck.theory_checks.events`) turns an outcome, an event, a miscoverage alpha and a
-bound into per-replicate successes, so **alpha and the bound never enter a simulation
+layer (:mod:`calcheck.theory_checks.checks.events`) turns an outcome, an event, a miscoverage alpha
+and a bound into per-replicate successes, so **alpha and the bound never enter a simulation
 key**: adding an alpha, or a negative control with another bound, reuses the stored data.
 
 One documented exception: path-dependent events (time-uniform coverage of a stream,

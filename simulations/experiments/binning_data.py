@@ -4,7 +4,7 @@
 :class:`~calcheck.simulations.experiments.binning.BinningExperiment` (the same draws, the same
 fitted maps, the same exact errors) whose outcome also carries what a data-dependent bound
 reads: each bin's calibration count, label mean and biased label variance, and the points
-the means were computed from (:data:`calcheck.theory_checks.methods.DATA_KEYWORDS`). It is
+the means were computed from (:data:`calcheck.theory_checks.checks.methods.DATA_KEYWORDS`). It is
 a class of its own so that the stored results of :class:`BinningExperiment` keep their keys.
 
 How the data are computed

@@ -10,8 +10,8 @@ How the events are evaluated
 ----------------------------
 A fitted map ``h`` need not expose bins. Its *level sets* ``{s : h(s) = r}`` play their
 part: the conditional error of output ``r`` is ``|E[Y | h(S) = r] - r|``, and the events of
-:data:`calcheck.theory_checks.methods.BINARY_EVENTS` (every output within eps, a fresh test point
-within eps, the l1 / l2 ECE) read these per-output errors and masses as they read a binning
+:data:`calcheck.theory_checks.checks.methods.BINARY_EVENTS` (every output within eps, a fresh test
+point within eps, the l1 / l2 ECE) read these per-output errors and masses as they read a binning
 map's bins. The level sets are found on the score law's continuous part in
 probability space:
 
@@ -112,7 +112,7 @@ def data_by_level(levels: np.ndarray, outputs: np.ndarray, labels: np.ndarray):
     ``outputs`` are the fitted map's values at the calibration scores; a point whose value
     is not one of ``levels`` is counted nowhere. Returns ``(counts, means, variances)``,
     each of the shape of ``levels``; a level without points has mean the level itself (what
-    the map predicts there, as :data:`calcheck.theory_checks.methods.DATA_KEYWORDS` says)
+    the map predicts there, as :data:`calcheck.theory_checks.checks.methods.DATA_KEYWORDS` says)
     and variance 0.
     """
     idx = np.minimum(np.searchsorted(levels, outputs), max(levels.size - 1, 0))

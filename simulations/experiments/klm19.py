@@ -1,7 +1,7 @@
 """Experiments for Kumar, Liang & Ma (2019): estimator and bin-balance thresholds.
 
-Both experiments serve *rate* checks (:mod:`calcheck.theory_checks.rates`): each simulates one
-parameter point theta on a whole grid of sample sizes ``n_grid`` and returns outcomes of
+Both experiments serve *rate* checks (:mod:`calcheck.theory_checks.series.rates`): each simulates
+one parameter point theta on a whole grid of sample sizes ``n_grid`` and returns outcomes of
 shape ``(R, G)``, one column per n, so that the threshold n* (the smallest n at which an
 event holds w.p. >= 1 - delta) is read off one stored cell. Columns are simulated with
 independent draws (the coverage at each n is an independent binomial count), so the

@@ -12,7 +12,7 @@ at each n, every replicate draws n points and fits, on the same data:
 
 and records each map's exact CE^2 and MSE (:mod:`calcheck.simulations.metrics.recalibration`; no
 Monte Carlo truth). Outcomes have shape ``(R, G)``, one column per n, with independent
-draws per column, as the rate checks need (:mod:`calcheck.theory_checks.rates`).
+draws per column, as the rate checks need (:mod:`calcheck.theory_checks.series.rates`).
 
 References
 ----------

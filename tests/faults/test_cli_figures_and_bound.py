@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 
 @pytest.mark.parametrize("reps", ["0", "-3"])

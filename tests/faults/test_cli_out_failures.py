@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 RUN = ["run", "--checks", "gr21.thm3", "--reps", "200", "--no-progress"]
 

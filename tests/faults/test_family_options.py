@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from calcheck.simulations.laws.families import get_family
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 
 def test_an_unknown_option_lists_the_allowed_ones():

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 RUN = ["run", "--checks", "gr21.thm3", "--reps", "200", "--no-progress"]
 SEARCH = ["search", "gr21.thm3", "--family", "atoms", "--n", "100", "--n-bins", "5"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from calcheck.theory_checks import cli_progress as run_progress
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli import progress as run_progress
+from calcheck.theory_checks.cli.main import main
 
 
 def test_time_left_is_measured_from_the_first_block_stored(monkeypatch, capsys):

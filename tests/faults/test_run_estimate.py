@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from calcheck.theory_checks import cli_progress
+from calcheck.theory_checks.cli import progress as cli_progress
 
 ROOT = Path(__file__).resolve().parents[2]
 

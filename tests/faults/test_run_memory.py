@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from calcheck.simulations import memory
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 
 def test_a_run_whose_workers_cannot_hold_their_blocks_is_refused(tmp_path, capsys, monkeypatch):

@@ -14,7 +14,7 @@ import pytest
 
 from calcheck.simulations import parallel
 from calcheck.simulations.parallel import probe_dask_scheduler
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 
 class _Server:

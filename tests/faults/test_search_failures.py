@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from calcheck.simulations.laws.families import get_family
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.search import resolve_target
-from calcheck.theory_checks.search_report import SWEEP, stored_name
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.search.driver import resolve_target
+from calcheck.theory_checks.search.report import SWEEP, stored_name
 
 SEARCH = ["search", "gr21.thm3", "--family", "atoms", "--n", "100", "--n-bins", "5"]
 #: The name a real run of SEARCH stores its record and picture under (search/NAME.json, .png).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from calcheck.simulations import memory
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 
 def test_a_huge_n_is_refused_with_the_largest_that_fits(tmp_path, capsys, monkeypatch):

@@ -15,8 +15,8 @@ import sys
 import pytest
 
 from calcheck.simulations.provenance import code_fingerprint, code_inputs
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.user import _forget_all
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.user.guarantees import _forget_all
 
 MODULE = """\
 import numpy as np

@@ -12,7 +12,7 @@ import pytest
 
 from calcheck.simulations import payload as payload_module
 from calcheck.simulations.store import ResultStore
-from calcheck.theory_checks.cli_signals import Interrupted
+from calcheck.theory_checks.cli.signals import Interrupted
 
 
 def _store_with_a_block(path):
@@ -63,7 +63,7 @@ def test_an_interruption_inside_a_finalizer_is_delivered_again():
     import os
     import signal
 
-    from calcheck.theory_checks.cli_signals import stop_on_signals
+    from calcheck.theory_checks.cli.signals import stop_on_signals
 
     class Dies:
         def __del__(self):
@@ -89,7 +89,7 @@ def test_an_interruption_dropped_by_the_code_it_lands_in_is_delivered_again():
     import signal
     import time
 
-    from calcheck.theory_checks.cli_signals import received_signal, stop_on_signals
+    from calcheck.theory_checks.cli.signals import received_signal, stop_on_signals
 
     def work():
         with stop_on_signals():
@@ -114,7 +114,7 @@ def test_a_reported_interruption_is_not_delivered_again(capsys):
     import signal
     import time
 
-    from calcheck.theory_checks.cli_signals import interrupted_status, stop_on_signals
+    from calcheck.theory_checks.cli.signals import interrupted_status, stop_on_signals
 
     statuses = []
     with stop_on_signals():

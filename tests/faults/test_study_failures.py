@@ -7,8 +7,8 @@ import uuid
 import pytest
 
 from calcheck.simulations.memory import MemoryRefused
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.study import load_search_study, load_study
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.study.files import load_search_study, load_study
 
 LAW = """
 [law]
@@ -94,7 +94,7 @@ def test_the_users_module_reaches_workers_that_lack_its_folder(tmp_path):
         text.replace("[law]", "[unused]").split("[unused]")[0] + text[text.index("[grid]") :]
     )
     load_search_study(path)
-    from calcheck.theory_checks.api import cloudpickle_module
+    from calcheck.theory_checks.running.verify import cloudpickle_module
 
     blob = cloudpickle_module().dumps(sys.modules[name].radius)
     code = (

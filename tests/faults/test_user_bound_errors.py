@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.user import _forget_all
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.user.guarantees import _forget_all
 
 BOUNDS = """\
 import numpy as np

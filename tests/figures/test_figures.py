@@ -19,7 +19,7 @@ from calcheck.simulations.calibrators import (
     IsotonicBinning,
     UniformMassBinning,
 )
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 CREDIT = default_data_dir() / "credit.csv"
 needs_credit = pytest.mark.skipif(not CREDIT.is_file(), reason=f"CREDIT data not found at {CREDIT}")

@@ -7,7 +7,7 @@ from calcheck.figures.data import default_data_dir, load_cifar10_vgg16
 from calcheck.figures.klm19 import app_e, fig1, fig2b, fig3a, fig3b, fig4b
 from calcheck.figures.klm19._common import plugin_rows
 from calcheck.figures.registry import UNAVAILABLE, get_figure, select_figures
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 VGG = default_data_dir() / "cifar10_vgg16_probs"
 needs_vgg = pytest.mark.skipif(not VGG.is_dir(), reason=f"CIFAR-10 VGG16 data not at {VGG}")

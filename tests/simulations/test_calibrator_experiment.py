@@ -283,7 +283,7 @@ def test_the_platt_advice_is_a_call_that_works():
 
 
 def _unwraps() -> bool:
-    from calcheck.theory_checks.user import calibrator_method
+    from calcheck.theory_checks.user.guarantees import calibrator_method
 
     return calibrator_method(allow_unresolved(Platt())).name == "Platt"
 

@@ -9,7 +9,7 @@ from scipy import stats
 from calcheck.simulations.experiments.calibrator import allow_unresolved
 from calcheck.simulations.experiments.calibrator_multiclass import MulticlassCalibratorExperiment
 from calcheck.simulations.laws import LAWS
-from calcheck.theory_checks.user_calibrators import (
+from calcheck.theory_checks.user.calibrators import (
     is_multiclass_calibrator,
     multiclass_calibrator_method,
 )
@@ -228,7 +228,7 @@ def test_which_calibrators_are_multiclass():
 
 
 def _routed():
-    from calcheck.theory_checks.user import calibrator_method
+    from calcheck.theory_checks.user.guarantees import calibrator_method
 
     try:
         return "top_label" in calibrator_method(TopLabelBins(4)).families

@@ -20,8 +20,8 @@ from calcheck.simulations.certified_coverage import (
 )
 from calcheck.simulations.exact_coverage import exact_coverage
 from calcheck.simulations.laws import BINARY_LAWS
-from calcheck.theory_checks.exact_evidence import constant_eta
-from calcheck.theory_checks.verdicts import clopper_pearson
+from calcheck.theory_checks.checks.exact_evidence import constant_eta
+from calcheck.theory_checks.results.verdicts import clopper_pearson
 
 
 def test_hand_cases():

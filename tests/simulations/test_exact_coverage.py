@@ -27,7 +27,7 @@ from calcheck.simulations.experiments.gr22 import TopLabelBinningExperiment
 from calcheck.simulations.laws import LAWS
 from calcheck.simulations.laws.binary import BinaryLaw, ConditionalMean, ScoreLaw
 from calcheck.simulations.laws.multiclass import TopLabelLaw
-from calcheck.theory_checks.events import Marginal, Within
+from calcheck.theory_checks.checks.events import Marginal, Within
 
 ROOT_SEED = 2024
 BLOCKS = 20  # 2000 replicates per setting

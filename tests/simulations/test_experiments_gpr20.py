@@ -18,7 +18,7 @@ from calcheck.simulations.experiments.gpr20_shift import ShiftExperiment
 from calcheck.simulations.laws import LAWS
 from calcheck.simulations.laws.shift import SHIFT_LAWS, LinearShiftLaw
 from calcheck.simulations.store import ResultStore
-from calcheck.theory_checks.events import Exceeds, Within, constant, stated
+from calcheck.theory_checks.checks.events import Exceeds, Within, constant, stated
 
 
 def test_stream_experiment_matches_a_direct_loop():

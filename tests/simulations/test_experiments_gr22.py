@@ -11,7 +11,7 @@ from calcheck.simulations.experiments.gr22 import (
     TopLabelBinningExperiment,
 )
 from calcheck.simulations.laws.multiclass import MULTICLASS_LAWS
-from calcheck.theory_checks.events import MeanAtMost, Ordered, Within, stated
+from calcheck.theory_checks.checks.events import MeanAtMost, Ordered, Within, stated
 
 
 def test_top_label_outcome_reproducible_and_radius_from_symbols():

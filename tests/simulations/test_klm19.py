@@ -7,7 +7,7 @@ from calcheck.simulations.calibrators.edges import uniform_mass_edge_ranks
 from calcheck.simulations.experiments.klm19 import BinBalanceExperiment, EstimatorRateExperiment
 from calcheck.simulations.laws.binned import BinnedModelLaw, binned_model
 from calcheck.simulations.metrics.binned import conditional_sq_ce, debiased_sq_ce, plugin_sq_ce
-from calcheck.theory_checks.rates import threshold
+from calcheck.theory_checks.series.rates import threshold
 
 
 def test_estimators_hand_computed():

@@ -9,7 +9,7 @@ import pytest
 from calcheck.simulations.payload import _pack, _unpack
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import all_checks
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.running.runner import run_checks
 
 
 def _run(path, reps=200):

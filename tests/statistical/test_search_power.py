@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import beta
 
 from calcheck.simulations.search import get_search_budget
-from calcheck.theory_checks.search_power import search_power
+from calcheck.theory_checks.search.power import search_power
 
 pytestmark = pytest.mark.statistical
 

@@ -9,10 +9,10 @@ from conftest import STAT_BUDGET, STAT_REPS
 
 from calcheck.bounds import registry
 from calcheck.simulations.store import ResultStore
-from calcheck.theory_checks.budgets import BUDGETS
 from calcheck.theory_checks.catalog import all_checks
-from calcheck.theory_checks.roles import role_of
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.checks.budgets import BUDGETS
+from calcheck.theory_checks.results.roles import role_of
+from calcheck.theory_checks.running.runner import run_checks
 
 pytestmark = [pytest.mark.statistical, pytest.mark.slow]
 

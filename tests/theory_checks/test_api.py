@@ -1,10 +1,13 @@
-"""Python API (verify) and the regression-test assertions (theory_checks.testing)."""
+"""Python API (verify) and the regression-test assertions (theory_checks.running.assertions)."""
 
 import pytest
 
 from calcheck.simulations.laws import LAWS
-from calcheck.theory_checks.api import verify
-from calcheck.theory_checks.testing import assert_guarantee_holds, assert_guarantee_violated
+from calcheck.theory_checks.running.assertions import (
+    assert_guarantee_holds,
+    assert_guarantee_violated,
+)
+from calcheck.theory_checks.running.verify import verify
 
 
 def test_verify_returns_a_readable_result_with_a_plot():

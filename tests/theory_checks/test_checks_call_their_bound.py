@@ -15,8 +15,8 @@ from calcheck.bounds import registry
 from calcheck.simulations.engine import run_experiments
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import all_checks
-from calcheck.theory_checks.evidence import is_sure_claim
-from calcheck.theory_checks.roles import role_of
+from calcheck.theory_checks.results.evidence import is_sure_claim
+from calcheck.theory_checks.results.roles import role_of
 
 REPS = 100
 SEED = 0

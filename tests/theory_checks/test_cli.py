@@ -5,7 +5,7 @@ import json
 import pytest
 
 from calcheck.bounds import registry
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 
 def _json_out(capsys, argv):
@@ -149,7 +149,7 @@ n_bins = [5]
 
 
 def test_bench_json(capsys, monkeypatch):
-    from calcheck.theory_checks import bench
+    from calcheck.theory_checks.running import bench
 
     monkeypatch.setattr(bench, "SINGLE_FIT_SIZES", (1_000, 3_000))  # seconds, not 15
     monkeypatch.setattr(bench, "RECALIBRATION_N", 300)
@@ -205,7 +205,7 @@ def test_figures_data_is_the_data_root(tmp_path, capsys):
 
 
 def test_single_fit_benchmark_is_a_ratio_to_draw_and_argsort():
-    from calcheck.theory_checks.bench import benchmark_single_fit
+    from calcheck.theory_checks.running.bench import benchmark_single_fit
 
     res = benchmark_single_fit(2_000, 10, rounds=2, seed=1)
     assert (res.n, res.rounds) == (2_000, 2)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 
 def test_search_finds_a_wrong_bound_violated_and_stores_it(tmp_path, capsys):
@@ -66,7 +66,7 @@ n_bins = [5, 10]
 
 
 def test_a_study_file_search_table_runs_one_search_per_cell(tmp_path, capsys):
-    from calcheck.theory_checks.study import load_search_study
+    from calcheck.theory_checks.study.files import load_search_study
 
     path = tmp_path / "s.toml"
     path.write_text(STUDY)
@@ -95,7 +95,7 @@ def test_a_study_file_search_table_runs_one_search_per_cell(tmp_path, capsys):
 def test_a_study_search_table_rejects_bad_keys(tmp_path, extra, message):
     import re
 
-    from calcheck.theory_checks.study import load_search_study
+    from calcheck.theory_checks.study.files import load_search_study
 
     path = tmp_path / "s.toml"
     path.write_text(STUDY.replace(*extra))
@@ -104,7 +104,7 @@ def test_a_study_search_table_rejects_bad_keys(tmp_path, extra, message):
 
 
 def test_a_control_that_changes_the_method_is_not_searched_as_the_guarantee():
-    from calcheck.theory_checks.search import resolve_target
+    from calcheck.theory_checks.search.driver import resolve_target
 
     with pytest.raises(ValueError, match="changes the method"):
         resolve_target("gr21.thm3.control.no_tie_breaking")

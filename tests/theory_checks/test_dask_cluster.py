@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from calcheck.theory_checks import cli_run
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli import run as cli_run
+from calcheck.theory_checks.cli.main import main
 
 pytest.importorskip("distributed")
 

@@ -14,8 +14,9 @@ from calcheck.simulations.experiments.binning_data import (
     output_groups,
 )
 from calcheck.simulations.laws import LAWS
-from calcheck.theory_checks.events import Marginal, Within
-from calcheck.theory_checks.methods import DATA_KEYWORDS, method_table
+from calcheck.theory_checks.catalog.method_table import method_table
+from calcheck.theory_checks.checks.events import Marginal, Within
+from calcheck.theory_checks.checks.methods import DATA_KEYWORDS
 
 UMD = {"name": "umd", "tie_breaking": "lexicographic"}
 
@@ -96,7 +97,7 @@ def test_a_bound_without_data_keeps_the_stored_keys():
     # a radius of each bin's data r(k, m) keeps the exact route (calcheck.exact_coverage),
     # but the search's reference, which evaluates one radius per size, leaves it out
     assert data.method.exact_scheme == "umd"
-    from calcheck.theory_checks.search_known import exact_worst_case
+    from calcheck.theory_checks.running.exact import exact_worst_case
 
     assert exact_worst_case(data.id) is None
 

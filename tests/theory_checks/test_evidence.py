@@ -2,8 +2,8 @@
 
 import pytest
 
-from calcheck.theory_checks.evidence import cell_tier, check_tier, ledger
-from calcheck.theory_checks.roles import headline
+from calcheck.theory_checks.results.evidence import cell_tier, check_tier, ledger
+from calcheck.theory_checks.results.roles import headline
 
 
 def _cell(**kw):
@@ -97,7 +97,7 @@ def test_the_ledger_derives_how_each_check_counts():
 
 
 def test_the_headline_splits_into_items_at_commas_outside_parentheses():
-    from calcheck.theory_checks.roles import headline_parts
+    from calcheck.theory_checks.results.roles import headline_parts
 
     text = "2 of 2 guarantees verified (a, b; c), 1 of 1 controls caught; apart: 3 implied (x, y)"
     assert headline_parts(text) == [

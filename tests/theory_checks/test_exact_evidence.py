@@ -24,15 +24,15 @@ from calcheck.simulations.exact_top_label import top_label_exact_coverage
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.experiments.gr22 import TopLabelBinningExperiment
 from calcheck.simulations.laws import LAWS, BinaryLaw, ConditionalMean, ScoreLaw
-from calcheck.theory_checks.check import CellResult
-from calcheck.theory_checks.events import Marginal, MeanAtMost, Within
-from calcheck.theory_checks.exact_evidence import (
+from calcheck.theory_checks.checks.check import CellResult
+from calcheck.theory_checks.checks.events import Marginal, MeanAtMost, Within
+from calcheck.theory_checks.checks.exact_evidence import (
     constant_eta,
     cross_check,
     exact_route,
     with_exact_evidence,
 )
-from calcheck.theory_checks.verdicts import coverage_verdict
+from calcheck.theory_checks.results.verdicts import coverage_verdict
 
 UMD = {"name": "umd", "tie_breaking": "lexicographic"}
 

@@ -11,15 +11,15 @@ from calcheck.simulations.experiments.klm19_recalibration import (
 from calcheck.simulations.laws.recalibration import platt_law, sine_platt_law
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import klm19
-from calcheck.theory_checks.exponents import (
+from calcheck.theory_checks.report.files import rate_lines, results_to_dict, summary_row
+from calcheck.theory_checks.running.runner import run_checks
+from calcheck.theory_checks.series.exponents import (
     N_BOOT,
     ExponentCheck,
     ExponentSeries,
     _bootstrap_means,
 )
-from calcheck.theory_checks.rates import RateCheck, RateSeries, SquaredCEWithin
-from calcheck.theory_checks.report import rate_lines, results_to_dict, summary_row
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.series.rates import RateCheck, RateSeries, SquaredCEWithin
 
 
 @pytest.mark.parametrize("reps", [1, 37, 4000])
@@ -103,7 +103,7 @@ def test_definition52_mean_check_and_its_control(tmp_path):
     from calcheck.simulations.experiments.klm19 import EstimatorRateExperiment
     from calcheck.simulations.laws.binned import binned_model
     from calcheck.theory_checks.catalog.klm19 import _debiased_error, _plugin_error
-    from calcheck.theory_checks.means import MeanZeroCheck
+    from calcheck.theory_checks.series.means import MeanZeroCheck
 
     # hand-computed: bins with n_s >= 2 only; (0.5 - 0.25)^2 * 2/4 + (0.3 - 0.3)^2 * 2/4
     assert def52_conditional_mean([0.5, 0.3, 0.9], [0.25, 0.3, 0.1], [2, 2, 0]) == 0.03125

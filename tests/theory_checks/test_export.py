@@ -11,16 +11,16 @@ import pytest
 import calcheck
 from calcheck.simulations.search import SearchBudget
 from calcheck.simulations.store import ResultStore
-from calcheck.theory_checks.api import verify
-from calcheck.theory_checks.bench import BenchResult, benchmark_cell
 from calcheck.theory_checks.catalog import all_checks
-from calcheck.theory_checks.check import CellResult, CheckResult
-from calcheck.theory_checks.exact import ExactCoverage, exact_coverage
-from calcheck.theory_checks.export import CheckRecord, decode, encode
-from calcheck.theory_checks.report import results_to_dict
-from calcheck.theory_checks.runner import RunResult, run_checks
-from calcheck.theory_checks.search_result import Found, FreshCheck, SearchResult
-from calcheck.theory_checks.verdicts import CoverageVerdict
+from calcheck.theory_checks.checks.check import CellResult, CheckResult
+from calcheck.theory_checks.report.files import results_to_dict
+from calcheck.theory_checks.results.export import CheckRecord, decode, encode
+from calcheck.theory_checks.results.verdicts import CoverageVerdict
+from calcheck.theory_checks.running.bench import BenchResult, benchmark_cell
+from calcheck.theory_checks.running.exact import ExactCoverage, exact_coverage
+from calcheck.theory_checks.running.runner import RunResult, run_checks
+from calcheck.theory_checks.running.verify import verify
+from calcheck.theory_checks.search.result import Found, FreshCheck, SearchResult
 
 #: One check of each series kind (trade-off, rate, exponent, mean) and a coverage control.
 IDS = ("gpr20.cor1", "klm19.lem43", "nch14.cor32.control.one_over_n", "klm19.def52")

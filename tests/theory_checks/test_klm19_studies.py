@@ -17,8 +17,8 @@ from calcheck.simulations.laws.binned import BinnedModelLaw
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import for_law, refused, studiable
 from calcheck.theory_checks.catalog.klm19_studies import scaled_model
-from calcheck.theory_checks.runner import run_checks
-from calcheck.theory_checks.study import load_study
+from calcheck.theory_checks.running.runner import run_checks
+from calcheck.theory_checks.study.files import load_study
 
 # B = 8, unequal masses (all >= 1/(2B) = 0.0625), label means spread, E^2 = 0.0135
 MODEL = BinnedModelLaw(

@@ -17,7 +17,7 @@ from calcheck.simulations.laws.eta import ConditionalMean, ScoreLaw
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import for_law, refused, studiable
 from calcheck.theory_checks.catalog import nch14 as catalog
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.running.runner import run_checks
 
 GIDS = (
     "nch14.eq9",
@@ -92,7 +92,7 @@ LIMIT = ("nch14.thm34", "nch14.loss2", "nch14.thm34.unequal")
 
 @pytest.mark.parametrize("gid", LIMIT)
 def test_limit_study_holds_and_its_control_is_flagged_on_the_same_law(gid):
-    from calcheck.theory_checks.check import with_sharper_controls
+    from calcheck.theory_checks.checks.check import with_sharper_controls
 
     check = for_law(gid, (STEPS, SMOOTH), grid={"n_bins": [2, 5]}, alphas=(0.1,))
     # eq. (22) is an identity (no control); the bound times 0.9 still probes its tightness
@@ -128,7 +128,7 @@ def test_limit_study_is_the_suites_check_on_its_law():
 
 
 def test_eq2_and_eq10_studies_on_a_law_with_atoms_and_their_controls():
-    from calcheck.theory_checks.check import with_sharper_controls
+    from calcheck.theory_checks.checks.check import with_sharper_controls
 
     grid = {"n": [100, 1000], "n_bins": [5]}
     eq2 = for_law("nch14.eq2", USER, grid=grid, alphas=(0.1,), check_id="study:eq2")

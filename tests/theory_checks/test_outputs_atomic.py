@@ -8,7 +8,7 @@ import pytest
 import calcheck.simulations._io as io
 from calcheck.bounds import gr22
 from calcheck.simulations._io import atomic_write_text
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 
 def test_a_failed_write_leaves_the_previous_file_whole(tmp_path, monkeypatch):

@@ -14,9 +14,9 @@ import pytest
 from process_tree import alive
 
 from calcheck.simulations.parallel import SidePool
-from calcheck.theory_checks import picture_drawer
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.picture_drawer import PictureDrawer, picture_processes
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.report import picture_drawer
+from calcheck.theory_checks.report.picture_drawer import PictureDrawer, picture_processes
 
 
 @pytest.fixture(scope="module")

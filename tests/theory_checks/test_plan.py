@@ -7,10 +7,19 @@ import pytest
 from scipy import stats
 
 from calcheck.simulations.exact_coverage import exact_coverage as coverage_at
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.exact import exact_coverage
-from calcheck.theory_checks.plan import ReplicatePlan, critical_counts, plan, rejection_power
-from calcheck.theory_checks.verdicts import coverage_verdict, critical_count, detectable_shortfall
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.results.verdicts import (
+    coverage_verdict,
+    critical_count,
+    detectable_shortfall,
+)
+from calcheck.theory_checks.running.exact import exact_coverage
+from calcheck.theory_checks.running.plan import (
+    ReplicatePlan,
+    critical_counts,
+    plan,
+    rejection_power,
+)
 
 
 def test_hand_checked_small_case_with_its_sawtooth():

@@ -14,8 +14,8 @@ import pytest
 
 from calcheck.bounds import plugins, registry
 from calcheck.theory_checks import catalog
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.user import _forget_all
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.user.guarantees import _forget_all
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 #: The example plugin (paper ex23) and the plugin of define_guarantee results (dg24).

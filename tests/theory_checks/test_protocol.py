@@ -10,15 +10,15 @@ import pytest
 from calcheck import define_guarantee, verify
 from calcheck.simulations.laws import BINARY_LAWS
 from calcheck.simulations.store import ResultStore
-from calcheck.theory_checks.audit import audit_problems, audit_rows
 from calcheck.theory_checks.catalog import for_law
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.events import MUTANT_FACTORS, Within, statistic_sup
-from calcheck.theory_checks.implied import implied_by
-from calcheck.theory_checks.protocol import VERDICTS
-from calcheck.theory_checks.report import results_to_dict
-from calcheck.theory_checks.roles import headline
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.checks.events import MUTANT_FACTORS, Within, statistic_sup
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.report.audit import audit_problems, audit_rows
+from calcheck.theory_checks.report.files import results_to_dict
+from calcheck.theory_checks.results.implied import implied_by
+from calcheck.theory_checks.results.protocol import VERDICTS
+from calcheck.theory_checks.results.roles import headline
+from calcheck.theory_checks.running.runner import run_checks
 
 
 def _radius(n, n_bins, alpha):  # gr21 Theorem 3's radius, written by hand
@@ -155,10 +155,10 @@ def test_audit_command(tmp_path, capsys):
 
 @pytest.mark.parametrize("kind", ["rate", "exponent", "mean", "tradeoff"])
 def test_every_kind_has_the_protocol(kind):
-    from calcheck.theory_checks.exponents import ExponentCheckResult
-    from calcheck.theory_checks.means import MeanZeroCheckResult
-    from calcheck.theory_checks.rates import RateCheckResult
-    from calcheck.theory_checks.tradeoff import TradeoffCheckResult
+    from calcheck.theory_checks.series.exponents import ExponentCheckResult
+    from calcheck.theory_checks.series.means import MeanZeroCheckResult
+    from calcheck.theory_checks.series.rates import RateCheckResult
+    from calcheck.theory_checks.series.tradeoff import TradeoffCheckResult
 
     cls = {
         "rate": RateCheckResult,

@@ -21,8 +21,8 @@ import calcheck.plugin
 from calcheck.bounds import registry
 from calcheck.simulations import search as search_core
 from calcheck.theory_checks import catalog
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.user import _forget_all
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.user.guarantees import _forget_all
 
 # the entry points by hand, and the fixture plugins importable (one home: test_plugins.py)
 fake_plugins = test_plugins.fake_plugins
@@ -59,11 +59,11 @@ def test_the_import_check_flags_a_private_name(tmp_path):
     path = tmp_path / "private.py"
     path.write_text(
         "import calcheck\nfrom calcheck.plugin import Check\nfrom calcheck import LAWS\n"
-        "from calcheck.theory_checks.check import Check\nimport calcheck.bounds.registry\n"
+        "from calcheck.theory_checks.checks.check import Check\nimport calcheck.bounds.registry\n"
         "from calcheck import _EXPORTS\n"
     )
     assert _private_imports(path) == [
-        "private.py: from calcheck.theory_checks.check import Check",
+        "private.py: from calcheck.theory_checks.checks.check import Check",
         "private.py: import calcheck.bounds.registry",
         "private.py: from calcheck import _EXPORTS",
     ]

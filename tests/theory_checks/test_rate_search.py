@@ -8,7 +8,7 @@ import pytest
 
 from calcheck.theory_checks.catalog import rate_targets
 from calcheck.theory_checks.catalog.klm19_rate_targets import motif_family
-from calcheck.theory_checks.rate_search import (
+from calcheck.theory_checks.search.rates import (
     RateObjective,
     get_target,
     markdown_table,

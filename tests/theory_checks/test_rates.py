@@ -4,9 +4,9 @@ import pytest
 
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import klm19
-from calcheck.theory_checks.rates import RateCheck, RateSeries
-from calcheck.theory_checks.report import rate_lines, results_to_dict, summary_row
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.report.files import rate_lines, results_to_dict, summary_row
+from calcheck.theory_checks.running.runner import run_checks
+from calcheck.theory_checks.series.rates import RateCheck, RateSeries
 
 
 def test_rate_check_refuses_non_rate_guarantees_and_short_series():

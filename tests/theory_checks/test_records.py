@@ -8,10 +8,10 @@ import pytest
 
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import all_checks
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.records import decode_result, encode_result, result_key
-from calcheck.theory_checks.report import results_to_dict
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.report.files import results_to_dict
+from calcheck.theory_checks.running.records import decode_result, encode_result, result_key
+from calcheck.theory_checks.running.runner import run_checks
 
 #: One cheap check of every check type (Check, Tradeoff, Rate, Exponent, MeanZero) and a
 #: check sharing its guarantee's experiments (a control).
@@ -189,7 +189,7 @@ def test_cli_rerun_reads_records_and_keep_replicates_keeps_blocks(tmp_path, caps
 def test_checks_sharing_experiments_are_simulated_together():
     from types import SimpleNamespace
 
-    from calcheck.theory_checks.runner import _sharing_groups
+    from calcheck.theory_checks.running.runner import _sharing_groups
 
     def check(*keys):
         return SimpleNamespace(simulations=lambda: [SimpleNamespace(key=k) for k in keys])

@@ -7,10 +7,10 @@ import pytest
 
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import all_checks
-from calcheck.theory_checks.check import CheckResult
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.report_api import FROM_PYTHON, report
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.checks.check import CheckResult
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.report.from_results import FROM_PYTHON, report
+from calcheck.theory_checks.running.runner import run_checks
 
 #: A guarantee and its controls on shared draws (`--checks gpr20.thm3` selects them).
 PREFIX = "gpr20.thm3"

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from calcheck.theory_checks import catalog
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.roles import ROLES, role_count_text, role_of
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.results.roles import ROLES, role_count_text, role_of
 
 #: The printed claims the quick budget checks as printed (and finds false).
 COUNTEREXAMPLES = {

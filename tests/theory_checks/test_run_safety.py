@@ -15,7 +15,7 @@ from process_tree import alive as _alive
 from process_tree import children as _children
 
 import calcheck.simulations.store as store_module
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 RUN = ["run", "--checks", "gr21.thm3", "--reps", "100"]
 

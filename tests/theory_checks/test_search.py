@@ -19,7 +19,7 @@ from calcheck.simulations.search import (
     get_search_budget,
     random_search,
 )
-from calcheck.theory_checks.search import CheckCriterion, resolve_target, search
+from calcheck.theory_checks.search.driver import CheckCriterion, resolve_target, search
 
 TINY = SearchBudget("tiny", 6, 2, 100, 200)
 
@@ -183,7 +183,7 @@ def test_shift_class_wise_and_nch14_guarantees_are_searchable(target, family, op
 def test_sweep_rows_skip_controls_without_a_bound():
     """Every catalog control the sweep takes changes the bound only (a mean-zero control of
     klm19, which has no bound, once crashed ``calcheck search --all`` before its first row)."""
-    from calcheck.theory_checks.search_report import SWEEP, _controls
+    from calcheck.theory_checks.search.report import SWEEP, _controls
 
     rows = _controls()
     assert rows
@@ -197,7 +197,7 @@ def test_a_loose_bound_reports_eta_half_not_a_law_that_beat_it_by_noise():
     CRN replicates was eta = 0.36 (ratio quantile 0.77 there, 0.74 on a fresh seed), less
     tight than eta near 1/2; compared on 4000 replicates of a stream of their own, the known
     law (the worst constant eta, 0.493, or 1/2) is kept."""
-    from calcheck.theory_checks.search_known import keep_the_worst, known_points
+    from calcheck.theory_checks.search.known import keep_the_worst, known_points
 
     quick = get_search_budget("quick")
     grid = {"n": 1000, "n_bins": 10}

@@ -15,8 +15,8 @@ from calcheck.simulations.conditional_coverage import (
 from calcheck.simulations.exact_coverage import exact_coverage
 from calcheck.simulations.laws.families import get_family
 from calcheck.simulations.search import coordinate_refine
-from calcheck.theory_checks.search import CheckCriterion, resolve_target
-from calcheck.theory_checks.search_refine import LatticeLines, eta_groups
+from calcheck.theory_checks.search.driver import CheckCriterion, resolve_target
+from calcheck.theory_checks.search.refine import LatticeLines, eta_groups
 
 
 def test_lattice_etas_by_hand():
@@ -102,7 +102,7 @@ def test_coordinate_refine_takes_the_lines_given():
 
 def test_refinement_with_lattice_lines_is_bit_identical_for_any_jobs():
     from calcheck.simulations.search import SearchBudget
-    from calcheck.theory_checks.search_refine import refine_incumbent
+    from calcheck.theory_checks.search.refine import refine_incumbent
 
     crit = _criterion("gr21.thm3.times_0.8", "beta_piecewise", {"n": 200, "n_bins": 4}, 0.05,
                       k=2)  # fmt: skip

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.search_power import TABLE_HEADER, SearchPower, power_table
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.search.power import TABLE_HEADER, SearchPower, power_table
 
 
 def _record(failure, low, high, outcome, stated, reference=0.027):

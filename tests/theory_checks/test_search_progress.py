@@ -12,9 +12,9 @@ import re
 import pytest
 
 from calcheck.simulations.search import SearchBudget, get_search_budget
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.search import search
-from calcheck.theory_checks.search_progress import show_progress
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.search.driver import search
+from calcheck.theory_checks.search.progress import show_progress
 
 TINY = SearchBudget("tiny", 5, 1, 100, 400)
 GRID = {"n": 200, "n_bins": 4}
@@ -22,7 +22,7 @@ GRID = {"n": 200, "n_bins": 4}
 
 def test_the_estimate_counts_every_evaluation_and_is_logged(caplog):
     seen = []
-    with caplog.at_level(logging.INFO, logger="calcheck.theory_checks.search"):
+    with caplog.at_level(logging.INFO, logger="calcheck.theory_checks.search.driver"):
         r = search("gr21.thm3", "beta_piecewise", grid=GRID, budget=TINY, on_estimate=seen.append)
     (estimate,) = seen
     # benign start points, then the search (with the comparison with eta = 1/2), then random

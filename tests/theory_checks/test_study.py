@@ -5,8 +5,8 @@ import json
 import pytest
 
 from calcheck.theory_checks.catalog import refused, studiable
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.study import load_study
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.study.files import load_study
 
 # One user law per family (none of them is a law the suite ships).
 LAWS = {

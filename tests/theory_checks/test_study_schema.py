@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from calcheck.theory_checks.study import (
+from calcheck.theory_checks.study.files import (
     SEARCH_SCHEMA,
     STUDY_SCHEMA,
     load_search_study,

@@ -109,7 +109,7 @@ def test_a_study_folder_left_on_the_path_does_not_shadow_the_next_one(tmp_path):
     """Each study's folder stays on the path (last); the next study's module is its own."""
     import sys
 
-    from calcheck.theory_checks.study_imports import import_object
+    from calcheck.theory_checks.study.imports import import_object
 
     first, second = tmp_path / "a", tmp_path / "b"
     for folder, value in ((first, 1), (second, 2)):

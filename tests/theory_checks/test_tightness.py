@@ -11,8 +11,8 @@ import pytest
 
 from calcheck import define_guarantee, exact_coverage, law_from_spec, verify
 from calcheck.testing import assert_tightness
-from calcheck.theory_checks.tightness import critical_factor
-from calcheck.theory_checks.verdicts import clopper_pearson
+from calcheck.theory_checks.results.verdicts import clopper_pearson
+from calcheck.theory_checks.running.tightness import critical_factor
 
 
 def _bernstein(constant, scale):

@@ -5,8 +5,8 @@ import json
 
 from calcheck.simulations.store import ResultStore
 from calcheck.theory_checks.catalog import all_checks
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.runner import run_checks
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.running.runner import run_checks
 
 
 def _run(ids, reps=300):

@@ -9,7 +9,7 @@ import pytest
 
 import calcheck
 from calcheck.testing import assert_guarantee_holds, assert_guarantee_violated
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 sklearn_isotonic = pytest.importorskip("sklearn.isotonic")
 

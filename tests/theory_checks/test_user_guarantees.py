@@ -12,7 +12,7 @@ from calcheck.bounds import registry
 from calcheck.simulations.search import SearchBudget
 from calcheck.simulations.store import ResultStore
 from calcheck.testing import assert_guarantee_holds, assert_guarantee_violated
-from calcheck.theory_checks.cli import main
+from calcheck.theory_checks.cli.main import main
 
 TINY = SearchBudget("tiny", 6, 2, 100, 400)
 
@@ -150,7 +150,7 @@ def test_study_file_names_a_bound_as_module_function(tmp_path):
     ],
 )  # fmt: skip
 def test_study_file_errors_name_the_key(tmp_path, text, match):
-    from calcheck.theory_checks.study import load_study
+    from calcheck.theory_checks.study.files import load_study
 
     study = tmp_path / "s.toml"
     study.write_text(
@@ -199,7 +199,7 @@ def test_redefinition_replaces_and_never_reads_the_old_records(tmp_path):
             "mine.redef", lambda n, n_bins, alpha: 0.5, method="umd", event="conditional"
         )
         first = calcheck.verify(a, "uniform_half", n=200, n_bins=5, reps=200, rng=0, store=store)
-        from calcheck.theory_checks.runner import run_checks
+        from calcheck.theory_checks.running.runner import run_checks
 
         # a recorded result keyed by the definition: same check, redefined bound
         b = calcheck.define_guarantee(

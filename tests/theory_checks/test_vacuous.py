@@ -10,10 +10,10 @@ import json
 import numpy as np
 import pytest
 
-from calcheck.theory_checks.cli import main
-from calcheck.theory_checks.events import Within
-from calcheck.theory_checks.power import no_power as _no_power
-from calcheck.theory_checks.verdicts import coverage_verdict
+from calcheck.theory_checks.checks.events import Within
+from calcheck.theory_checks.cli.main import main
+from calcheck.theory_checks.results.power import no_power as _no_power
+from calcheck.theory_checks.results.verdicts import coverage_verdict
 
 
 def _study(tmp_path, n, n_bins=(10,)):

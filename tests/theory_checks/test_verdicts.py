@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from calcheck.theory_checks.verdicts import (
+from calcheck.theory_checks.results.verdicts import (
     clopper_pearson,
     coverage_verdict,
     detectable_shortfall,

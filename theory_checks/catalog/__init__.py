@@ -2,7 +2,7 @@
 
 Each paper module defines ``checks(budget) -> list[Check]`` (every guarantee's check and
 its negative controls), ``STUDIES``
-(guarantee -> :class:`~calcheck.theory_checks.check.StudyAdapter`:
+(guarantee -> :class:`~calcheck.theory_checks.checks.check.StudyAdapter`:
 how to check it on a user's law) and ``REFUSED`` (guarantee -> why its law is fixed by the
 theorem itself). Papers of other packages (:mod:`calcheck.bounds.plugins`) follow the built-in ones
 with the same module protocol; a plugin whose checks fail to build is skipped with one
@@ -48,7 +48,7 @@ PAPERS = {
 }
 
 #: Paper key -> module of its worst-law search targets of rate claims (``RATE_TARGETS``,
-#: :mod:`calcheck.theory_checks.rate_search`).
+#: :mod:`calcheck.theory_checks.search.rates`).
 RATE_TARGET_MODULES = {
     "klm19": "calcheck.theory_checks.catalog.klm19_rate_targets",
     "nch14": "calcheck.theory_checks.catalog.nch14_rate_targets",
@@ -133,8 +133,8 @@ def _check_on(module, defined) -> tuple:
 
 def _defined_checks(module, budget, covered) -> list:
     """Checks of a plugin's ``define_guarantee`` results that ``checks(budget)`` leaves out."""
-    from ..budgets import get_budget
-    from ..check import with_sharper_controls
+    from ..checks.budgets import get_budget
+    from ..checks.check import with_sharper_controls
 
     alphas = get_budget(budget).alphas
     out = []
@@ -162,7 +162,7 @@ def _papers() -> list:
 
 def _plugin_checks(key, module, budget) -> list:
     """A plugin paper's checks, or none (with a warning line) if they fail to build."""
-    from ..check import Check
+    from ..checks.check import Check
 
     try:
         own = getattr(module, "checks", None)
@@ -195,7 +195,7 @@ def all_checks(budget="quick") -> list:
 
 
 def studiable() -> dict:
-    """Guarantee id -> :class:`~calcheck.theory_checks.check.StudyAdapter`, every paper."""
+    """Guarantee id -> :class:`~calcheck.theory_checks.checks.check.StudyAdapter`, every paper."""
     papers = {}
     for key, module in _papers():
         for gid, adapter in getattr(module, "STUDIES", {}).items():
@@ -253,7 +253,7 @@ class _Methods(Mapping):
 def methods() -> Mapping:
     """Method name -> the method a user's guarantee can name (a read-only mapping).
 
-    Each is a :class:`~calcheck.theory_checks.methods.MethodSpec`.
+    Each is a :class:`~calcheck.theory_checks.checks.methods.MethodSpec`.
 
     Collected from each paper's ``METHODS`` (a name is defined once); the plugin papers'
     are looked for only when a name is not a built-in paper's, or to list them all.

@@ -27,9 +27,9 @@ from calcheck.simulations.experiments.gpr20_adversary import (
 )
 from calcheck.simulations.laws import LAWS
 
-from ..budgets import get_budget
-from ..check import Check, StudyAdapter, with_sharper_controls
-from ..events import (
+from ..checks.budgets import get_budget
+from ..checks.check import Check, StudyAdapter, with_sharper_controls
+from ..checks.events import (
     AtLeast,
     BoundRule,
     Exceeds,
@@ -38,7 +38,7 @@ from ..events import (
     constant,
     substitute,
 )
-from ..tradeoff import TradeoffCheck
+from ..series.tradeoff import TradeoffCheck
 from .gpr20_shift import SHIFT_REFUSED, SHIFT_STUDIES, add_shift_checks, prop2_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]

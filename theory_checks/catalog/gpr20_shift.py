@@ -18,9 +18,9 @@ from calcheck.simulations.experiments.gpr20_shift import (
 from calcheck.simulations.laws import LAWS
 from calcheck.simulations.laws.shift import StepShiftLaw
 
-from ..check import StudyAdapter
-from ..events import BoundRule, Identity, Within
-from ..exponents import ExponentCheck, ExponentSeries
+from ..checks.check import StudyAdapter
+from ..checks.events import BoundRule, Identity, Within
+from ..series.exponents import ExponentCheck, ExponentSeries
 
 __all__ = ["SHIFT_REFUSED", "SHIFT_STUDIES", "add_shift_checks", "prop2_checks"]
 

@@ -21,10 +21,10 @@ from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.experiments.binning_data import BinningDataExperiment
 from calcheck.simulations.laws import LAWS
 
-from ..budgets import get_budget
-from ..check import Check, StudyAdapter, with_sharper_controls
-from ..events import Marginal, MeanAtMost, Within, substitute
-from ..methods import BINARY_EVENTS, DATA_KEYWORDS, MethodSpec
+from ..checks.budgets import get_budget
+from ..checks.check import Check, StudyAdapter, with_sharper_controls
+from ..checks.events import Marginal, MeanAtMost, Within, substitute
+from ..checks.methods import BINARY_EVENTS, DATA_KEYWORDS, MethodSpec
 from .gr21_lemmas import LEMMA_REFUSED, lemma_checks
 
 __all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]

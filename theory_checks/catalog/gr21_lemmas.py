@@ -17,8 +17,8 @@ from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.experiments.gr21_lemma1 import OrderStatisticPITExperiment
 from calcheck.simulations.laws import LAWS
 
-from ..check import Check
-from ..events import Within
+from ..checks.check import Check
+from ..checks.events import Within
 
 __all__ = ["LEMMA_REFUSED", "lemma_checks"]
 

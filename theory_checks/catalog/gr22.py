@@ -35,9 +35,9 @@ from calcheck.simulations.experiments.gr22 import (
 )
 from calcheck.simulations.laws import LAWS
 
-from ..budgets import get_budget
-from ..check import Check, StudyAdapter, with_sharper_controls
-from ..events import (
+from ..checks.budgets import get_budget
+from ..checks.check import Check, StudyAdapter, with_sharper_controls
+from ..checks.events import (
     BoundRule,
     Marginal,
     MeanAtMost,
@@ -47,7 +47,7 @@ from ..events import (
     other_guarantee,
     substitute,
 )
-from ..methods import EventSpec, MethodSpec
+from ..checks.methods import EventSpec, MethodSpec
 from . import gr22_canonical
 from .gr22_m2b import UNION_SHARPER, top_k_checks, union_controls
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from calcheck.simulations.experiments.gr22_canonical import Alg10OccupancyExperiment
 
-from ..check import Check
-from ..events import AtLeast, BoundRule
+from ..checks.check import Check
+from ..checks.events import AtLeast, BoundRule
 
 __all__ = ["REFUSED", "checks"]
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from calcheck.simulations.experiments.gr22_m2b import TopKLabelsExperiment
 from calcheck.simulations.laws import LAWS
 
-from ..check import Check
-from ..events import Within, constant, other_guarantee
+from ..checks.check import Check
+from ..checks.events import Within, constant, other_guarantee
 
 __all__ = ["UNION_SHARPER", "top_k_checks", "union_controls"]
 

@@ -10,8 +10,8 @@ on laws and binning schemes the experiments draw; both hold by construction of t
 ``identity``, no control), checked exactly by hand-computed unit tests.
 
 Every sample-size result of the paper holds for an unspecified constant c, so each is a
-:class:`~calcheck.theory_checks.rates.RateCheck`: thresholds n* measured on geometric grids of n,
-over series that vary one parameter over two decades or more, and the slope of log n* on
+:class:`~calcheck.theory_checks.series.rates.RateCheck`: thresholds n* measured on geometric grids
+of n, over series that vary one parameter over two decades or more, and the slope of log n* on
 log h(theta) decided against 1. The estimator checks use exact binned models
 (:func:`~calcheck.simulations.laws.binned.binned_model`): ``half`` (y_s = 1/2, the largest plug-in
 bias), ``min_mass`` (half the bins at the hypothesis' floor 1/(2B)) and ``one_bin`` (all of
@@ -32,12 +32,12 @@ from calcheck.simulations.experiments.klm19 import BinBalanceExperiment, Estimat
 from calcheck.simulations.experiments.klm19_population import Ex32Experiment, Prop33Experiment
 from calcheck.simulations.laws.binned import binned_model
 
-from ..budgets import get_budget
-from ..check import Check
-from ..events import AtLeast, BoundRule, Ordered, other_guarantee
-from ..means import MeanZeroCheck
-from ..methods import BINARY_EVENTS, DATA_KEYWORDS, MethodSpec
-from ..rates import Balanced, FactorWithin, RateCheck, RateSeries
+from ..checks.budgets import get_budget
+from ..checks.check import Check
+from ..checks.events import AtLeast, BoundRule, Ordered, other_guarantee
+from ..checks.methods import BINARY_EVENTS, DATA_KEYWORDS, MethodSpec
+from ..series.means import MeanZeroCheck
+from ..series.rates import Balanced, FactorWithin, RateCheck, RateSeries
 from .klm19_recalibration import REFUSED as _RECALIBRATION_REFUSED
 from .klm19_recalibration import recalibration_checks
 from .klm19_studies import STUDIES

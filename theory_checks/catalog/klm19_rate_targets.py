@@ -1,6 +1,6 @@
 r"""Worst-law search targets of klm19's rate claims (issue 27).
 
-Used by :mod:`calcheck.theory_checks.rate_search`.
+Used by :mod:`calcheck.theory_checks.search.rates`.
 
 A target says how to draw a rate claim's event on a grid of n for a *point* (a law at the
 claim's fixed parameters), which points the search ranges over (a
@@ -36,7 +36,7 @@ from calcheck.simulations.laws.binned import BinnedModelLaw, binned_model
 from calcheck.simulations.laws.families import LawFamily
 from calcheck.simulations.search import simulate_crn
 
-from ..rates import Balanced, FactorWithin
+from ..series.rates import Balanced, FactorWithin
 from .klm19 import geometric_grid
 
 __all__ = ["RATE_TARGETS", "BalanceTarget", "EstimatorTarget", "motif_family"]

@@ -5,13 +5,13 @@ Theorem 4.1, Secs. 4, 4.3 (App. E) and 5.
 
 Every CE^2 here is exact (quadrature under :mod:`calcheck.simulations.laws.recalibration`), so the
 only Monte Carlo error is over the recalibration data. Theorem 4.1 is a
-:class:`~calcheck.theory_checks.rates.RateCheck` of the paper's calibrator (T1/T2/T3 thirds,
+:class:`~calcheck.theory_checks.series.rates.RateCheck` of the paper's calibrator (T1/T2/T3 thirds,
 squared-loss Platt): the threshold n* where CE^2 <= 2 min_G CE^2 + eps^2 holds w.p. 0.9,
 against h = B log B + log B / eps^2, on a well-specified law (eps^2 and B sweeps) and on
 two misspecified ones (the authors' noisy Platt and a sine perturbation), where the factor
 2 is checked at the 0.9-quantile. The proportionality claims (G-I1, G-I3, G-I5) are
-:class:`~calcheck.theory_checks.exponents.ExponentCheck` s on the App. E grids (n = 500..4000 at
-B = 10; B = 10..80 at n = 2000) and on the binned-model estimator data.
+:class:`~calcheck.theory_checks.series.exponents.ExponentCheck` s on the App. E grids (n = 500..4000
+at B = 10; B = 10..80 at n = 2000) and on the binned-model estimator data.
 
 Negative controls: Theorem 4.1 claimed with eps in place of eps^2 (slope 2 on the eps
 sweep); the well-specified bound CE^2 <= eps^2 claimed on a misspecified law, at eps^2
@@ -32,9 +32,9 @@ from calcheck.simulations.experiments.klm19_recalibration import (
 )
 from calcheck.simulations.laws.recalibration import noisy_platt_law, platt_law, sine_platt_law
 
-from ..events import BoundRule
-from ..exponents import ExponentCheck, ExponentSeries
-from ..rates import RateCheck, RateSeries, SquaredCEWithin
+from ..checks.events import BoundRule
+from ..series.exponents import ExponentCheck, ExponentSeries
+from ..series.rates import RateCheck, RateSeries, SquaredCEWithin
 
 __all__ = ["EPS_NOT_SQUARED", "REFUSED", "recalibration_checks"]
 

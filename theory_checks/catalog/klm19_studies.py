@@ -9,8 +9,8 @@ samples are drawn as multinomial counts, whatever n.
 
 ``klm19.thm53``, ``klm19.thm54`` (grid ``ce_sq_divisor``). A rate claim, "n >= c h(theta)
 suffices" with c unspecified, says nothing at one parameter point: it is checked as the
-suite's :class:`~calcheck.theory_checks.rates.RateCheck` on a *series* of binned models, the slope
-of log n* on log h decided against 1 (n* is where the coverage of
+suite's :class:`~calcheck.theory_checks.series.rates.RateCheck` on a *series* of binned models, the
+slope of log n* on log h decided against 1 (n* is where the coverage of
 ``|estimate - E^2| <= E^2 / 2`` reaches 1 - delta = 0.9). Each law given at each divisor d
 of the grid is one parameter point: the law with its miscalibration scaled,
 ``s -> y_s + (s - y_s) / sqrt(d)`` (masses and label means kept, so E^2 -> E^2 / d).
@@ -76,10 +76,10 @@ from calcheck.simulations.experiments.klm19_recalibration import RecalibrationEx
 from calcheck.simulations.laws.binned import BinnedModelLaw
 from calcheck.simulations.metrics.recalibration import min_platt_ce_sq
 
-from ..check import StudyAdapter
-from ..events import BoundRule, Ordered, other_guarantee
-from ..means import MeanZeroCheck
-from ..rates import FactorWithin, RateCheck, RateSeries, SquaredCEWithin
+from ..checks.check import StudyAdapter
+from ..checks.events import BoundRule, Ordered, other_guarantee
+from ..series.means import MeanZeroCheck
+from ..series.rates import FactorWithin, RateCheck, RateSeries, SquaredCEWithin
 from .klm19_recalibration import _Q90, EPS_NOT_SQUARED, _grid
 
 __all__ = [

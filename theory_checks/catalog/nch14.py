@@ -29,10 +29,10 @@ import numpy as np
 from calcheck.simulations.experiments.binning import BinningExperiment
 from calcheck.simulations.laws import LAWS
 
-from ..budgets import get_budget
-from ..check import Check, StudyAdapter, with_sharper_controls
-from ..events import BoundRule, Marginal, MeanAtMost, Within, substitute
-from ..exponents import ExponentCheck, ExponentSeries
+from ..checks.budgets import get_budget
+from ..checks.check import Check, StudyAdapter, with_sharper_controls
+from ..checks.events import BoundRule, Marginal, MeanAtMost, Within, substitute
+from ..series.exponents import ExponentCheck, ExponentSeries
 from .nch14_auc import REFUSED as _AUC_REFUSED
 from .nch14_auc import STUDIES as _AUC_STUDIES
 from .nch14_auc import auc_checks, part_checks

@@ -62,8 +62,8 @@ from calcheck.simulations.experiments.nch14 import (
 from calcheck.simulations.laws import LAWS
 from calcheck.simulations.laws.binary import staircase_law
 
-from ..check import Check, StudyAdapter
-from ..events import BoundRule, Within, constant
+from ..checks.check import Check, StudyAdapter
+from ..checks.events import BoundRule, Within, constant
 
 __all__ = ["REFUSED", "STUDIES", "auc_checks", "part_checks"]
 

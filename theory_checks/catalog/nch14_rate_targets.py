@@ -1,6 +1,6 @@
 r"""Worst-law search target of nch14 Corollary 3.2 (issue 27).
 
-Used by :mod:`calcheck.theory_checks.rate_search`.
+Used by :mod:`calcheck.theory_checks.search.rates`.
 
 :class:`HistTarget`: Hist (equal-frequency bins) on nch14's staircases (Theorem 3.4), at
 fixed B and accuracy eps. n* is the smallest n with ``P(population MCE <= eps) >= 1 -

@@ -1,7 +1,0 @@
-"""``python -m calcheck.theory_checks`` is ``calcheck`` (so is ``python -m calcheck``)."""
-
-import sys
-
-from .cli import main
-
-sys.exit(main())

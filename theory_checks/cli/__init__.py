@@ -1,0 +1,1 @@
+"""The command line ``calcheck`` (also ``python -m calcheck``)."""

@@ -1,0 +1,42 @@
+"""``calcheck audit``: the audit of a run's ``results.json`` on the terminal (or as JSON)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from calcheck.simulations._io import json_text
+
+from ..report.audit import audit_problems, audit_rows, audit_table, cell_rows
+
+__all__ = ["cmd_audit"]
+
+
+def cmd_audit(args) -> int:
+    """``calcheck audit``: print the audit of a run's results (exit 1 on a problem)."""
+    path = Path(args.results)
+    if path.is_dir():
+        path = path / "results.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no results at {str(path)!r}: run `calcheck run --out {path.parent}` first, "
+            "or name a run's results.json with --results"
+        )
+    try:
+        data = json.loads(path.read_text())
+        rows = audit_rows(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is not a calcheck run's results.json ({exc})") from None
+    problems = audit_problems(data)
+    if args.json:
+        out = {"results": str(path), "rows": rows, "cells": cell_rows(data), "problems": problems}
+        print(json_text(out, indent=1))
+    else:
+        print(audit_table(data))
+        head = data.get("headline", {}).get("text")
+        if head:
+            print(f"\n{head}.")
+        if problems:
+            print("\nGuarantees that cannot fail on this design (reclassify or redesign them):")
+            print("\n".join(f"  {line}" for line in problems))
+    return 1 if problems else 0

@@ -1,0 +1,133 @@
+"""``calcheck figures``: regenerate paper figures, judge their findings, compare with the record.
+
+Optional packages a figure needs (``REQUIRES`` in its module) are checked before any work.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from calcheck.simulations._io import json_text, writable_folder
+
+__all__ = ["cmd_figures"]
+
+
+def cmd_figures(args) -> int:
+    """Regenerate the selected figures, their findings and the HTML page."""
+    from calcheck.figures import findings
+    from calcheck.figures.findings import changed_statuses, record_statuses, status
+    from calcheck.figures.registry import (
+        figure_modules,
+        get_figure,
+        regenerate,
+        select_figures,
+        unavailable,
+    )
+
+    from ..report.html import write_html
+
+    if args.list:
+        for fig_id, module in figure_modules().items():
+            print(f"{fig_id:12s} {module}")
+            print(f"{'':12s} {get_figure(fig_id).CAPTION}")
+        for fig_id, why in unavailable().items():
+            print(f"{fig_id:12s} not available: {why}")
+        return 0
+    ids = select_figures(args.ids)
+    _check_requirements({i: get_figure(i) for i in ids})
+    if args.data is not None and not Path(args.data).is_dir():
+        raise ValueError(
+            f"--data must be the data folder (holding credit.csv, cifar_logits/, ...), "
+            f"got {args.data!r}"
+        )
+    out = writable_folder(args.out, "--out")
+    from tqdm.auto import tqdm
+
+    why = getattr(args, "jobs_chosen", None)
+    # the first progress line names the workers (an error before it stays the only line)
+    workers = [f"; {args.jobs} worker(s) fit the models ({why + '; ' if why else ''}--jobs N)"]
+
+    def first(line: str) -> str:
+        return line + (workers.pop() if workers else "")
+
+    def task_progress(key, seconds, done, total):
+        # model fits before the figures (--jobs): one line each, they take up to a minute
+        line = f"{key} fitted ({done} of {total}), {seconds:.0f} s"
+        tqdm.write(f"calcheck: {first(line)}", file=sys.stderr)
+
+    # the run's rule: a bar on a terminal, otherwise one line per figure on stderr
+    with tqdm(total=len(ids), unit="figure", disable=not sys.stderr.isatty()) as bar:
+
+        def progress(entry, done, total):
+            bar.update(1)
+            if bar.disable:
+                line = f"{entry['id']} done ({done} of {total}), {entry['seconds']:.0f} s"
+                print(f"calcheck: {first(line)}", file=sys.stderr, flush=True)
+
+        entries = regenerate(
+            ids,
+            out,
+            reps=args.reps,
+            seed=args.seed,
+            data_root=args.data,
+            command="calcheck figures",
+            on_figure=progress,
+            jobs=args.jobs,
+            on_task=task_progress,
+        )
+    results = out.parent / "results.json"
+    page = write_html(
+        out.parent / "report.html" if results.is_file() else out / "index.html",
+        results_json=results,
+        figures_index=out / "index.json",
+        pictures=out.parent / "plots",
+        searches=out.parent / "search" / "index.json",
+    )
+    for e in entries:
+        found = e["findings"]
+        judged = [f for f in found if status(f) in ("holds", "does not hold")]
+        held = sum(status(f) == "holds" for f in judged)
+        extra = f", findings {held}/{len(judged)} hold" if judged else ""
+        print(f"{e['id']:12s} {e['seconds']:7.1f} s  {', '.join(e['files'])}{extra}")
+        for f in found:
+            tag = status(f).upper() if status(f) == "does not hold" else status(f)
+            why = f" ({f['explanation']})" if f.get("explanation") else ""
+            print(f"    [{tag}] {f['claim']}: {json_text(f['value'])}{why}")
+    print(f"figures in {out}; report: {page}")
+    if args.record_findings:
+        print(f"finding statuses recorded in {record_statuses(entries)}")
+        return 0
+    changes = changed_statuses(entries)
+    for fig_id, claim, before, now in changes:
+        print(f"CHANGED {fig_id}: {claim}: recorded {before!r}, now {now!r}")
+    if changes:
+        print(
+            f"{len(changes)} finding(s) changed status from the record ({findings.RECORD}): a "
+            "regression, or a fix to record with --record-findings"
+        )
+    return 1 if changes else 0
+
+
+def _check_requirements(modules: dict) -> None:
+    """Refuse, before any work, figures whose optional packages are not installed.
+
+    A figure module lists them as ``REQUIRES = {import name: pip name}``; one line names
+    the figures, the packages and the install command (a missing one used to stop the
+    command with ModuleNotFoundError after the first figures had run).
+    """
+    import importlib
+
+    missing: dict[str, list[str]] = {}
+    for fig_id, module in modules.items():
+        for name, pip_name in getattr(module, "REQUIRES", {}).items():
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                missing.setdefault(pip_name, []).append(fig_id)
+    if missing:
+        needs = "; ".join(f"{', '.join(ids)} need {pkg}" for pkg, ids in missing.items())
+        raise ValueError(
+            f"{needs}, which is not installed: python -m pip install "
+            f"{' '.join(missing)} (or leave those figures out)"
+        )

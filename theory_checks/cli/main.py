@@ -1,0 +1,456 @@
+"""Command-line interface ``calcheck`` (also ``python -m calcheck``).
+
+Sub-commands: ``list``, ``bound``, ``run``, ``plan``, ``bench``. The CLI is the only part of
+calcheck that prints; the library logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import errno
+import functools
+import logging
+import os
+import sys
+from pathlib import Path
+
+from calcheck.bounds import registry
+from calcheck.simulations._io import json_text
+from calcheck.simulations.parallel import LOG_FORMAT
+from calcheck.simulations.provenance import package_version
+
+from .audit import cmd_audit
+from .figures import cmd_figures
+from .plan import add_plan_arguments, cmd_plan
+from .run import add_run_arguments, cmd_run, resolve_jobs
+from .search import add_search_arguments, cmd_search
+from .signals import (
+    Interrupted,
+    interrupted_status,
+    interruption_behind,
+    received_signal,
+    stop_on_signals,
+)
+
+__all__ = ["main"]
+
+DEFAULT_SEED = 20210718  # ICML 2021; any recorded seed works
+
+
+def _print_methods(as_json: bool) -> int:
+    from ..catalog.method_table import method_table
+
+    rows = method_table()
+    if as_json:
+        print(json_text({"methods": rows}, indent=1))
+        return 0
+    print("Methods x events a guarantee of your own can name (calcheck.define_guarantee)")
+    print("and the keywords the bound is called with; * = exact coverage at constant eta")
+    for r in rows:
+        star = "*" if r["exact_coverage"] else " "
+        data = ""
+        if r.get("data"):
+            data = f"; data {', '.join(r['data'])}" + (" (radius per bin)" if r["per_bin"] else "")
+        print(
+            f"  {r['method']:15s} {r['event']:12s}{star} {r['quantifier']:11s} "
+            f"bound({', '.join(r['supplies'])}){data}  grid {', '.join(r['grid'])}; "
+            f"laws {', '.join(r['families'])}"
+        )
+    print("\nData keywords (arrays per replicate, for a bound that asks for them):")
+    from ..checks.methods import DATA_KEYWORDS
+
+    for name, meaning in DATA_KEYWORDS.items():
+        print(f"  {name}: {meaning}")
+    print("\nOr a calibrator object of your own (fit(scores, labels), predict(scores)): the")
+    print("events of 'scaling_binning', bound(alpha, n, n_bins) and the data keywords, on")
+    print("binary laws, read on the level sets of its outputs")
+    print("(calcheck.simulations.experiments.calibrator). A multiclass one (predict_proba,")
+    print("n_classes >= 3): top-label events conditional, marginal, ece, ece_mean and the")
+    print("class-wise cw_*, bound(alpha, n, n_bins, n_classes) and the data keywords per")
+    print("top-label level set, on top_label laws (calcheck.theory_checks.user.calibrators).")
+    return 0
+
+
+def _cmd_list(args) -> int:
+    from ..catalog import all_checks, refused, studiable
+
+    if args.methods:
+        return _print_methods(args.json)
+    checks = all_checks("quick")
+    covered = {}
+    for c in checks:
+        covered.setdefault(c.guarantee, []).append(c.id)
+    if args.json:
+        out = {
+            "guarantees": [
+                {
+                    "id": g.id,
+                    "paper": g.paper,
+                    "label": g.label,
+                    "quantifier": g.quantifier,
+                    "statement": g.statement,
+                    "hypotheses": list(g.hypotheses),
+                    "parameters": list(g.parameters),
+                    "variant_of": g.variant_of,
+                    "checks": covered.get(g.id, []),
+                }
+                for g in registry.all_guarantees()
+            ],
+            "checks": [
+                {
+                    "id": c.id,
+                    "guarantee": c.guarantee,
+                    "expect": c.expect,
+                    "event": c.metric,
+                    "bound": c.bound_mode,
+                    "experiments": sorted(c.law_specs()),
+                    "description": c.description,
+                }
+                for c in checks
+            ],
+            "studiable": sorted(studiable()),
+            "refused": refused(),
+        }
+        print(json_text(out, indent=1))
+        return 0
+    print("Guarantees")
+    for g in registry.all_guarantees():
+        print(f"  {g.id:34s} {g.quantifier:11s} {g.label}")
+        print(f"  {'':34s} {g.statement}")
+    print("\nChecks (controls are negative controls the suite must flag as violated)")
+    for c in checks:
+        kind = "control" if c.is_control else "check  "
+        print(f"  {c.id:50s} {kind} {c.description}")
+    print("\nGuarantees a study file cannot check on a law of your own")
+    for gid, why in sorted(refused().items()):
+        print(f"  {gid:34s} {why}")
+    return 0
+
+
+def _parse_value(text: str):
+    """``3`` -> 3, ``0.1`` -> 0.1, ``1,2,3`` -> array (per-bin arguments such as counts)."""
+    import numpy as np
+
+    def one(t):
+        try:
+            return int(t)
+        except ValueError:
+            return float(t)
+
+    parts = [one(t) for t in text.split(",")]
+    return np.array(parts) if len(parts) > 1 or text.endswith(",") else parts[0]
+
+
+def _cmd_bound(args) -> int:
+    import inspect
+
+    import numpy as np
+
+    g = registry.get(args.id)
+    flags = {"n": "--n", "n_bins": "--n-bins", "alpha": "--alpha", "delta": "--delta"}
+    kwargs = {"n": args.n, "n_bins": args.n_bins, "alpha": args.alpha, "delta": args.delta}
+    unused = [flags[k] for k, v in kwargs.items() if v is not None and k not in g.parameters]
+    if unused:
+        raise ValueError(
+            f"{g.id} does not take {', '.join(unused)}; its parameters are {list(g.parameters)}"
+        )
+    for item in args.params:
+        name, sep, text = item.partition("=")
+        if not sep or name not in g.parameters:
+            raise ValueError(
+                f"parameter {item!r} is not NAME=VALUE with NAME one of "
+                f"{list(g.parameters)} ({g.id})"
+            )
+        if kwargs.get(name) is not None:
+            given = flags.get(name, name + "=")
+            raise ValueError(f"{name} is given twice ({given} and {item!r}); give it once")
+        try:
+            kwargs[name] = _parse_value(text)
+        except ValueError:
+            raise ValueError(
+                f"parameter {name} needs a number or a comma list, got {text!r}"
+            ) from None
+    sig = inspect.signature(g.function).parameters
+    missing = [
+        p
+        for p in g.parameters
+        if kwargs.get(p) is None and sig[p].default is inspect.Parameter.empty
+    ]
+    if missing:
+        m = missing[0]
+        raise ValueError(f"{g.id} needs {flags.get(m, m + '=VALUE')}")
+    value = g(**{k: v for k, v in kwargs.items() if v is not None})
+    # Say what the value was computed on, defaults included.
+    given = {k: v for k, v in kwargs.items() if k in g.parameters and v is not None}
+    used = {
+        p: (v.tolist() if isinstance(v, np.ndarray) else v)
+        for p in g.parameters
+        for v in [given.get(p, sig[p].default)]
+    }
+    out = value.tolist() if isinstance(value, np.ndarray) else value
+    if args.json:
+        informative = bool(np.all(np.asarray(value) < 1))
+        print(
+            json_text(
+                {
+                    "id": g.id,
+                    "label": g.label,
+                    "quantifier": g.quantifier,
+                    "arguments": used,
+                    "value": out,
+                    "informative": informative,
+                }
+            )
+        )
+    else:
+        print(" ".join(f"{v:.6g}" for v in np.ravel(value)))
+        if not np.all(np.asarray(value) < 1):  # (on stderr: stdout stays the numbers alone)
+            print(
+                "calcheck: note: a value >= 1 says nothing about an error in [0, 1] (vacuous "
+                "there); --json gives informative: false",
+                file=sys.stderr,
+            )
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    from ..running.bench import bench_text, run_benchmarks
+
+    report = run_benchmarks(
+        args.n,
+        args.n_bins,
+        calibrator=args.calibrator,
+        law=args.law,
+        rounds=args.rounds,
+        seed=args.seed,
+    )
+    if args.json:
+        out = dataclasses.asdict(report.cell)  # the cell's fields at the top, as before
+        out.update(
+            single_fit=[dataclasses.asdict(r) for r in report.single_fit],
+            recalibration=dataclasses.asdict(report.recalibration),
+            dirichlet=dataclasses.asdict(report.dirichlet),
+        )
+        print(json_text(out))
+        return 0
+    print(bench_text(report))
+    return 0
+
+
+def _positive_int(text):
+    v = int(text)
+    if v < 1 and v != -1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or -1, got {text!r}")
+    return v
+
+
+def _at_least_one(text):
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+class _DefaultsHelp(argparse.HelpFormatter):
+    """Help that states each option's default (unless None/False or said in the text)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="calcheck",
+        description="Verify distribution-free calibration guarantees by exact Monte Carlo.",
+    )
+    p.add_argument("--version", action="version", version=f"calcheck {package_version()}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = p.add_subparsers(dest="command", required=True)
+    # every sub-command's --help shows its defaults
+    sub.add_parser = functools.partial(sub.add_parser, formatter_class=_DefaultsHelp)
+
+    s = sub.add_parser("list", help="list guarantees and checks")
+    s.add_argument("--json", action="store_true")
+    s.add_argument(
+        "--methods",
+        action="store_true",
+        help="list the method x event pairs a guarantee of your own can name",
+    )
+    s.set_defaults(func=_cmd_list)
+
+    s = sub.add_parser("bound", help="evaluate a registered bound")
+    s.add_argument("id", help="guarantee id, e.g. gr21.thm3 (see `calcheck list`)")
+    s.add_argument(
+        "params",
+        nargs="*",
+        metavar="NAME=VALUE",
+        help="other parameters of the bound, e.g. n_bin=100 variance=0.25 "
+        "(comma lists for per-bin arguments: counts=10,20,30)",
+    )
+    s.add_argument("--n", type=int, help="calibration points")
+    s.add_argument("--n-bins", type=int, help="number of bins B")
+    s.add_argument("--alpha", type=float, help="miscoverage in (0, 1)")
+    s.add_argument(
+        "--delta", type=float, default=None, help="randomisation parameter (the bound's default: 0)"
+    )
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_bound)
+
+    s = sub.add_parser("run", help="run theory checks and write a report")
+    add_run_arguments(s, _positive_int, DEFAULT_SEED)
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("figures", help="regenerate paper figures (PNG, PDF) and an HTML page")
+    s.add_argument("ids", nargs="*", help="figure ids or prefixes, e.g. gr21 (default: all)")
+    s.add_argument("--list", action="store_true", help="print figure -> module -> caption")
+    s.add_argument("--out", default="calcheck-results/figures", help="output folder")
+    s.add_argument("--reps", type=_at_least_one, default=100, help="repetitions (paper: 100)")
+    s.add_argument("--seed", type=int, default=2021, help="root seed of the figures' draws")
+    s.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=None,
+        help="worker processes that first fit the figures' models in parallel (gr22's "
+        "twelve networks; default: every CPU this process may use); the figures are the "
+        "same for any --jobs",
+    )
+    s.add_argument(
+        "--record-findings",
+        action="store_true",
+        help="record the findings' statuses as the expected ones (developers)",
+    )
+    s.add_argument(
+        "--data",
+        metavar="ROOT",
+        help="data folder holding credit.csv, cifar_logits/ and cifar10_vgg16_probs/ "
+        "(default: $CALCHECK_DATA, else ../shared/data)",
+    )
+    s.set_defaults(func=cmd_figures)
+
+    s = sub.add_parser(
+        "search", help="search a law family for the worst law of a guarantee (or --all)"
+    )
+    add_search_arguments(s)
+    s.set_defaults(func=cmd_search)
+
+    s = sub.add_parser(
+        "audit",
+        help="one row per check of a run: its mutant and whether it was caught, its power, "
+        "powerless cells, implied-by (exit 1 if a guarantee cannot fail on its design)",
+    )
+    s.add_argument(
+        "--results",
+        default="calcheck-results",
+        help="a run's output folder or its results.json",
+    )
+    s.add_argument("--json", action="store_true", help="print the rows as JSON")
+    s.set_defaults(func=cmd_audit)
+
+    s = sub.add_parser(
+        "plan",
+        help="replicates needed to detect a coverage shortfall (or a bound factor) at a "
+        "given power and false-alarm rate (exact binomial)",
+    )
+    add_plan_arguments(s)
+    s.set_defaults(func=cmd_plan)
+
+    s = sub.add_parser("bench", help="time each hot path against its own floor (ratios)")
+    s.add_argument("--n", type=int, default=10_000, help="calibration points")
+    s.add_argument("--n-bins", type=int, default=10, help="number of bins B")
+    s.add_argument("--calibrator", default="umd", help="calibrator of the timed cell")
+    s.add_argument("--law", default="uniform_half", help="law of the timed cell")
+    s.add_argument("--rounds", type=int, default=15, help="timed rounds of 100 replicates")
+    s.add_argument("--seed", type=int, default=0, help="root seed")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_bench)
+    return p
+
+
+def _kept_when_interrupted(args) -> str:
+    """What an interrupted command kept, and how to go on (its one line's second half)."""
+    out = getattr(args, "out", None)
+    if args.command == "figures":
+        return (
+            f"the figures finished before it are in {out} and their data is cached; rerun the "
+            "same command to resume"
+        )
+    if args.command == "search":
+        return (
+            f"the searches finished before it are stored under {Path(out or '.') / 'search'}; "
+            "rerun the same command to search again"
+        )
+    if args.command == "run":
+        return "the blocks computed so far are stored; rerun the same command to resume"
+    return "nothing was written; rerun the same command"
+
+
+def main(argv=None) -> int:
+    """Run the ``calcheck`` command line; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "command", None) == "bound" and all("=" in e for e in extra):
+        args.params = [*args.params, *extra]  # NAME=VALUE given after the options
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.argv = argv
+    resolve_jobs(args)  # run, search, figures: by default every CPU this process may use
+    # dask's own INFO lines (cluster start, connections) only with -v; set before dask loads
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "info" if args.verbose else "warning")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format=LOG_FORMAT,
+    )
+    try:
+        with stop_on_signals():
+            return args.func(args)
+    except BaseException as exc:
+        # an interruption, also one that came out as another error (see interruption_behind)
+        interruption = interruption_behind(exc)
+        if interruption is None and received_signal() is not None:
+            interruption = Interrupted(received_signal())  # dropped on its way out
+        if interruption is None:
+            return _failed(exc)
+        return interrupted_status(interruption, _kept_when_interrupted(args))
+
+
+def _failed(exc: BaseException) -> int:
+    """The exit status (and one line) of a command that raised ``exc``; re-raises the rest."""
+    try:
+        raise exc
+    except BrokenPipeError:
+        # the reader of our output went away (``calcheck list | head``): stop quietly, and
+        # keep Python from reporting the pipe again when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"calcheck: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:
+        # sizes with an estimate are refused before any work; this is the rest (a figure's
+        # --reps): numpy refuses the allocation before it grows, so nothing was lost
+        print(
+            f"calcheck: error: not enough memory ({exc or 'MemoryError'}); lower --reps (or "
+            "the sizes); what was stored before is kept",
+            file=sys.stderr,
+        )
+        return 2
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        # atomic writes leave the previous files whole; the store keeps its blocks
+        where = f" writing {exc.filename}" if exc.filename else ""
+        print(
+            f"calcheck: error: no space left on the device{where}; the previous outputs are "
+            "unchanged and stored blocks are kept: free space and rerun the same command",
+            file=sys.stderr,
+        )
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""``calcheck plan``: the replicates a check needs to detect a coverage shortfall."""
+
+from __future__ import annotations
+
+from ..checks.budgets import DEFAULT_FALSE_ALARM
+from ..running.plan import MAX_REPS, plan
+
+__all__ = ["add_plan_arguments", "cmd_plan"]
+
+
+def add_plan_arguments(s) -> None:
+    """The options of ``calcheck plan`` (see :func:`calcheck.theory_checks.running.plan.plan`)."""
+    what = s.add_mutually_exclusive_group(required=True)
+    what.add_argument("--shortfall", type=float, help="coverage shortfall below 1 - alpha")
+    what.add_argument("--true-coverage", type=float, help="the true coverage to detect")
+    what.add_argument(
+        "--bound-factor",
+        type=float,
+        help="detect the bound times this factor (in (0, 1]): its exact coverage at "
+        "constant eta is the true coverage (needs --guarantee, --n, --n-bins)",
+    )
+    s.add_argument("--alpha", type=float, default=0.1, help="the claim is coverage 1 - alpha")
+    s.add_argument("--power", type=float, default=0.9, help="target probability of flagging")
+    s.add_argument(
+        "--false-alarm",
+        type=float,
+        default=DEFAULT_FALSE_ALARM,
+        help="false-alarm rate per check (the suite's verdicts)",
+    )
+    s.add_argument("--cells", type=int, default=1, help="cells of the check (Bonferroni over them)")
+    s.add_argument("--guarantee", help="guarantee id, with --bound-factor (e.g. gr21.thm3)")
+    s.add_argument("--n", type=int, help="calibration points, with --bound-factor")
+    s.add_argument("--n-bins", type=int, help="number of bins B, with --bound-factor")
+    s.add_argument(
+        "--eta",
+        type=float,
+        help="constant eta, with --bound-factor (default: 0.5; the worst constant eta can "
+        "lie just off 1/2)",
+    )
+    s.add_argument("--max-reps", type=int, default=MAX_REPS, help="largest count searched")
+    s.add_argument("--json", action="store_true", help="print the plan as JSON")
+
+
+def cmd_plan(args) -> int:
+    """``calcheck plan``: print the plan (its summary, or JSON)."""
+    result = plan(
+        alpha=args.alpha,
+        shortfall=args.shortfall,
+        true_coverage=args.true_coverage,
+        bound_factor=args.bound_factor,
+        power=args.power,
+        false_alarm=args.false_alarm,
+        cells=args.cells,
+        guarantee=args.guarantee,
+        n=args.n,
+        n_bins=args.n_bins,
+        eta=args.eta,
+        max_reps=args.max_reps,
+    )
+    print(result.to_json(indent=1) if args.json else result.summary())
+    return 0

@@ -1,0 +1,433 @@
+"""``calcheck run``: select checks, guard the output folder, simulate, report.
+
+What a person running it can rely on (the README says the same):
+
+* one run per ``--out`` at a time: a second run into the same folder refuses with the pid
+  of the first (an advisory lock the kernel releases when the first run dies, even by
+  SIGKILL);
+* before the bulk of the work, one calibration block per experiment kind is simulated and
+  stored, and the run's time and disk are estimated and printed; beyond
+  :data:`LIMIT_SECONDS` or :data:`LIMIT_BYTES` (or the free disk) the run refuses unless
+  ``--yes``;
+* SIGINT and SIGTERM stop a run with one line (blocks stored, how to resume), no traceback;
+  the workers are stopped with it, and exit on their own if the run is killed outright;
+* a damaged store is a clear error; ``--move-damaged-store`` renames it aside and recomputes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import shlex
+import sys
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from calcheck.simulations._io import json_text, writable_folder
+from calcheck.simulations.provenance import package_version
+
+from .progress import (
+    LIMIT_BYTES,
+    LIMIT_SECONDS,
+    PICTURE_SECONDS,
+    REPORT_SECONDS,
+    Clock,
+    confirm,
+    heartbeat,
+)
+from .signals import interrupted_status, interruption_behind, stop_on_signals
+
+__all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run", "resolve_jobs"]
+
+#: The files a run writes in its --out (checked before any work: a folder there is refused).
+RUN_FILES = ("store.sqlite", "results.json", "report.md", "report.html", ".calcheck.lock")
+#: Seconds to wait for a --scheduler to answer.
+SCHEDULER_TIMEOUT = 30
+
+
+def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: int) -> None:
+    """The options of ``calcheck run``."""
+    s.add_argument(  # repeated --checks add up
+        "--checks",
+        nargs="+",
+        action="extend",
+        metavar="ID",
+        help="check ids, prefixes or glob patterns (default: all; repeatable)",
+    )
+    s.add_argument(
+        "--budget", choices=("quick", "full"), default="quick", help="replicates, laws, grid"
+    )
+    s.add_argument(
+        "--reps",
+        type=int,
+        help="replicates per cell, rounded up to blocks of 100 (default: by budget: "
+        "quick 4000, full 10000)",
+    )
+    s.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=None,
+        help="parallel workers (default: every CPU this process may use; results are the "
+        "same for any --jobs)",
+    )
+    s.add_argument(
+        "--backend",
+        choices=("loky", "dask", "threading", "sequential"),
+        default="loky",
+        help="joblib backend (results do not depend on it)",
+    )
+    s.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on an existing dask cluster (e.g. tcp://10.0.0.5:8786; implies --backend "
+        "dask; results are identical to --jobs 1)",
+    )
+    s.add_argument("--seed", type=int, default=default_seed, help="root seed (recorded)")
+    s.add_argument("--out", default="calcheck-results", help="output folder")
+    s.add_argument("--study", help="TOML study file: a guarantee on laws of your own")
+    s.add_argument("--false-alarm", type=float, help="false-alarm rate per check (default: 1e-3)")
+    s.add_argument("--json", action="store_true", help="print every verdict as JSON")
+    s.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: when standard error is a terminal)",
+    )
+    s.add_argument(
+        "--yes",
+        action="store_true",
+        help=f"run even if estimated beyond {LIMIT_SECONDS / 3600:.0f} h or "
+        f"{LIMIT_BYTES / 1e9:.0f} GB of store",
+    )
+    s.add_argument(
+        "--keep-replicates",
+        action="store_true",
+        help="keep every replicate block in the store (default: once a check's result is "
+        "recorded, the blocks no check of the run still needs are deleted)",
+    )
+    s.add_argument(
+        "--move-damaged-store",
+        action="store_true",
+        help="if the store is damaged, rename it aside and recompute its blocks",
+    )
+
+
+def resolve_jobs(args) -> None:
+    """``--jobs`` not given (or -1): every CPU this process may use; the reason is kept."""
+    if getattr(args, "jobs", 0) is None or getattr(args, "jobs", 0) == -1:
+        from calcheck.simulations.parallel import usable_cpus
+
+        args.jobs_chosen = "every CPU this process may use" if args.jobs is None else "-1: all"
+        args.jobs = usable_cpus()
+
+
+def workers_line(args) -> str:
+    """``"2 workers (every CPU this process may use; --jobs N to choose)"``: a first line."""
+    n = args.jobs
+    why = getattr(args, "jobs_chosen", None)
+    said = f"{n} worker{'s' if n != 1 else ''}"
+    if args.backend == "dask" or getattr(args, "scheduler", None):
+        return said + " (dask)"
+    return f"{said} ({why}; --jobs N to choose)" if why else f"{said} (--jobs {n})"
+
+
+def _select(checks, patterns):
+    if not patterns:
+        return checks
+
+    def matches(c, p):
+        return c.id == p or fnmatch.fnmatch(c.id, p) or c.id.startswith(p + ".")
+
+    unmatched = [p for p in patterns if not any(matches(c, p) for c in checks)]
+    if unmatched:
+        # a typo is never silently dropped: every selector must select something
+        raise ValueError(f"--checks {unmatched!r} matches no check; see `calcheck list`")
+    return [c for c in checks if any(matches(c, p) for p in patterns)]
+
+
+@contextmanager
+def _exclusive(out: Path):
+    """One run per output folder (advisory lock; released by the kernel when we die)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    path = out / ".calcheck.lock"
+    with open(path, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            holder = f.read().strip() or "unknown"
+            raise ValueError(
+                f"another calcheck run (pid {holder}) is using --out {str(out)!r}; wait for "
+                "it to finish (its blocks are then reused) or choose another --out"
+            ) from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        try:
+            yield
+        finally:
+            f.seek(0)
+            f.truncate()
+
+
+@contextmanager
+def _cluster(args):
+    """``--scheduler``: connect a dask client to the cluster for the run (the engine uses it)."""
+    if args.scheduler is None:
+        yield
+        return
+    if args.backend not in ("loky", "dask"):
+        raise ValueError(f"--scheduler needs --backend dask, got --backend {args.backend}")
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError(
+            "--scheduler needs dask.distributed: python -m pip install 'dask[distributed]'"
+        ) from None
+    from calcheck.simulations.parallel import probe_dask_scheduler
+
+    probe_dask_scheduler(args.scheduler)  # refused / timed out / not a scheduler, in seconds
+    args.backend = "dask"
+    try:
+        client = Client(args.scheduler, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"cannot reach the dask scheduler {args.scheduler!r}: {exc}") from None
+    with client:
+        yield
+
+
+def _move_aside(path: Path) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.stem}.damaged-{stamp}{path.suffix}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(path) + suffix)
+        if src.exists():
+            src.rename(Path(str(target) + suffix))
+    return target
+
+
+def cmd_run(args) -> int:
+    """Run the selected checks (or a study) and write results.json, report.md, report.html."""
+    from calcheck.simulations.store import ResultStore, StoreDamaged
+
+    from ..catalog import all_checks
+    from ..checks.budgets import BUDGETS, DEFAULT_FALSE_ALARM
+    from ..study.files import load_study
+
+    options = {}
+    if args.study:
+        if args.checks:
+            raise ValueError("give either --study or --checks, not both")
+        check, options = load_study(args.study)
+        checks = [check, *options["controls"]]
+    else:
+        checks = _select(all_checks(args.budget), args.checks)
+    reps = args.reps if args.reps is not None else options.get("reps", BUDGETS[args.budget].reps)
+    false_alarm = (
+        args.false_alarm
+        if args.false_alarm is not None
+        else options.get("false_alarm", DEFAULT_FALSE_ALARM)
+    )
+    out = writable_folder(args.out, "--out", files=RUN_FILES)
+    for name in ("plots", "previous"):  # folders it writes in at its end
+        if (out / name).exists() and not (out / name).is_dir():
+            raise ValueError(
+                f"--out {str(out)!r} holds a file {name!r} where the run keeps a "
+                "folder; move it away or choose another folder"
+            )
+    from .search import check_read_back
+
+    check_read_back(out, results=False)  # the searches' and figures' index it reads back
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    stored = {"blocks": 0}
+    pictures = len({c.guarantee for c in checks if getattr(c, "guarantee", None)})
+    entry = sys.modules.get("calcheck._entry")  # the command's own start, if it is one
+    clock = Clock(
+        REPORT_SECONDS + PICTURE_SECONDS * pictures / max(1, args.jobs),
+        start=getattr(entry, "STARTED", None),
+    )
+
+    def on_block(key, block):
+        stored["blocks"] += 1
+
+    from ..report.picture_drawer import PictureDrawer, picture_processes
+
+    with _exclusive(out), stop_on_signals(), _cluster(args):
+        # each guarantee's picture is drawn while the run goes on, as its checks end
+        drawer = PictureDrawer(
+            checks, out / "plots", reps, processes=picture_processes(args.jobs, pictures)
+        )
+        try:
+            for attempt in (1, 2):
+                try:
+                    # blocks that are deleted once recorded are not worth compressing
+                    compress = bool(args.keep_replicates)
+                    with ResultStore(out / "store.sqlite", compress=compress) as store:
+                        if stored_before := store.block_count():  # (may take a minute)
+                            print(
+                                f"calcheck: resuming: checking the digests of the "
+                                f"{stored_before} blocks stored in {store.path}",
+                                file=sys.stderr,
+                                flush=True,
+                            )
+                        run = _run(
+                            args,
+                            checks,
+                            store,
+                            reps,
+                            false_alarm,
+                            progress,
+                            on_block,
+                            clock,
+                            drawer,
+                        )
+                    break
+                except StoreDamaged:
+                    if not args.move_damaged_store or attempt == 2:
+                        raise
+                    moved = _move_aside(out / "store.sqlite")
+                    print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
+            # waited for here: an interruption meanwhile stops the pictures' process too
+            drawn = drawer.finish()
+        except BaseException as exc:
+            # also an error that the interruption caused (numpy's zip writer closing mid-write)
+            drawer.close()
+            interruption = interruption_behind(exc)
+            if interruption is None:
+                raise
+            kept = f"{stored['blocks']} blocks stored in this run; rerun the same command to resume"
+            return interrupted_status(interruption, kept)
+    return _report(args, out, run, false_alarm, clock, drawn)
+
+
+def _run(args, checks, store, reps, false_alarm, progress, on_block, clock, drawer):
+    from ..running.runner import run_checks
+
+    return run_checks(
+        checks,
+        store,
+        reps=reps,
+        root_seed=args.seed,
+        false_alarm=false_alarm,
+        n_jobs=args.jobs,
+        backend=args.backend,
+        progress=progress,
+        on_block=on_block,
+        heartbeat=heartbeat(clock=clock, lines=not progress),
+        on_estimate=confirm(
+            args.yes, Path(args.out), args.keep_replicates, clock, workers_line(args)
+        ),
+        records=True,
+        keep_replicates=args.keep_replicates,
+        on_result=drawer.result,
+    )
+
+
+def _report(args, out, run, false_alarm, clock=None, drawn=()) -> int:
+    from calcheck.simulations.engine import BLOCK_REPS
+
+    from ..report.files import (
+        format_table,
+        printed_claim_lines,
+        rate_lines,
+        results_to_dict,
+        vacuity_lines,
+        write_report,
+    )
+    from ..report.html import write_html
+    from ..report.pictures import draw_guarantee_pictures
+
+    results, stats = run.results, run.stats
+    meta = {
+        "seed": args.seed,
+        "reps": results[0].reps,
+        "false_alarm": float(false_alarm),
+        "budget": args.budget,
+        "version": package_version(),
+        "backend": args.backend,
+        "scheduler": args.scheduler,
+        "jobs": args.jobs,
+        "command": "calcheck " + shlex.join(args.argv),
+        "blocks": {
+            "computed": stats.computed,
+            "reused": stats.reused,
+            "stale_recomputed": stats.stale,
+            "damaged_recomputed": stats.damaged,
+            "dropped_after_recording": run.dropped_blocks,
+        },
+        "damaged_records_recomputed": run.damaged_records,
+        "checks_read_from_records": run.recorded,
+        "estimate": None if clock is None else clock.record(),
+        "cpu_seconds_by_experiment_kind": {
+            kind: {"blocks": b, "cpu_seconds": round(sec, 3)}
+            for kind, (b, sec) in sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
+        },
+    }
+    data = results_to_dict(results, meta)  # once: every output below reads it
+    paths = write_report(results, out, meta, data=data)
+    # the rest of the pictures (those the run's thread drew are there already)
+    draw_guarantee_pictures(data, out / "plots", skip=set(drawn))
+    page = write_html(
+        out / "report.html",
+        results_json=paths["json"],
+        figures_index=out / "figures" / "index.json",
+        pictures=out / "plots",
+        searches=out / "search" / "index.json",
+    )
+    if args.json:
+        print(json_text(data, indent=1))
+    else:
+        print(format_table(results, data=data))
+        no_power = vacuity_lines(data)
+        if no_power:
+            print("\nCells without power (a vacuous check is never a pass):")
+            print("\n".join(f"  {line}" for line in no_power))
+        fits = rate_lines(data)
+        if fits:
+            print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
+            print("\n".join(f"  {line}" for line in fits))
+        n_ok = sum(r.passed for r in results)
+        if data["printed_claims"]:
+            print("\nPrinted claims that fail (a paper's statement checked as printed):")
+            print("\n".join(f"  {line}" for line in printed_claim_lines(data["printed_claims"])))
+        print(
+            f"\n{n_ok} of {len(results)} checks as expected: {data['headline']['text']}. "
+            f"Blocks of {BLOCK_REPS} "
+            f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
+            + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
+            + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")
+            + (
+                f" ({run.damaged_records} damaged result records were recomputed)"
+                if run.damaged_records
+                else ""
+            )
+            + (
+                f"; {run.recorded} checks' results read from the store's records"
+                if run.recorded
+                else ""
+            )
+            + (
+                f"; {run.dropped_blocks} blocks deleted once their results were recorded "
+                "(--keep-replicates keeps them)"
+                if run.dropped_blocks
+                else ""
+            )
+            + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
+        )
+        if stats.seconds_by_kind:
+            spent = sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
+            total = sum(sec for _, (_, sec) in spent)
+            parts = [f"{k} {sec:.0f} s ({b} blocks)" for k, (b, sec) in spent[:6]]
+            print(f"Simulation CPU time {total:.0f} s; by experiment kind: " + ", ".join(parts))
+        if paths["previous"]:
+            print(
+                f"The previous report in {out} (another selection) was kept in {paths['previous']}"
+            )
+    return 0 if all(r.passed for r in results) else 1

@@ -1,0 +1,450 @@
+"""``calcheck search``: the worst law of a family for one guarantee, or the quick sweep."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["add_search_arguments", "check_read_back", "cmd_search"]
+
+#: Files of ``search --power``, ``--rate`` and ``--all`` in ``<out>/search`` (and the index).
+SEARCH_FILES = ("index.json", "sweep.md", "power.md", "power.json", "rates.md")
+
+
+def _key_value(text: str) -> tuple[str, float | int]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{key} must be a number, got {value!r}") from None
+    return key, int(number) if number.is_integer() and "." not in value else number
+
+
+def _jobs(text: str) -> int:
+    v = int(text)
+    if v < 1 and v != -1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or -1, got {text!r}")
+    return v
+
+
+def add_search_arguments(s: argparse.ArgumentParser) -> None:
+    """Arguments of ``calcheck search``."""
+    from calcheck.simulations.laws.families import FAMILIES
+
+    from ..search.driver import CRITERIA
+
+    s.add_argument(
+        "target",
+        nargs="?",
+        help="a guarantee id (its stated bound), GUARANTEE.times_F (the bound times F) or a "
+        "catalog control that changes the bound, e.g. gr21.thm3.control.wrong_bound",
+    )
+    s.add_argument("--family", choices=sorted(FAMILIES), help="law family to search")
+    s.add_argument(
+        "--family-opt",
+        action="append",
+        type=_key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="family option, repeatable (e.g. k=2)",
+    )
+    s.add_argument("--n", type=int, help="sample size n")
+    s.add_argument("--n-bins", type=int, help="number of bins B")
+    s.add_argument(
+        "--grid",
+        action="append",
+        type=_key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="other grid parameters of the guarantee (e.g. points_per_bin=50, n1=1000)",
+    )
+    s.add_argument("--alpha", type=float, default=0.1, help="miscoverage alpha in (0, 1)")
+    s.add_argument(
+        "--budget",
+        choices=("quick", "full"),
+        default="quick",
+        help="quick: 50 candidate laws of differential evolution and 48 of line-search "
+        "refinement per parameter (240 for 5 parameters) x 200 replicates, fresh re-check on "
+        "4000; full: 300 + 96 per parameter x 1000, re-check on 20000",
+    )
+    s.add_argument(
+        "--evaluations",
+        type=int,
+        metavar="N",
+        help="about N evaluations in all (differential evolution and refinement, shared as "
+        "in --budget; at least 10), in place of the budget's",
+    )
+    s.add_argument(
+        "--reps",
+        type=int,
+        metavar="R",
+        help="replicates per evaluation (at least 1; whole blocks of 100), in place of the "
+        "budget's; the fresh re-check keeps the budget's",
+    )
+    s.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar of the evaluations (default: when standard error is a terminal)",
+    )
+    s.add_argument(
+        "--criterion",
+        choices=CRITERIA,
+        default="failure",
+        help="what is maximised: failure (counterexamples with a narrow basin, e.g. "
+        "gpr20.cor3), tightness or mean_ratio (worst cases where the whole error "
+        "distribution grows, e.g. eta -> 1/2 in Hoeffding steps)",
+    )
+    s.add_argument("--seed", type=int, default=0, help="root seed of the search (CRN)")
+    s.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=None,
+        help="parallel workers (default: every CPU this process may use; same results)",
+    )
+    s.add_argument("--out", default="calcheck-results", help="results folder (search/ inside it)")
+    s.add_argument(
+        "--study",
+        metavar="FILE",
+        help="TOML study file with a [search] table (one search per grid cell and alpha)",
+    )
+    s.add_argument(
+        "--all",
+        action="store_true",
+        help="the quick sweep: every searchable guarantee and its wrong-bound controls "
+        "(a table; about 16 minutes with --jobs 2 on two cores)",
+    )
+    s.add_argument(
+        "--power",
+        action="store_true",
+        help="the search's own power: the searches of the power table (scaled bounds whose "
+        "worst constant eta is known) from --seeds root seeds; writes search/power.md/.json",
+    )
+    s.add_argument(
+        "--seeds", type=int, default=20, help="root seeds of --power (default: %(default)s)"
+    )
+    s.add_argument(
+        "--rate",
+        nargs="+",
+        metavar="CHECK",
+        help="worst constants of rate claims: search the law needing the largest sample for "
+        "each rate check (klm19.thm53, klm19.thm54, klm19.lem43, klm19.lem43.vc, "
+        "nch14.cor32, or 'all'); writes search/rates.md",
+    )
+
+
+def _sized(args, budget, family):
+    """The budget named ``budget`` with ``--evaluations`` and ``--reps`` in place of its own."""
+    from calcheck.simulations.search import get_search_budget
+
+    return get_search_budget(budget).sized(
+        evaluations=args.evaluations, reps=args.reps, dim=family.dim
+    )
+
+
+def _check_sizes(args) -> None:
+    """``--evaluations`` and ``--reps``: integers of a search's least size (one line if not)."""
+    from calcheck.simulations.search_budget import MIN_EVALUATIONS
+
+    for flag, value, least in (
+        ("--evaluations", args.evaluations, MIN_EVALUATIONS),
+        ("--reps", args.reps, 1),
+    ):
+        if value is not None and value < least:
+            raise ValueError(
+                f"{flag} must be an integer >= {least}, got {value}"
+                + (" (the least search: a population of 5 over 2 generations)" if least > 1 else "")
+            )
+
+
+def _announce(estimate) -> None:
+    print(f"calcheck: {estimate.line()}", file=sys.stderr, flush=True)
+
+
+def _single(args) -> int:
+    from calcheck.simulations.laws.families import get_family
+
+    from ..search.driver import search
+    from ..search.report import check_search_folder, save_search
+
+    if args.target is None or args.family is None:
+        print("calcheck search: give a TARGET and --family (or --all)", file=sys.stderr)
+        return 2
+    grid = dict(args.grid)
+    for key, value in (("n", args.n), ("n_bins", args.n_bins)):
+        if value is not None:
+            if key in grid:
+                print(f"calcheck search: {key} given twice", file=sys.stderr)
+                return 2
+            grid[key] = value
+    family = get_family(args.family, **dict(args.family_opt))
+    check_search_folder(args.out, [(args.target, family, grid, args.alpha, args.seed)])
+    result = search(
+        args.target,
+        family,
+        grid=grid,
+        alpha=args.alpha,
+        budget=_sized(args, args.budget, family),
+        criterion=args.criterion,
+        seed=args.seed,
+        n_jobs=args.jobs,
+        progress=args.progress,
+        on_estimate=_announce,
+    )
+    entry = save_search(result, family, args.out)
+    print(result.summary())
+    print(f"stored: {Path(args.out) / 'search' / entry['name']}.json (.png)")
+    _render(args.out)
+    # a deliberately wrong bound: success means the search found a violating law
+    return 0 if _expected(result) else 1
+
+
+def _sweep(args) -> int:
+    from calcheck.simulations._io import atomic_write_text, read_back
+
+    from ..search.report import KNOWN_FALSE, sweep, sweep_table
+
+    def progress(target, done, total, result):
+        v = result.search.fresh
+        print(
+            f"calcheck: {target} done ({done} of {total}): {v.outcome}, failure "
+            f"{v.failure_rate:.4f}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    done = sweep(out_dir=args.out, seed=args.seed, n_jobs=args.jobs, progress=progress)
+    run = Path(args.out) / "results.json"
+    with read_back(run, "a run's results"):
+        table = sweep_table(done, json.loads(run.read_text()) if run.is_file() else None)
+    path = Path(args.out) / "search" / "sweep.md"
+    atomic_write_text(path, table + "\n")
+    print(table)
+    print(f"\nstored: {path}")
+    _render(args.out)
+    bad = [
+        r.target
+        for _, r, _ in done
+        if r is not None
+        and (r.found and r.target not in KNOWN_FALSE if r.bound == "stated" else not r.found)
+    ] + [row[0] for row, r, why in done if r is None and why.startswith("error")]
+    if bad:
+        print("unexpected: " + ", ".join(bad), file=sys.stderr)
+    return 1 if bad else 0
+
+
+def _power(args) -> int:
+    from calcheck.simulations._io import atomic_write_text
+
+    from ..search.power import POWER_ROWS, power_table, search_power
+
+    if args.seeds < 1:
+        print(f"calcheck search: --seeds must be >= 1, got {args.seeds}", file=sys.stderr)
+        return 2
+    results = []
+    for i, (target, fam, opts, grid, alpha, criterion) in enumerate(POWER_ROWS):
+
+        def progress(done, total, record, target=target):
+            print(
+                f"calcheck: {target}: seed {done}/{total}: {record['outcome']}, fresh failure "
+                f"{record['failure']:.4f}",
+                file=sys.stderr,
+            )
+
+        from calcheck.simulations.laws.families import get_family
+
+        results.append(
+            search_power(
+                target,
+                get_family(fam, **opts),
+                grid=grid,
+                alpha=alpha,
+                criterion=criterion,
+                seeds=args.seeds,
+                first_seed=args.seed,
+                budget=args.budget,
+                n_jobs=args.jobs,
+                progress=progress,
+            )
+        )
+        print(f"calcheck: power row {i + 1} of {len(POWER_ROWS)} done", file=sys.stderr)
+    table = power_table(results)
+    folder = Path(args.out) / "search"
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(folder / "power.md", table + "\n")
+    atomic_write_text(
+        folder / "power.json", json.dumps([r.to_dict() for r in results], indent=1) + "\n"
+    )
+    print(table)
+    print(f"\nstored: {folder / 'power.md'} (.json)")
+    return 0
+
+
+#: Budgets of ``--rate`` (differential evolution, replicates, fresh re-measurement).
+RATE_BUDGETS = {
+    "quick": {"population": 8, "generations": 6, "reps": 300, "fresh_reps": 2000},
+    "full": {"population": 30, "generations": 30, "reps": 400, "fresh_reps": 20000},
+}
+
+
+def _rates(args) -> int:
+    from calcheck.simulations._io import atomic_write_text
+
+    from ..catalog import rate_targets
+    from ..search.rates import markdown_table, rate_worst_law
+
+    known = sorted(rate_targets())
+    checks = known if args.rate == ["all"] else list(args.rate)
+    unknown = [c for c in checks if c not in known]
+    if unknown:
+        print(
+            f"calcheck search: --rate takes {', '.join(known)} or all; got {unknown}",
+            file=sys.stderr,
+        )
+        return 2
+    results = []
+    for check in checks:
+        result = rate_worst_law(
+            check,
+            seed=args.seed,
+            fresh_seed=args.seed + 1,
+            n_jobs=args.jobs,
+            **RATE_BUDGETS[args.budget],
+        )
+        print(result.summary(), flush=True)
+        results.append(result)
+    table = markdown_table(results)
+    folder = Path(args.out) / "search"
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(folder / "rates.md", table + "\n")
+    print(table)
+    print(f"\nstored: {folder / 'rates.md'}")
+    return 0
+
+
+def _report_page(out, page=None, results: bool = True):
+    from ..report.html import write_html
+
+    out = Path(out)
+    return write_html(
+        out / "report.html" if page is None else page,
+        results_json=out / "results.json" if results else None,
+        figures_index=out / "figures" / "index.json",
+        pictures=out / "plots",
+        searches=out / "search" / "index.json",
+    )
+
+
+def _render(out) -> None:
+    page = _report_page(out)
+    if page is not None:
+        print(f"report: {page}")
+
+
+def check_read_back(out, *, results: bool = True) -> None:
+    """Before any work: the files of earlier commands that the report reads back are sound.
+
+    The report (re-rendered at the end of ``run`` and ``search``) reads ``results.json``
+    (unless ``results`` is False: a run rewrites it), the figures' and the searches'
+    index, perhaps edited by hand since; it is rendered now into a scratch folder, so a
+    damaged one is one line naming the file before the work, not after it.
+    """
+    with tempfile.TemporaryDirectory(prefix="calcheck-check-") as scratch:
+        _report_page(out, Path(scratch) / "report.html", results)
+
+
+def _expected(result) -> bool:
+    """A stated bound should hold on the law found; a wrong one should be found violated."""
+    return result.found if result.bound != "stated" else not result.found
+
+
+def _study(args) -> int:
+    from calcheck.simulations.laws.families import get_family
+    from calcheck.simulations.search import get_search_budget
+
+    from ..search.driver import resolve_target, search
+    from ..search.report import check_search_folder, save_search
+    from ..study.files import load_search_study
+
+    runs = load_search_study(args.study)
+    families = [get_family(kw["family"], **kw["family_options"]) for kw in runs]
+    pairs = list(zip(runs, families, strict=True))
+    check_search_folder(
+        args.out, [(kw["target"], f, kw["grid"], kw["alpha"], kw["seed"]) for kw, f in pairs]
+    )
+    results = []
+    for i, (kw, family) in enumerate(pairs):
+        guarantee, _ = resolve_target(kw["target"])
+        sizes = {k: kw[k] for k in ("evaluations", "reps")}  # the file's, then the flags'
+        sizes.update(
+            {
+                k: v
+                for k, v in (("evaluations", args.evaluations), ("reps", args.reps))
+                if v is not None
+            }
+        )
+        budget = get_search_budget(kw["budget"]).sized(**sizes, dim=family.dim)
+        result = search(
+            kw["target"],
+            family,
+            grid=kw["grid"],
+            alpha=kw["alpha"],
+            budget=budget,
+            criterion=kw["criterion"],
+            seed=kw["seed"],
+            n_jobs=args.jobs,
+            progress=args.progress,
+            on_estimate=_announce,
+        )
+        save_search(result, family, args.out)
+        print(result.summary())
+        print(f"calcheck: search {i + 1} of {len(runs)} done ({guarantee})", file=sys.stderr)
+        results.append(result)
+    _render(args.out)
+    return 0 if all(_expected(r) for r in results) else 1
+
+
+def cmd_search(args) -> int:
+    """Run one search (or the sweep), store it under ``<out>/search`` and re-render the report."""
+    single = args.target is not None or args.family is not None
+    given = sum(
+        (single, bool(args.all), args.study is not None, bool(args.power), args.rate is not None)
+    )
+    if given > 1:
+        print(
+            "calcheck search: give TARGET --family, --study, --all, --power or --rate, one of them",
+            file=sys.stderr,
+        )
+        return 2
+    from calcheck.simulations._io import writable_folder
+
+    _check_sizes(args)
+    whole_sweep = any((args.all, args.power, args.rate is not None))  # flags, no values
+    if (args.evaluations is not None or args.reps is not None) and whole_sweep:
+        raise ValueError(
+            "--evaluations and --reps size a single search or a --study's; --all, --power "
+            "and --rate keep their own budgets (give --budget)"
+        )
+
+    # before any work: a file where the folders go, no permission, a folder where a file
+    # goes, a damaged file that the report (not drawn by --power and --rate) reads back
+    out = writable_folder(args.out, "--out", files=("report.html",))
+    writable_folder(out / "search", "--out", files=SEARCH_FILES)
+    if args.power:
+        return _power(args)
+    if args.rate is not None:
+        return _rates(args)
+    check_read_back(out)
+    if args.study is not None:
+        return _study(args)
+    if args.all:
+        if args.target is not None or args.family is not None:
+            print("calcheck search: --all takes no TARGET or --family", file=sys.stderr)
+            return 2
+        return _sweep(args)
+    return _single(args)

@@ -1,0 +1,4 @@
+"""Simulate, evaluate, keep.
+
+The runner, result records, ``verify``, controls, exact coverage, plans and benchmarks.
+"""

@@ -1,0 +1,218 @@
+"""Result records: a check's result kept in the store instead of its replicates.
+
+A full-budget run simulates millions of replicates; the verdicts read a handful of numbers
+from each cell (success counts, a quantile and an order statistic of the ratios, means).
+``calcheck run`` therefore keeps, for every check it evaluated, its whole result as a
+*record* -- exact JSON of the result's numbers, keyed by everything the result depends on
+-- and then deletes the replicate blocks no check of the run still needs. A rerun reads
+the records and simulates nothing; a check that has no record (new, changed code, another
+seed or budget) is simulated again from its seeds, with the same numbers.
+
+Record keys
+    :func:`result_key` hashes the check's description (type, id, guarantee, alphas, event,
+    bound rule, experiments' content keys; callables by qualified name), the replicate
+    count, the root seed, the false-alarm rate, the code stamp of the whole package
+    (bounds, simulations, theory_checks) and the code of a bound from outside calcheck (its
+    module, the user modules it uses, their module-level values): a record written by other
+    code is never read. :func:`changed_inputs` says which of these differ from a check's
+    earlier record (the run names why it recomputes).
+Exactness
+    Floats are written with ``repr`` (JSON round-trips every float64 exactly, infinities
+    and NaN included), tuples stay tuples, and the fields a result computes itself
+    (``verdict``, ``passed``) are recomputed on reading; :func:`decode_result` rebuilds an
+    object equal to the one encoded, so reports from a record are identical to reports
+    from the replicates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+
+from calcheck.bounds import registry
+from calcheck.simulations.provenance import code_inputs, code_stamp, content_key
+
+__all__ = ["changed_inputs", "decode_result", "encode_result", "result_inputs", "result_key"]
+
+#: The code a record depends on: every package of calcheck.
+_CODE = ("bounds", "simulations", "theory_checks")
+
+
+def _stable(value):
+    """A JSON-able description of a check's field that does not depend on memory layout."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if hasattr(value, "key") and hasattr(value, "seed_key"):  # an experiment
+            return {"experiment": value.key}
+        return {
+            "type": type(value).__qualname__,
+            **{f.name: _stable(getattr(value, f.name)) for f in dataclasses.fields(value)},
+        }
+    if isinstance(value, dict):
+        return {str(k): _stable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, list | tuple):
+        return [_stable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if callable(value):
+        return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '?')}"
+    return type(value).__qualname__
+
+
+def result_inputs(check, reps: int, root_seed, false_alarm: float) -> dict:
+    """What a check's result depends on, hashed by part (:func:`result_key` hashes it).
+
+    ``check`` (the hash of its description), ``reps``, ``root_seed``, ``false_alarm``,
+    ``code`` (calcheck's code stamp) and, for a bound outside calcheck, ``bound`` (the
+    parts of :func:`~calcheck.simulations.provenance.code_inputs`: its module's source, the
+    user modules it uses and their module-level values) and, for a guarantee defined at
+    run time, its ``calibrator``, ``method`` and ``event``. :func:`changed_inputs` names
+    the parts that differ between two of these.
+    """
+    inputs = {
+        "check": content_key(_stable(check)),
+        "reps": int(reps),
+        "root_seed": str(root_seed),
+        "false_alarm": float(false_alarm),
+        "code": code_stamp(*_CODE),
+    }
+    if registry.is_user_defined(check.guarantee):
+        from ..user.guarantees import definition_of
+
+        definition = definition_of(check.guarantee)
+        inputs["user_guarantee"] = None if definition is None else definition.inputs()
+    else:  # a plugin paper's bound: its source is not in calcheck's code stamp
+        outside = code_inputs(registry.get(check.guarantee).function)
+        if outside is not None:
+            inputs["bound"] = outside
+    return inputs
+
+
+def result_key(check, reps: int, root_seed, false_alarm: float) -> str:
+    """Content key of a check's result: the hash of :func:`result_inputs`.
+
+    A bound outside calcheck (defined at run time or a plugin paper's) adds its code as it
+    is now: a record computed by an earlier version of it is never read.
+    """
+    return content_key(result_inputs(check, reps, root_seed, false_alarm))
+
+
+def _code_change(what: str, old, new) -> list[str]:
+    old, new = old or {}, new or {}
+    labels = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    files = [k for k in labels if not k.endswith(" (values)")]
+    if files:
+        return [f"{what} code changed ({', '.join(files)})"]
+    if labels:
+        names = ", ".join(k.removesuffix(" (values)") for k in labels)
+        return [f"{what} module-level values changed ({names})"]
+    return []
+
+
+def changed_inputs(old: dict, new: dict) -> list[str]:
+    """What differs between two :func:`result_inputs`, in words (empty if nothing does)."""
+    if not isinstance(old, dict):
+        return ["the stored record has no description of its inputs"]
+    old_user = old.get("user_guarantee") or {}
+    new_user = new.get("user_guarantee") or {}
+    if not isinstance(old_user, dict):
+        old_user = {}
+    reasons = _code_change("the bound's", old.get("bound"), new.get("bound"))
+    reasons += _code_change("the bound's", old_user.get("bound"), new_user.get("bound"))
+    reasons += _code_change(
+        "the calibrator's", old_user.get("calibrator"), new_user.get("calibrator")
+    )
+    for part in ("method", "event"):
+        if old_user.get(part) != new_user.get(part):
+            reasons.append(f"the guarantee's {part} changed")
+    if old.get("code") != new.get("code"):
+        reasons.append(f"calcheck's code changed ({old.get('code')} -> {new.get('code')})")
+    for part in ("reps", "root_seed", "false_alarm"):
+        if old.get(part) != new.get(part):
+            reasons.append(f"{part} changed ({old.get(part)} -> {new.get(part)})")
+    if old.get("check") != new.get("check"):
+        reasons.append("the check's laws, grid, alphas or simulations changed")
+    return reasons
+
+
+def _encode(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {
+            f.name: _encode(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.init and f.name != "check"
+        }
+        return {"__result__": type(value).__name__, "fields": fields}
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"__dict__": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        raise TypeError("a result holding an array cannot be recorded exactly")
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise TypeError(f"a result holding a {type(value).__name__} cannot be recorded")
+
+
+def _result_types() -> dict:
+    # the types a record may name: nothing else is ever constructed from a store
+    from ..checks.check import CellResult, CheckResult
+    from ..results.protocol import Mutant
+    from ..results.verdicts import CoverageVerdict
+    from ..series.exponents import ExponentCheckResult, ExponentSeriesResult
+    from ..series.means import MeanCellsResult, MeanZeroCheckResult
+    from ..series.rates import RateCheckResult, SeriesResult
+    from ..series.tradeoff import TradeoffCheckResult, TradeoffMember
+
+    types = (
+        CellResult,
+        CheckResult,
+        CoverageVerdict,
+        ExponentCheckResult,
+        ExponentSeriesResult,
+        MeanCellsResult,
+        MeanZeroCheckResult,
+        Mutant,
+        RateCheckResult,
+        SeriesResult,
+        TradeoffCheckResult,
+        TradeoffMember,
+    )
+    return {t.__name__: t for t in types}
+
+
+def encode_result(result) -> str:
+    """Exact JSON text of a check's result (its ``check`` is not written: see decode)."""
+    return json.dumps(_encode(result), allow_nan=True, separators=(",", ":"))
+
+
+def _decode(value, check, types):
+    if isinstance(value, list):
+        return [_decode(v, check, types) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "__tuple__" in value:
+        return tuple(_decode(v, check, types) for v in value["__tuple__"])
+    if "__dict__" in value:
+        return {_decode(k, check, types): _decode(v, check, types) for k, v in value["__dict__"]}
+    cls = types.get(value.get("__result__"))
+    if cls is None:
+        raise ValueError(f"a record names an unknown result type {value.get('__result__')!r}")
+    kwargs = {k: _decode(v, check, types) for k, v in value["fields"].items()}
+    if any(f.name == "check" for f in dataclasses.fields(cls)):
+        kwargs["check"] = check
+    return cls(**kwargs)
+
+
+def decode_result(text: str, check):
+    """The result encoded in ``text``, with ``check`` as its check."""
+    return _decode(json.loads(text), check, _result_types())

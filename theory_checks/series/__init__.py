@@ -1,0 +1,1 @@
+"""Checks over a series of sizes: rates, exponents, means and trade-offs."""

@@ -1,0 +1,1 @@
+"""Study files: guarantees checked on laws of their own, without Python."""

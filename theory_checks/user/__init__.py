@@ -1,0 +1,1 @@
+"""A user's own guarantees and calibrators, defined at run time."""
