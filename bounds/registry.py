@@ -21,9 +21,11 @@ __all__ = [
     "QUANTIFIERS",
     "Guarantee",
     "all_guarantees",
+    "forget_user",
     "get",
     "guarantees_of",
     "is_user_defined",
+    "loaded_plugin_papers",
     "paper_keys",
     "plugin_papers",
     "register",
@@ -85,6 +87,13 @@ def register_user(guarantee: Guarantee) -> Guarantee:
     return register(guarantee)
 
 
+def forget_user(guarantee_id: str) -> None:
+    """Unregister a guarantee defined at run time; a paper's guarantee is never removed."""
+    if guarantee_id in _USER:
+        _REGISTRY.pop(guarantee_id, None)
+        _USER.discard(guarantee_id)
+
+
 def is_user_defined(guarantee_id: str) -> bool:
     """Whether ``guarantee_id`` was defined at run time rather than by a paper module."""
     return guarantee_id in _USER
@@ -133,6 +142,11 @@ def plugin_papers() -> dict:
         _PLUGINS = {}  # before loading: a plugin that imports calcheck never loops back here
         _PLUGINS.update(plugins.discover(set(PAPERS), _plugin_guarantees))
     return _PLUGINS
+
+
+def loaded_plugin_papers() -> dict:
+    """The plugin papers loaded so far (paper key -> module), without looking for more."""
+    return dict(_PLUGINS or {})
 
 
 def paper_keys() -> tuple[str, ...]:

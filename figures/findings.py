@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from calcheck.simulations._io import atomic_write_text, json_text
+from calcheck.simulations.files import atomic_write_text, json_text
 
 __all__ = [
     "NEEDS_EXPLANATION",

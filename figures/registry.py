@@ -9,7 +9,7 @@ import time
 from importlib import import_module
 from pathlib import Path
 
-from calcheck.simulations._io import atomic_write_text, json_text
+from calcheck.simulations.files import atomic_write_text, json_text
 from calcheck.simulations.provenance import package_version
 
 from .cache import figure_code_stamp

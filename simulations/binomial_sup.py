@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from ._validation import check_eps, check_positive_int
 from .exact_coverage import COUNT_TOLERANCE, MAX_POINTS
+from .validation import check_eps, check_positive_int
 
 __all__ = ["sup_binomial_tail"]
 

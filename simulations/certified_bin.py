@@ -19,8 +19,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.stats import binom
 
-from ._validation import check_positive_int
 from .exact_coverage import MAX_POINTS
+from .validation import check_positive_int
 
 __all__ = [
     "RIGOROUS_DPS",

@@ -67,7 +67,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_positive_int
 from .calibrators.edges import uniform_mass_edge_ranks
 from .certified_bin import (
     RIGOROUS_DPS,
@@ -81,6 +80,7 @@ from .certified_bin import (
     rigorous_min,
 )
 from .exact_coverage import EVENTS, MAX_POINTS, SCHEMES
+from .validation import check_positive_int
 
 __all__ = [
     "MAX_FACTOR",

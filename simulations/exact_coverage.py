@@ -48,8 +48,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from ._validation import check_eps, check_n_bins, check_positive_int
 from .calibrators.edges import uniform_mass_edge_ranks
+from .validation import check_eps, check_n_bins, check_positive_int
 
 __all__ = [
     "COUNT_TOLERANCE",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_eps, check_positive_int
 from .exact_coverage import (
     EVENTS,
     MAX_POINTS,
@@ -22,6 +21,7 @@ from .exact_coverage import (
     _scalar_or_array,
     _smallest,
 )
+from .validation import check_eps, check_positive_int
 
 __all__ = ["smallest_top_label_eps", "top_label_exact_coverage"]
 

@@ -49,6 +49,7 @@ from .provenance import check_root_seed, generator
 from .search_budget import SEARCH_BUDGETS, SearchBudget, get_search_budget
 
 __all__ = [
+    "CRN_PATH",
     "REFINE_SHRINK",
     "REFINE_WIDTH",
     "SEARCH_BUDGETS",
@@ -66,13 +67,13 @@ __all__ = [
 ]
 
 _BACKENDS = ("loky", "threading", "dask", "sequential")
-_CRN_PATH = "calcheck.search.crn"
+CRN_PATH = "calcheck.search.crn"
 
 
 # -------------------------------------------------------------- common random numbers
 def crn_generator(seed: int, block: int) -> np.random.Generator:
     """The generator of CRN block ``block``: the same for every candidate law."""
-    return generator(seed, _CRN_PATH, int(block))
+    return generator(seed, CRN_PATH, int(block))
 
 
 def simulate_crn(experiment, seed: int, reps: int):

@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validation import check_positive_int
+from .validation import check_positive_int
 
 __all__ = [
     "check_simplex_points",

@@ -16,7 +16,7 @@ import os
 import pytest
 
 # The suite tests calcheck's own papers: installed paper plugins (the calcheck.papers entry
-# points) stay off unless a test turns them on (tests/theory_checks/test_plugins.py).
+# points) stay off unless a test turns them on (tests/theory_checks/catalog/test_plugins.py).
 os.environ.setdefault("CALCHECK_PLUGINS", "0")
 
 

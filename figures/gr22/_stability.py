@@ -95,12 +95,12 @@ def _fit(kind, pv, yv, seed):
     if kind == "equivalent-start":
         return _ShiftedStart().fit(pv, yv)
     if kind == "blas-2-threads":
-        original = _ms._single_threaded_blas
-        _ms._single_threaded_blas = lambda: threadpool_limits(limits=2, user_api="blas")
+        original = _ms.single_threaded_blas
+        _ms.single_threaded_blas = lambda: threadpool_limits(limits=2, user_api="blas")
         try:
             return DirichletScaling().fit(pv, yv)
         finally:
-            _ms._single_threaded_blas = original
+            _ms.single_threaded_blas = original
     return DirichletScaling().fit(pv, yv)
 
 

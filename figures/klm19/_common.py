@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calcheck.simulations.calibrators.binning import _uniform_mass_fit_sorted
+from calcheck.simulations.calibrators.binning import uniform_mass_fit_sorted
 from calcheck.simulations.calibrators.edges import bin_index_rows
 from calcheck.simulations.calibrators.scaling_binning import bin_platt_values, platt_fit_batch
 from calcheck.simulations.laws.recalibration import logit
@@ -32,7 +32,7 @@ class _HistogramRows:
         order = np.argsort(scores, axis=1)
         s = np.take_along_axis(scores, order, axis=1)
         y = np.take_along_axis(labels, order, axis=1)
-        fit = _uniform_mass_fit_sorted(s, np.zeros_like(s), y, n_bins, include_upper=True)
+        fit = uniform_mass_fit_sorted(s, np.zeros_like(s), y, n_bins, include_upper=True)
         self.edges = np.concatenate([fit.lower_s, fit.upper_s[:, -1:]], axis=1)
         self.values = fit.values
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_generator, check_n_bins, check_scores_labels
+from ..validation import as_generator, check_n_bins, check_scores_labels
 from .edges import (
     _as_binary_labels,
     _edges_below,
@@ -39,6 +39,7 @@ __all__ = [
     "UniformMassSampleSplitting",
     "ZadroznyElkanBinning",
     "calibrator_from_spec",
+    "uniform_mass_fit_sorted",
 ]
 
 
@@ -74,7 +75,7 @@ class BinningBatch:
         return self.values.shape[1]
 
 
-def _uniform_mass_fit_sorted(s_sorted, u_sorted, y_sorted, n_bins, *, include_upper: bool):
+def uniform_mass_fit_sorted(s_sorted, u_sorted, y_sorted, n_bins, *, include_upper: bool):
     """Algorithm 1 (``include_upper=False``) or Zadrozny-Elkan on sorted rows."""
     r, n = s_sorted.shape
     if n < 2 * n_bins:
@@ -240,7 +241,7 @@ class UniformMassBinning(_BinningCalibrator):
 
     def fit_sorted_batch(self, s_sorted, u_sorted, y_sorted, n_bins, rng):
         """Fit R rows already sorted on (score, U)."""
-        return _uniform_mass_fit_sorted(
+        return uniform_mass_fit_sorted(
             s_sorted, u_sorted, y_sorted, n_bins, include_upper=self.include_upper
         )
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, check_scores_labels
+from ..validation import as_generator, check_scores_labels
 
 __all__ = ["DirichletMixtureCalibrator", "KernelCalibrator", "silverman_bandwidth"]
 

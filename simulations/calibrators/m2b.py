@@ -47,7 +47,7 @@ import logging
 
 import numpy as np
 
-from .._validation import as_generator, check_positive_int
+from ..validation import as_generator, check_positive_int
 from .binning import RandomizedUniformMassBinning
 from .multiclass_binning import check_probability_matrix
 

@@ -33,7 +33,7 @@ import logging
 import numpy as np
 from scipy import special
 
-from .._validation import as_generator, check_n_bins, check_positive_int
+from ..validation import as_generator, check_n_bins, check_positive_int
 from .binning import RandomizedUniformMassBinning
 
 logger = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ import numpy as np
 from scipy import optimize, special
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_positive_int
+from ..validation import check_positive_int
 from .edges import fixed_width_bin_index
 from .multiclass_binning import check_probability_matrix, top_label
 
@@ -33,6 +33,7 @@ __all__ = [
     "MulticlassTemperatureScaling",
     "VectorScaling",
     "benchmark_dirichlet_fit",
+    "single_threaded_blas",
 ]
 
 logger = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ def _confidence_ece(confidence, hit, n_bins):
     return float(gap.sum() / max(count.sum(), 1))
 
 
-def _single_threaded_blas():
+def single_threaded_blas():
     """Context limiting BLAS to one thread (also makes a fit independent of the count)."""
     return threadpool_limits(limits=1, user_api="blas")
 
@@ -91,7 +92,7 @@ class _LogProbabilityScaling:
         x = self._log_p(p)
         n_cls = x.shape[1]
         objective = self._objective(x, y)
-        with _single_threaded_blas():
+        with single_threaded_blas():
             res = optimize.minimize(
                 objective,
                 self._init(n_cls),
@@ -396,7 +397,7 @@ def benchmark_dirichlet_fit(*, n=5000, n_classes=100, max_iter=300, repeats=20, 
     objective = cal._objective(cal._log_p(scores), labels)
     theta = cal._init(n_classes)
     times = []
-    with _single_threaded_blas():
+    with single_threaded_blas():
         for _ in range(repeats):
             t0 = time.perf_counter()
             objective(theta)

@@ -23,8 +23,8 @@ import logging
 
 import numpy as np
 
-from .._validation import as_generator, check_n_bins
 from ..simplex_bins import check_simplex_points
+from ..validation import as_generator, check_n_bins
 from .multiclass_binning import check_probability_matrix
 
 logger = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .._validation import as_generator, check_n_bins, check_scores_labels
+from ..validation import as_generator, check_n_bins, check_scores_labels
 from .binning import _bin_means
 from .edges import uniform_mass_edge_ranks
 from .multiclass_binning import check_probability_matrix

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_n_bins
+from ..validation import check_n_bins
 from .edges import bin_index_from_edges, fixed_width_edges, uniform_mass_edges
 
 __all__ = ["ULSIF", "WeightedHistogramBinning", "bin_totals", "weighted_bin_sums"]

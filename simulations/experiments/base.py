@@ -50,7 +50,7 @@ _GENERIC_SOURCES = (
     "simulations/laws",
     "simulations/calibrators",
     "simulations/metrics",
-    "simulations/_validation.py",
+    "simulations/validation.py",
     "simulations/provenance.py",
     "simulations/experiments/base.py",
 )

@@ -13,11 +13,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_positive_int
 from ..calibrators.binning import calibrator_from_spec
 from ..calibrators.edges import sort_scores
 from ..laws.binary import BinaryLaw
 from ..metrics.exact import exact_bin_errors
+from ..validation import check_positive_int
 from .base import BinOutcome, Experiment
 
 __all__ = ["BinningExperiment"]

@@ -42,8 +42,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validation import check_positive_int
 from ..laws.binary import BinaryLaw
+from ..validation import check_positive_int
 from .base import BLOCK_REPS, BinOutcome, Experiment, _jsonable
 from .calibrator_protocol import (
     AllowUnresolved,

@@ -23,12 +23,12 @@ from scipy import stats
 
 from calcheck.bounds import gpr20
 
-from .._validation import check_alphas, check_positive_int
 from ..calibrators.binning import UniformMassSampleSplitting, calibrator_from_spec
 from ..calibrators.edges import fixed_width_bin_index
 from ..calibrators.weighted import weighted_bin_sums
 from ..laws.base import Law
 from ..metrics.exact import exact_bin_errors, merge_equal_outputs
+from ..validation import check_alphas, check_positive_int
 from .base import BlockOutcome, Experiment, Outcome, ratio
 
 __all__ = [

@@ -18,13 +18,13 @@ import numpy as np
 
 from calcheck.bounds import gpr20
 
-from .._validation import check_positive_int
 from ..calibrators.edges import fixed_width_bin_index
 from ..calibrators.scaling import SCALERS
 from ..calibrators.weighted import weighted_bin_sums
 from ..laws.adversary import AdversaryQ
 from ..laws.base import Law
 from ..metrics.exact import merge_equal_outputs
+from ..validation import check_positive_int
 from .base import Experiment, Outcome, ratio
 
 __all__ = ["AdversaryScalingExperiment", "CIWidthExperiment"]

@@ -17,10 +17,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_positive_int
 from ..calibrators.edges import fixed_width_edges, uniform_mass_edges
 from ..calibrators.weighted import bin_totals
 from ..laws.shift import LinearShiftLaw, StepShiftLaw
+from ..validation import check_positive_int
 from .base import Experiment, Outcome
 
 __all__ = ["PlugInRatioExperiment", "Prop3Experiment", "ShiftExperiment"]

@@ -31,9 +31,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_positive_int
 from ..calibrators.edges import sort_scores
 from ..laws.binary import BinaryLaw
+from ..validation import check_positive_int
 from .base import Experiment, Outcome
 
 __all__ = ["OrderStatisticPITExperiment"]

@@ -25,7 +25,6 @@ import numpy as np
 
 from calcheck.bounds import gr22
 
-from .._validation import check_positive_int
 from ..calibrators.binning import RandomizedUniformMassBinning
 from ..calibrators.edges import _sort_binary_labels, assign_lexicographic_bins
 from ..calibrators.multiclass_binning import (
@@ -36,6 +35,7 @@ from ..calibrators.multiclass_binning import (
 )
 from ..laws.multiclass import DirichletAffineLaw, TopLabelLaw
 from ..metrics.exact import exact_bin_errors
+from ..validation import check_positive_int
 from .base import BinOutcome, Experiment, Outcome
 from .binning import BinningExperiment
 

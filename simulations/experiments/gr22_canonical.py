@@ -22,12 +22,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_positive_int
 from ..calibrators.projection_binning import (
     cyclic_directions,
     projection_bins,
     projection_thresholds,
 )
+from ..validation import check_positive_int
 from .base import Experiment, Outcome
 
 __all__ = ["Alg10OccupancyExperiment", "Alg10OccupancyOutcome"]

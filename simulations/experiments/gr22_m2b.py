@@ -18,7 +18,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_positive_int
 from ..calibrators.m2b import (
     M2BCalibrator,
     TopKConfidenceCalibrator,
@@ -26,6 +25,7 @@ from ..calibrators.m2b import (
     top_k_labels,
 )
 from ..laws.base import Law
+from ..validation import check_positive_int
 from .base import Experiment
 from .gr22 import ChangedOutcome
 

@@ -22,9 +22,9 @@ import numpy as np
 
 from calcheck.bounds import klm19
 
-from .._validation import check_n_grid, check_positive_int
 from ..calibrators.edges import uniform_mass_edge_ranks
 from ..laws.binned import BinnedModelLaw
+from ..validation import check_n_grid, check_positive_int
 from .base import Experiment, Outcome
 
 __all__ = [

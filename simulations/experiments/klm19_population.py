@@ -27,7 +27,7 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
-from .._validation import check_positive_int
+from ..validation import check_positive_int
 from .base import Experiment, Outcome
 
 __all__ = [

@@ -27,7 +27,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_n_grid
 from ..calibrators.edges import uniform_mass_edge_ranks
 from ..calibrators.scaling_binning import bin_platt_values, platt_fit_batch
 from ..laws.recalibration import RecalibrationLaw, logit
@@ -37,6 +36,7 @@ from ..metrics.recalibration import (
     min_platt_ce_sq,
     platt_truth,
 )
+from ..validation import check_n_grid
 from .base import BLOCK_REPS, Experiment, Outcome
 
 __all__ = [
@@ -186,7 +186,7 @@ def fit_all(law, z, y, n_bins, *, logits=None) -> dict:
 def _hist_fit(z, y, n_bins):
     """Histogram binning's ``(lower_s, upper_s, values)`` for 0/1 labels ``y``.
 
-    Bit for bit ``_uniform_mass_fit_sorted(..., include_upper=True)`` on the sorted rows
+    Bit for bit ``uniform_mass_fit_sorted(..., include_upper=True)`` on the sorted rows
     (:class:`~calcheck.simulations.calibrators.binning.ZadroznyElkanBinning`; tested equal), which
     needs the sorted scores only at the edge ranks and the labels only through their
     counts between the ranks: exact integers in any summation order, so the label counts

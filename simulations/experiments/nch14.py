@@ -21,11 +21,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_n_grid, check_positive_int
-from ..calibrators.binning import _uniform_mass_fit_sorted
+from ..calibrators.binning import uniform_mass_fit_sorted
 from ..calibrators.edges import sort_scores
 from ..laws.binary import BinaryLaw
 from ..metrics.auc import auc_loss, population_auc_loss
+from ..validation import check_n_grid, check_positive_int
 from .base import Experiment, Outcome
 
 __all__ = [
@@ -163,7 +163,7 @@ class AucLossExperiment(Experiment):
         for j, n in enumerate(self.n_grid):
             s = np.sort(self.law.sample_scores((reps, n), rng), axis=1)
             y = self.law.sample_labels(s, rng)
-            fit = _uniform_mass_fit_sorted(s, np.zeros_like(s), y, self.n_bins, include_upper=True)
+            fit = uniform_mass_fit_sorted(s, np.zeros_like(s), y, self.n_bins, include_upper=True)
             loss = auc_loss(self.law, fit.lower_s, fit.upper_s, fit.values)
             out["loss"][:, j], out["loss1"][:, j], out["loss2"][:, j] = loss
             v = np.sort(fit.values, axis=1)
@@ -221,7 +221,7 @@ class BinPartsExperiment(Experiment):
         # lexicographic tie-breaking, as the checks' Zadrozny-Elkan calibrator (atoms)
         s, u = sort_scores(scores, rng, tie_breaking="lexicographic")
         y = self.law.sample_labels(s, rng)
-        fit = _uniform_mass_fit_sorted(s, u, y, self.n_bins, include_upper=True)
+        fit = uniform_mass_fit_sorted(s, u, y, self.n_bins, include_upper=True)
         eta, moment = self.law.interval_moments(fit.lower_s, fit.lower_u, fit.upper_s, fit.upper_u)
         with np.errstate(invalid="ignore", divide="ignore"):
             theta = np.where(eta > 0, moment / eta, fit.values)

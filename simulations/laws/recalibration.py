@@ -27,7 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_positive_int
+from ..validation import check_positive_int
 from .base import Law
 
 __all__ = ["RecalibrationLaw", "logit", "noisy_platt_law", "platt_law", "sine_platt_law"]

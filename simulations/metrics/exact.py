@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_eps
 from ..calibrators.binning import BinningBatch
 from ..laws.binary import BinaryLaw
+from ..validation import check_eps
 
 __all__ = [
     "BinErrors",

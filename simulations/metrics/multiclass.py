@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_n_bins
 from ..calibrators.edges import fixed_width_bin_index
+from ..validation import check_n_bins
 
 __all__ = [
     "PluginErrors",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_eps, check_n_bins, check_scores_labels
 from ..calibrators.edges import fixed_width_bin_index
+from ..validation import check_eps, check_n_bins, check_scores_labels
 
 __all__ = [
     "evaluation_metrics",

@@ -239,7 +239,7 @@ def test_conditional_target_is_the_registered_identity():
 
 
 def test_fast_paths_equal_the_reference_code_bit_for_bit():
-    from calcheck.simulations.calibrators.binning import _uniform_mass_fit_sorted
+    from calcheck.simulations.calibrators.binning import uniform_mass_fit_sorted
     from calcheck.simulations.calibrators.scaling_binning import _row_bins
     from calcheck.simulations.experiments.klm19_recalibration import _hist_fit
     from calcheck.simulations.laws.recalibration import logit
@@ -254,7 +254,7 @@ def test_fast_paths_equal_the_reference_code_bit_for_bit():
     for n_bins in (2, 10, 37):
         order = np.argsort(z, axis=1)
         zs, ys = np.take_along_axis(z, order, axis=1), np.take_along_axis(y, order, axis=1)
-        ref = _uniform_mass_fit_sorted(zs, np.zeros_like(zs), ys, n_bins, include_upper=True)
+        ref = uniform_mass_fit_sorted(zs, np.zeros_like(zs), ys, n_bins, include_upper=True)
         lower, upper, values = _hist_fit(z, y, n_bins)
         assert np.array_equal(lower, ref.lower_s)
         assert np.array_equal(upper, ref.upper_s)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from calcheck.simulations.calibrators.binning import _uniform_mass_fit_sorted
+from calcheck.simulations.calibrators.binning import uniform_mass_fit_sorted
 from calcheck.simulations.experiments.nch14 import AucLimitExperiment, AucLossExperiment
 from calcheck.simulations.laws import LAWS
 from calcheck.simulations.laws.binary import staircase_law
@@ -25,7 +25,7 @@ def test_exact_loss_matches_a_large_monte_carlo():
     rng = np.random.default_rng(0)
     s = np.sort(rng.random((1, 60)), axis=1)
     y = (rng.random((1, 60)) < s).astype(float)
-    fit = _uniform_mass_fit_sorted(s, np.zeros_like(s), y, 10, include_upper=True)
+    fit = uniform_mass_fit_sorted(s, np.zeros_like(s), y, 10, include_upper=True)
     loss, loss1, loss2 = auc_loss(law, fit.lower_s, fit.upper_s, fit.values)
     assert loss[0] == pytest.approx(loss1[0] + loss2[0])
     m = 2_000_000
@@ -163,7 +163,7 @@ def test_eq2_identity_bookkeeping_matches_the_definitions(name):
     rng = np.random.default_rng(5)
     s, u = sort_scores(law.sample_scores((reps, n), rng), rng, tie_breaking="lexicographic")
     y = law.sample_labels(s, rng)
-    fit = _uniform_mass_fit_sorted(s, u, y, b, include_upper=True)
+    fit = uniform_mass_fit_sorted(s, u, y, b, include_upper=True)
     eta, moment = law.interval_moments(fit.lower_s, fit.lower_u, fit.upper_s, fit.upper_u)
     theta = np.where(eta > 0, moment / np.where(eta > 0, eta, 1.0), fit.values)
     for r in range(reps):

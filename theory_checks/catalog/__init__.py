@@ -32,6 +32,7 @@ __all__ = [
     "add_study",
     "all_checks",
     "for_law",
+    "forget_study",
     "methods",
     "rate_targets",
     "refused",
@@ -84,6 +85,11 @@ def add_study(guarantee_id: str, adapter) -> None:
     if not registry.is_user_defined(guarantee_id):
         raise ValueError(f"{guarantee_id!r} is a paper's guarantee; its studies are its paper's")
     _USER_STUDIES[guarantee_id] = adapter
+
+
+def forget_study(guarantee_id: str) -> None:
+    """Drop the study adapter of a run-time guarantee (nothing if it has none)."""
+    _USER_STUDIES.pop(guarantee_id, None)
 
 
 logger = logging.getLogger("calcheck.plugins")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from calcheck.simulations._io import json_text
+from calcheck.simulations.files import json_text
 
 from ..report.audit import audit_problems, audit_rows, audit_table, cell_rows
 

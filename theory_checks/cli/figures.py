@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from calcheck.simulations._io import json_text, writable_folder
+from calcheck.simulations.files import json_text, writable_folder
 
 __all__ = ["cmd_figures"]
 

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from calcheck.bounds import registry
-from calcheck.simulations._io import json_text
+from calcheck.simulations.files import json_text
 from calcheck.simulations.parallel import LOG_FORMAT
 from calcheck.simulations.provenance import package_version
 

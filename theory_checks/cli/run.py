@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from calcheck.simulations._io import json_text, writable_folder
+from calcheck.simulations.files import json_text, writable_folder
 from calcheck.simulations.provenance import package_version
 
 from .progress import (

@@ -205,7 +205,7 @@ def _single(args) -> int:
 
 
 def _sweep(args) -> int:
-    from calcheck.simulations._io import atomic_write_text, read_back
+    from calcheck.simulations.files import atomic_write_text, read_back
 
     from ..search.report import KNOWN_FALSE, sweep, sweep_table
 
@@ -239,7 +239,7 @@ def _sweep(args) -> int:
 
 
 def _power(args) -> int:
-    from calcheck.simulations._io import atomic_write_text
+    from calcheck.simulations.files import atomic_write_text
 
     from ..search.power import POWER_ROWS, power_table, search_power
 
@@ -293,7 +293,7 @@ RATE_BUDGETS = {
 
 
 def _rates(args) -> int:
-    from calcheck.simulations._io import atomic_write_text
+    from calcheck.simulations.files import atomic_write_text
 
     from ..catalog import rate_targets
     from ..search.rates import markdown_table, rate_worst_law
@@ -421,7 +421,7 @@ def cmd_search(args) -> int:
             file=sys.stderr,
         )
         return 2
-    from calcheck.simulations._io import writable_folder
+    from calcheck.simulations.files import writable_folder
 
     _check_sizes(args)
     whole_sweep = any((args.all, args.power, args.rate is not None))  # flags, no values

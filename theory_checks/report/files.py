@@ -12,7 +12,7 @@ import shutil
 import time
 from pathlib import Path
 
-from calcheck.simulations._io import atomic_write_text, json_text
+from calcheck.simulations.files import atomic_write_text, json_text
 
 from ..checks.check import CheckResult
 from ..results.evidence import cell_tier, check_tier, ledger

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calcheck.simulations._io import writable_folder
+from calcheck.simulations.files import writable_folder
 from calcheck.simulations.provenance import package_version
 
 __all__ = ["FORMATS", "report"]

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from calcheck.figures.findings import status
-from calcheck.simulations._io import atomic_write_text, read_back
+from calcheck.simulations.files import atomic_write_text, read_back
 
 from ..results.roles import headline_parts, role_count_text
 from .audit import AUDIT_HEADERS, audit_rows

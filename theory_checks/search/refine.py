@@ -41,7 +41,7 @@ from calcheck.simulations.conditional_coverage import (
 from calcheck.simulations.experiments.base import BLOCK_REPS
 from calcheck.simulations.provenance import generator
 from calcheck.simulations.search import (
-    _CRN_PATH,
+    CRN_PATH,
     REFINE_SHRINK,
     REFINE_WIDTH,
     coordinate_refine,
@@ -154,7 +154,7 @@ def _crn_scores(score_law, n: int, seed: int, block: int, part: int = 0):
     so the cache changes nothing but the time (about half of an evaluation).
     """
     # part 0 on the search's own CRN stream; the other classes below it, one stream each
-    rng = crn_generator(seed, block) if part == 0 else generator(seed, _CRN_PATH, block, part)
+    rng = crn_generator(seed, block) if part == 0 else generator(seed, CRN_PATH, block, part)
     s_sorted, u_sorted = sorted_scores(score_law, n, BLOCK_REPS, rng)
     s_sorted.flags.writeable = False
     u_sorted.flags.writeable = False

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from calcheck.simulations._io import atomic_write_text, json_text, read_back, writable_folder
+from calcheck.simulations.files import atomic_write_text, json_text, read_back, writable_folder
 from calcheck.simulations.laws.families import get_family
 from calcheck.simulations.search import SearchBudget
 

@@ -152,10 +152,10 @@ def multiclass_calibrator_method(calibrator, *, grid: int = 256) -> MethodSpec:
     >>> spec.supplied("conditional", data=False), spec.data
     (('alpha', 'n', 'n_bins', 'n_classes'), ('counts', 'means', 'variances', 'n_used'))
     """
-    from calcheck.simulations._validation import check_positive_int
     from calcheck.simulations.experiments.calibrator_multiclass import (
         MulticlassCalibratorExperiment,
     )
+    from calcheck.simulations.validation import check_positive_int
 
     check_positive_int(grid, "grid")
     inner = unwrapped(calibrator)

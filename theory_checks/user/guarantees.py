@@ -302,7 +302,7 @@ def define_guarantee(
     paper = id.split(".")[0]
     # the papers loaded so far, without looking for plugins: a plugin module that defines its
     # guarantees while it is being imported must not load the plugins (itself half imported)
-    if paper in registry.PAPERS or paper in (registry._PLUGINS or {}):
+    if paper in registry.PAPERS or paper in registry.loaded_plugin_papers():
         raise ValueError(
             f"id {id!r} starts with {paper!r}, a paper's key; a guarantee of your own has a "
             "prefix of its own (e.g. 'mine.thm1')"
@@ -384,12 +384,11 @@ def _check_signature(gid, bound, spec: MethodSpec, event: str) -> set:
 
 def _forget_all() -> None:
     """Unregister every guarantee defined at run time (test isolation)."""
-    from ..catalog import _USER_STUDIES
+    from ..catalog import forget_study
 
     for gid in list(_DEFINED):
-        registry._REGISTRY.pop(gid, None)
-        registry._USER.discard(gid)
-        _USER_STUDIES.pop(gid, None)
+        registry.forget_user(gid)
+        forget_study(gid)
     _DEFINED.clear()
 
 

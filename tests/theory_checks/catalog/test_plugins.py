@@ -17,7 +17,7 @@ from calcheck.theory_checks import catalog
 from calcheck.theory_checks.cli.main import main
 from calcheck.theory_checks.user.guarantees import _forget_all
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
+FIXTURES = Path(__file__).parents[2] / "fixtures"
 #: The example plugin (paper ex23) and the plugin of define_guarantee results (dg24).
 PLUGIN_ROOTS = (FIXTURES / "example_plugin", FIXTURES / "define_plugin")
 BUILTIN = ("gr21", "gpr20", "gr22", "klm19", "nch14")

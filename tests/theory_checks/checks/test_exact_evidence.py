@@ -178,7 +178,7 @@ def test_verify_gives_the_exact_verdict_on_the_issues_bound():
 def test_the_python_api_pages_exact_evidence_block_runs_and_says_what_it_prints():
     from pathlib import Path
 
-    page = Path(__file__).resolve().parents[2] / "docs" / "user_guide" / "python_api.md"
+    page = Path(__file__).resolve().parents[3] / "docs" / "user_guide" / "python_api.md"
     section = page.read_text().split("## Exact evidence first", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     namespace: dict = {}

@@ -184,7 +184,7 @@ def test_a_built_in_method_is_found_without_looking_for_plugins(fake_plugins):
 
 def _page_blocks(heading: str) -> list[str]:
     """The ``{code-block} python`` blocks of one section of the extending page."""
-    page = (Path(__file__).parents[2] / "docs" / "user_guide" / "extending.md").read_text()
+    page = (Path(__file__).parents[3] / "docs" / "user_guide" / "extending.md").read_text()
     section = page.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     return [b.split("```", 1)[0] for b in section.split("```{code-block} python\n")[1:]]
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-import calcheck.simulations._io as io
+import calcheck.simulations.files as io
 from calcheck.bounds import gr22
-from calcheck.simulations._io import atomic_write_text
+from calcheck.simulations.files import atomic_write_text
 from calcheck.theory_checks.cli.main import main
 
 

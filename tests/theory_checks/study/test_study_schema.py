@@ -16,7 +16,7 @@ from calcheck.theory_checks.study.files import (
     schema_markdown,
 )
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 STUDY = """guarantee = "gr21.thm3"
 
 [grid]
