@@ -97,8 +97,8 @@ def max_bins_for_eps(bound, eps, n, alpha=None, **kwargs):
     def ok(b):
         return bool(np.all(np.asarray(bound(n_int, b, *args, **kwargs)) <= eps))
 
-    # Bisection on the monotone radius: O(log n) evaluations, never an array of n/2 bins
-    # (n = 1e10 used to allocate 37 GiB).
+    # Bisection on the monotone radius: O(log n) evaluations, never an array of n/2 bins,
+    # which at n = 1e10 would take 37 GiB.
     if not ok(1):
         return None
     lo, hi = 1, n_int // 2

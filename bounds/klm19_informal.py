@@ -20,7 +20,7 @@ import numpy as np
 
 from ._validation import as_integer_array, as_open_unit, as_positive, guard_public, scalar_or_array
 from .guarantee import Guarantee
-from .klm19 import _c
+from .klm19 import _b, _c
 
 __all__ = [
     "gi1_scaling_ce_sq",
@@ -34,10 +34,6 @@ __all__ = [
 
 def _n(n):
     return as_integer_array(n, "n", minimum=1).astype(float)
-
-
-def _b(n_bins):
-    return as_integer_array(n_bins, "n_bins", minimum=1).astype(float)
 
 
 def gi1_scaling_ce_sq(n, *, c):

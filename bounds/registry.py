@@ -38,7 +38,7 @@ PAPERS = {
     "gpr20": (
         "calcheck.bounds.gpr20",
         "calcheck.bounds.gpr20_shift",
-        "calcheck.bounds.gpr20_tripod",
+        "calcheck.bounds.gpr20_sampling",
         "calcheck.bounds.gpr20_steps",
     ),
     "gr22": (

@@ -27,7 +27,14 @@ __all__ = ["cached", "figure_code_stamp"]
 
 logger = logging.getLogger(__name__)
 
-_GENERIC = ("figures/cache.py", "figures/data.py", "figures/plotting.py", "simulations", "bounds")
+_GENERIC = (
+    "figures/cache.py",
+    "figures/data.py",
+    "figures/looseness.py",
+    "figures/plotting.py",
+    "simulations",
+    "bounds",
+)
 
 
 def figure_code_stamp(name: str) -> str:

@@ -180,50 +180,62 @@ def regenerate(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cache_dir = out / "cache"
+    # what a figure's computation (and its cache entries) depends on besides its id
+    settings = {"reps": reps, "seed": seed, "data_root": data_root}
     if jobs != 1:
-        fill_caches(
-            fig_ids,
-            cache_dir,
-            reps=reps,
-            seed=seed,
-            data_root=data_root,
-            jobs=jobs,
-            on_task=on_task,
-        )
+        fill_caches(fig_ids, cache_dir, **settings, jobs=jobs, on_task=on_task)
     entries = []
     for fig_id in fig_ids:
-        mod = get_figure(fig_id)
-        t0 = time.perf_counter()
-        with recording_reads() as reads:
-            data = mod.compute(cache_dir, reps=reps, seed=seed, data_root=data_root)
-        fig = mod.draw(data)
-        fig.suptitle(fig_id, fontsize=9, x=0.01, ha="left")
-        files = []
-        for fmt in formats:
-            path = out / f"{fig_id.replace('.', '_')}.{fmt}"
-            tmp = out / f".{path.name}.tmp"
-            fig.savefig(tmp, dpi=130, format=fmt)
-            os.replace(tmp, path)  # atomic: a killed run never leaves half a figure
-            files.append(path.name)
-        found = mod.findings(data) if hasattr(mod, "findings") else []
-        entries.append(
-            {
-                "id": fig_id,
-                "module": mod.__name__,
-                "caption": mod.CAPTION,
-                "files": files,
-                "findings": found,
-                "seconds": round(time.perf_counter() - t0, 2),
-                "command": f"{command} {fig_id}",
-                "reps": reps,
-                "seed": seed,
-                "code": _code(fig_id, mod),
-                "data_files": dict(sorted(reads.items())),
-            }
-        )
+        entries.append(_regenerate_one(fig_id, out, cache_dir, settings, formats, command))
         logger.info("%s done in %.1f s", fig_id, entries[-1]["seconds"])
         if on_figure is not None:
             on_figure(entries[-1], len(entries), len(fig_ids))
+    _write_index(out, entries)
+    return entries
+
+
+def _regenerate_one(fig_id, out: Path, cache_dir: Path, settings: dict, formats, command) -> dict:
+    """Compute (or read from the cache), draw and save one figure; its ``index.json`` entry.
+
+    ``settings``: the ``reps``, ``seed`` and ``data_root`` the figure is computed with.
+    """
+    mod = get_figure(fig_id)
+    t0 = time.perf_counter()
+    with recording_reads() as reads:
+        data = mod.compute(cache_dir, **settings)
+    fig = mod.draw(data)
+    fig.suptitle(fig_id, fontsize=9, x=0.01, ha="left")
+    files = _save_figure(fig, out, fig_id, formats)
+    found = mod.findings(data) if hasattr(mod, "findings") else []
+    return {
+        "id": fig_id,
+        "module": mod.__name__,
+        "caption": mod.CAPTION,
+        "files": files,
+        "findings": found,
+        "seconds": round(time.perf_counter() - t0, 2),
+        "command": f"{command} {fig_id}",
+        "reps": settings["reps"],
+        "seed": settings["seed"],
+        "code": _code(fig_id, mod),
+        "data_files": dict(sorted(reads.items())),
+    }
+
+
+def _save_figure(fig, out: Path, fig_id: str, formats) -> list[str]:
+    """Save ``fig`` in each format into ``out``; the file names."""
+    files = []
+    for fmt in formats:
+        path = out / f"{fig_id.replace('.', '_')}.{fmt}"
+        tmp = out / f".{path.name}.tmp"
+        fig.savefig(tmp, dpi=130, format=fmt)
+        os.replace(tmp, path)  # atomic: a killed run never leaves half a figure
+        files.append(path.name)
+    return files
+
+
+def _write_index(out: Path, entries: list[dict]) -> None:
+    """Merge ``entries`` into ``out/index.json`` (replacing those of the same ids), by id."""
     index = out / "index.json"
     previous = json.loads(index.read_text())["figures"] if index.is_file() else []
     merged = {e["id"]: e for e in previous} | {e["id"]: e for e in entries}
@@ -235,7 +247,6 @@ def regenerate(
             default=_json_default,
         ),
     )
-    return entries
 
 
 def _code(fig_id: str, module) -> str:

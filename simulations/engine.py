@@ -206,11 +206,89 @@ def run_experiments(
         and stale (stored by other code, recomputed).
     """
     root_seed = check_root_seed(root_seed)
-    if backend not in _BACKENDS:
-        raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
-    n_blocks = n_blocks_for(reps)
+    execution = _Execution.checked(n_jobs, backend, blocks_per_task, progress)
+    inventory = _inventory(experiments, n_blocks_for(reps), root_seed, store)
+    _open_run(inventory, store)
+    hooks = _Hooks(on_block, heartbeat, on_estimate, on_cell_done)
+    collector = _collector(inventory, store, hooks)
+    compress = getattr(store, "compress", True)
+    # the timing probes are the first tasks, run on the workers in parallel: the estimate
+    # waits for one round of blocks, and a refused run has simulated only them
+    probes = _probes(inventory) if inventory.total and on_estimate is not None else []
+    tasks = _tasks(inventory, probes, compress, execution.blocks_per_task)
+    stats = inventory.stats(len(store.damaged) - inventory.damaged_before, collector.by_kind)
+    if tasks:
+        _execute(tasks, len(probes), inventory, collector, execution, hooks.on_estimate)
+    return stats
+
+
+@dataclass(frozen=True)
+class _Execution:
+    """How a run's blocks are computed: none of these settings changes a result."""
+
+    n_jobs: int
+    backend: str
+    blocks_per_task: int | None
+    progress: bool
+
+    @classmethod
+    def checked(cls, n_jobs, backend, blocks_per_task, progress) -> _Execution:
+        """The settings, a backend calcheck does not know or a bad ``n_jobs`` refused."""
+        if backend not in _BACKENDS:
+            raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+            raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
+        return cls(n_jobs, backend, blocks_per_task, progress)
+
+    @property
+    def sequential(self) -> bool:
+        """Whether blocks are simulated in this process, one task after another."""
+        return self.backend == "sequential" or (self.n_jobs == 1 and self.backend == "loky")
+
+
+@dataclass(frozen=True)
+class _Hooks:
+    """The callbacks of :func:`run_experiments`, each optional."""
+
+    on_block: Callable[[str, int], None] | None = None
+    heartbeat: Callable[[int, int, float], None] | None = None
+    on_estimate: Callable[[RunEstimate], None] | None = None
+    on_cell_done: Callable[[str], None] | None = None
+
+
+@dataclass(frozen=True)
+class _Inventory:
+    """A run's experiments and the blocks of each already stored for its root seed.
+
+    ``done`` (key -> stored blocks) grows as the run stores blocks; ``weight`` (key ->
+    estimated seconds per block, 1 until the probes measure them) is set by the estimate.
+    """
+
+    unique: dict
+    stamps: dict
+    done: dict
+    n_blocks: int
+    root_seed: int
+    reused: int
+    stale: int
+    damaged_before: int
+    kind_of: dict
+    weight: dict
+
+    @property
+    def total(self) -> int:
+        """Blocks to compute: all of every experiment but those reused."""
+        return len(self.unique) * self.n_blocks - self.reused
+
+    def stats(self, damaged: int, seconds_by_kind: dict) -> RunStats:
+        """The run's :class:`RunStats` (``seconds_by_kind`` fills as blocks arrive)."""
+        return RunStats(
+            self.total, self.reused, self.stale, len(self.unique), damaged, seconds_by_kind
+        )
+
+
+def _inventory(experiments, n_blocks: int, root_seed: int, store) -> _Inventory:
+    """Describe each experiment in ``store`` and count its blocks there: reused, stale."""
     unique = {e.key: e for e in experiments}
     stamps = {key: e.code_stamp for key, e in unique.items()}
     done, reused, stale = {}, 0, 0
@@ -222,13 +300,22 @@ def run_experiments(
         stale += len(
             {b for b in store.stale_blocks(root_seed, key, stamps[key]) if b < n_blocks} - done[key]
         )
-    total = len(unique) * n_blocks - reused
+    kind_of = {key: type(e).__name__ for key, e in unique.items()}
+    weight = dict.fromkeys(unique, 1.0)
+    return _Inventory(
+        unique, stamps, done, n_blocks, root_seed, reused, stale, damaged_before, kind_of, weight
+    )
+
+
+def _open_run(inventory: _Inventory, store) -> None:
+    """Log what the run will do; refuse a read-only store that lacks blocks; record the seed."""
+    total = inventory.total
     logger.info(
         "%d experiments: %d blocks to compute, %d reused, %d stale (other code)",
-        len(unique),
+        len(inventory.unique),
         total,
-        reused,
-        stale,
+        inventory.reused,
+        inventory.stale,
     )
     if total and store.read_only:
         raise ValueError(
@@ -236,80 +323,121 @@ def run_experiments(
             "needs; make it writable or choose another --out"
         )
     if total:
-        store.set_meta("root_seed", root_seed)
-    # estimated seconds per block of each experiment (1 until the probes measure them)
-    weight = dict.fromkeys(unique, 1.0)
-    kind_of = {key: type(e).__name__ for key, e in unique.items()}
-    collector = Collector(store, root_seed, stamps, n_blocks, done, kind_of, weight, total)
-    collector.on_block, collector.heartbeat = on_block, heartbeat
-    collector.on_cell_done = on_cell_done
-    if on_cell_done is not None:
-        for key in [k for k in unique if len(done[k]) == n_blocks]:
-            on_cell_done(key)
-    compress = getattr(store, "compress", True)
-    # the timing probes run first, in parallel on the workers (no longer one after another)
-    probes = _probes(unique, done, n_blocks) if total and on_estimate is not None else []
+        store.set_meta("root_seed", inventory.root_seed)
+
+
+def _collector(inventory: _Inventory, store, hooks: _Hooks) -> Collector:
+    """The run's collector; ``on_cell_done`` hears at once of experiments already complete."""
+    collector = Collector(
+        store,
+        inventory.root_seed,
+        inventory.stamps,
+        inventory.n_blocks,
+        inventory.done,
+        inventory.kind_of,
+        inventory.weight,
+        inventory.total,
+    )
+    collector.on_block, collector.heartbeat = hooks.on_block, hooks.heartbeat
+    collector.on_cell_done = hooks.on_cell_done
+    if hooks.on_cell_done is not None:
+        done, n_blocks = inventory.done, inventory.n_blocks
+        for key in [k for k in inventory.unique if len(done[k]) == n_blocks]:
+            hooks.on_cell_done(key)
+    return collector
+
+
+def _tasks(inventory: _Inventory, probes, compress: bool, blocks_per_task) -> list:
+    """``(experiment, root_seed, blocks, code stamp, compress)`` of every task, probes first.
+
+    A probe is one block; the other missing blocks of an experiment go ``blocks_per_task``
+    to a task, by default as many as make a few tens of milliseconds of work.
+    """
+    unique, stamps, root_seed = inventory.unique, inventory.stamps, inventory.root_seed
     tasks = [(unique[key], root_seed, [block], stamps[key], compress) for key, block in probes]
     probed = set(probes)
     for key, exp in unique.items():
-        missing = [b for b in range(n_blocks) if b not in done[key] and (key, b) not in probed]
+        done = inventory.done[key]
+        missing = [b for b in range(inventory.n_blocks) if b not in done and (key, b) not in probed]
         per = blocks_per_task or max(1, _POINTS_PER_TASK // (BLOCK_REPS * exp.cost))
         tasks += [
             (exp, root_seed, missing[i : i + per], stamps[key], compress)
             for i in range(0, len(missing), per)
         ]
-    damaged = len(store.damaged) - damaged_before
-    stats = RunStats(total, reused, stale, len(unique), damaged, collector.by_kind)
-    if not tasks:
-        return stats
-    timed: dict = {}  # probe -> (cost, cpu seconds, payload bytes)
+    return tasks
 
+
+def _execute(tasks, n_probes, inventory, collector, execution, on_estimate) -> None:
+    """Run the tasks, the probes first, and store what they return as it arrives."""
     from tqdm.auto import tqdm
 
     with ExitStack() as stack:
         collector.bar = stack.enter_context(
-            tqdm(total=total, disable=not progress, unit="block", desc="calcheck", leave=False)
+            tqdm(
+                total=inventory.total,
+                disable=not execution.progress,
+                unit="block",
+                desc="calcheck",
+                leave=False,
+            )
         )
-        sequential = backend == "sequential" or (n_jobs == 1 and backend == "loky")
-        generation = 0 if sequential else _workers_generation(stamps)
-
-        def results_of(batch):
-            if sequential:
-                return (_simulate_chunk(*task) for task in batch)
-            results = parallel_results(_simulate_chunk, batch, n_jobs, backend, stack, generation)
-            # an interruption (SIGINT, SIGTERM) or an error between two results leaves the
-            # generator suspended: close it on the way out, while the warning filters of
-            # parallel_results still hold, so the workers stop now rather than at garbage
-            # collection and joblib's "tasks ... cancelled" warning is not shown
-            stack.callback(results.close)
-            return results
-
+        results_of = _results_source(execution, inventory.stamps, stack)
         try:
-            if probes:
-                # the probes in parallel first (one block each); nothing else runs until the
-                # estimate is accepted, so a refused run has simulated only them
-                for result in results_of(tasks[: len(probes)]):
-                    collector.receive(result)
-                    key, [(block, _, payload, _)], seconds = result
-                    timed[key, block] = (unique[key].cost, seconds, len(payload))
-                collector.flush()
-                estimate = _estimate(unique, done, n_blocks, timed, n_jobs, weight, collector.count)
-                # from here on the blocks left are weighed by their estimated seconds
-                collector.progress.reweigh({k: n_blocks - len(done[k]) for k in unique})
-                on_estimate(estimate)
-            rest = tasks[len(probes) :]
+            if n_probes:
+                # nothing else runs until the estimate is accepted
+                probed = results_of(tasks[:n_probes])
+                _estimate_from_probes(probed, inventory, collector, execution.n_jobs, on_estimate)
+            rest = tasks[n_probes:]
             for result in results_of(rest) if rest else ():
                 collector.receive(result)
             collector.flush()
         except BaseException:
-            # an interruption or an error: what the workers returned is kept (one commit)
-            if collector.pending:
-                try:
-                    collector.flush(callbacks=False)
-                except Exception:  # the error being raised says more (a full disk, ...)
-                    logger.debug("the last batch could not be stored", exc_info=True)
+            _keep_received(collector)
             raise
-    return stats
+
+
+def _results_source(execution: _Execution, stamps: dict, stack: ExitStack):
+    """A function from a batch of tasks to their results (a generator), here or on workers."""
+    sequential = execution.sequential
+    generation = 0 if sequential else _workers_generation(stamps)
+
+    def results_of(batch):
+        if sequential:
+            return (_simulate_chunk(*task) for task in batch)
+        n_jobs, backend = execution.n_jobs, execution.backend
+        results = parallel_results(_simulate_chunk, batch, n_jobs, backend, stack, generation)
+        # an interruption (SIGINT, SIGTERM) or an error between two results leaves the
+        # generator suspended: close it on the way out, while the warning filters of
+        # parallel_results still hold, so the workers stop now rather than at garbage
+        # collection and joblib's "tasks ... cancelled" warning is not shown
+        stack.callback(results.close)
+        return results
+
+    return results_of
+
+
+def _estimate_from_probes(results, inventory, collector, n_jobs, on_estimate) -> None:
+    """Store the probes' blocks, estimate the run from their times, let ``on_estimate`` judge."""
+    timed: dict = {}  # probe -> (cost, cpu seconds, payload bytes)
+    for result in results:
+        collector.receive(result)
+        key, [(block, _, payload, _)], seconds = result
+        timed[key, block] = (inventory.unique[key].cost, seconds, len(payload))
+    collector.flush()
+    estimate = _estimate(inventory, timed, n_jobs, collector.count)
+    # from here on the blocks left are weighed by their estimated seconds
+    done, n_blocks = inventory.done, inventory.n_blocks
+    collector.progress.reweigh({k: n_blocks - len(done[k]) for k in inventory.unique})
+    on_estimate(estimate)
+
+
+def _keep_received(collector: Collector) -> None:
+    """On an interruption or an error: store what the workers returned (one commit)."""
+    if collector.pending:
+        try:
+            collector.flush(callbacks=False)
+        except Exception:  # the error being raised says more (a full disk, ...)
+            logger.debug("the last batch could not be stored", exc_info=True)
 
 
 #: Experiment key -> the code stamp its blocks had when this process's workers last
@@ -328,10 +456,11 @@ def _workers_generation(stamps: dict) -> int:
     return _GENERATION[0]
 
 
-def _probes(unique, done, n_blocks) -> list[tuple[str, int]]:
+def _probes(inventory: _Inventory) -> list[tuple[str, int]]:
     """``(key, block)`` timed first: the costliest and cheapest experiment of each kind."""
+    done, n_blocks = inventory.done, inventory.n_blocks
     kinds: dict[str, list] = {}
-    for key, exp in unique.items():
+    for key, exp in inventory.unique.items():
         kinds.setdefault(type(exp).__name__, []).append((key, exp))
     probes = []
     for members in kinds.values():
@@ -344,13 +473,15 @@ def _probes(unique, done, n_blocks) -> list[tuple[str, int]]:
     return probes
 
 
-def _estimate(unique, done, n_blocks, timed, n_jobs, weight, stored=0) -> RunEstimate:
+def _estimate(inventory: _Inventory, timed, n_jobs, stored=0) -> RunEstimate:
     """The run's time and store growth, extrapolated from the probes' measured blocks.
 
     Per kind, a block's CPU time is ``overhead + per_point * cost``, fitted on its probes
-    (the costliest and cheapest experiment); ``weight`` receives each experiment's
-    estimated seconds per block. The wall time is the CPU time over the workers.
+    (the costliest and cheapest experiment); the inventory's ``weight`` receives each
+    experiment's estimated seconds per block. The wall time is the CPU time over the workers.
     """
+    unique, done, n_blocks = inventory.unique, inventory.done, inventory.n_blocks
+    weight = inventory.weight
     by_kind: dict[str, list] = {}
     for (key, _), measured in timed.items():
         by_kind.setdefault(type(unique[key]).__name__, []).append(measured)

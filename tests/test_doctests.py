@@ -12,7 +12,7 @@ PUBLIC_MODULES = (
     "calcheck.theory_checks.search.driver",
     "calcheck.theory_checks.running.controls",
     "calcheck.theory_checks.user.guarantees",
-    "calcheck.theory_checks.running.assertions",
+    "calcheck.testing",
     "calcheck.theory_checks.running.plan",
     "calcheck.theory_checks.report.from_results",
     "calcheck.theory_checks.results.export",

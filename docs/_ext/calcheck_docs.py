@@ -196,7 +196,8 @@ def audit_page(paper: str) -> str:
 def counterexamples_page(paper: str) -> str:
     """The paper's printed claims that fail, as the catalog describes them."""
     from calcheck.bounds import registry
-    from calcheck.theory_checks.results.roles import VALID_FORMS, role_of
+    from calcheck.theory_checks.catalog.valid_forms import VALID_FORMS
+    from calcheck.theory_checks.results.roles import role_of
 
     mine = [
         c

@@ -4,7 +4,7 @@ Usage: ``python docs/tools/record_power.py OUT_FOLDER [OUT_FOLDER ...] --command
 --wall-seconds S --commit SHA``. Each folder's ``search/power.json`` rows are concatenated;
 rows whose reference is the exact worst case of a binary guarantee get it recomputed by the
 current :func:`calcheck.theory_checks.search.driver.analytic_reference` (the searches themselves do
-not depend on it), rows of :data:`~calcheck.theory_checks.search.power.POWER_ROWS` whose
+not depend on it), rows of :data:`~calcheck.theory_checks.catalog.search_sweep.POWER_ROWS` whose
 reference depends on the law found (top-label) get each seed's recomputed at its law
 (:func:`calcheck.theory_checks.search.power.top_label_reference`), and every table row is
 re-rendered.

@@ -14,9 +14,6 @@ ICLR. Algorithm 8, Theorem 1 (eqs. 8-9).
 
 from __future__ import annotations
 
-import numpy as np
-from matplotlib.ticker import NullLocator
-
 from calcheck.bounds import gr22
 from calcheck.simulations.certified_coverage import (
     certified_bins,
@@ -25,9 +22,14 @@ from calcheck.simulations.certified_coverage import (
     smallest_certified_eps,
     smallest_layout_eps,
 )
-from calcheck.simulations.exact_coverage import looseness_grid
 
-from ..plotting import new_figure
+from ..looseness import (
+    LoosenessFigure,
+    Statement,
+    draw_looseness,
+    looseness_data,
+    looseness_findings,
+)
 
 ID = "gr22.looseness"
 CAPTION = (
@@ -73,103 +75,45 @@ def _certified_conditional(n_l, b, a):
 
 def _failure_marginal(n_l, b, a):
     eps = _marginal_eps(n_l, b, a)
-    k = _bins_per_class(n_l, b)
-    return 1.0 - certified_coverage(n_l, k, eps, event="marginal", pooled=False).value
+    n_bins = _bins_per_class(n_l, b)
+    return 1.0 - certified_coverage(n_l, n_bins, eps, event="marginal", pooled=False).value
 
 
 def _failure_conditional(n_l, b, a):
     return 1.0 - certified_layout(_classes(n_l, b), _conditional_eps(n_l, b, a)).value
 
 
-#: key -> (title, theorem eps, certified eps, worst failure at the theorem's eps)
+#: key -> the theorem's eps, the certified eps of its event and the worst failure at its eps
 THEOREMS = {
-    "thm1_marginal": (
+    "thm1_marginal": Statement(
         "Theorem 1, marginal eps_1 (eq. 8), per class",
         _marginal_eps,
         _certified_marginal,
         _failure_marginal,
     ),
-    "thm1_conditional": (
+    "thm1_conditional": Statement(
         "Theorem 1, conditional eps_2 (eq. 9), L = 5",
         _conditional_eps,
         _certified_conditional,
         _failure_conditional,
     ),
 }
-_STYLES = {0.05: ("-", "o"), 0.1: (":", "s")}
+#: Both statements depend on the sizes through k = n_l // B_l: drawn against k.
+FIGURE = LoosenessFigure(
+    THEOREMS, N_VALUES, BINS, ALPHAS, size_names=("n_l", "B_l"), x_axis="points_per_bin"
+)
 
 
 def compute(cache_dir=None, **_):
     """Theorem eps, certified eps, ratio and worst failure at the theorem's eps, per (n_l, B_l)."""
-    out = {"n_values": np.array(N_VALUES), "bins": np.array(BINS), "alphas": np.array(ALPHAS)}
-    out["k"] = np.array([[n // b for b in BINS] for n in N_VALUES])
-    for key, (_, bound, certified, failure) in THEOREMS.items():
-        for name, values in looseness_grid(bound, certified, N_VALUES, BINS, ALPHAS).items():
-            out[f"{key}/{'certified' if name == 'exact' else name}"] = values
-        out[f"{key}/failure"] = looseness_grid(failure, failure, N_VALUES, BINS, ALPHAS)["theorem"]
-    return out
+    return looseness_data(FIGURE)
 
 
 def findings(data):
     """Per statement: every ratio >= 1 (a real test), the ratio range and the true failure."""
-    found = []
-    for key, (title, *_) in THEOREMS.items():
-        ratio, failure = data[f"{key}/ratio"], data[f"{key}/failure"]
-        found += [
-            {
-                "claim": f"{title}: the smallest eps certified for every law never exceeds "
-                "the theorem's (every ratio >= 1)",
-                "value": float(ratio.min()),
-                "holds": bool(np.all(ratio >= 1.0)),
-            },
-            {
-                "claim": f"{title}: ratio theorem eps / certified eps over n_l in {N_VALUES}, "
-                f"B_l in {BINS}, alpha in {ALPHAS}",
-                "value": {"min": round(float(ratio.min()), 4), "max": round(float(ratio.max()), 4)},
-                "status": "reported",
-            },
-            {
-                "claim": f"{title}: largest failure probability over every law at the "
-                "theorem's eps "
-                f"(alpha = {ALPHAS[0]}, {ALPHAS[1]})",
-                "value": {
-                    str(a): [round(float(f(failure[..., i])), 5) for f in (np.min, np.max)]
-                    for i, a in enumerate(ALPHAS)
-                },
-                "status": "reported",
-            },
-        ]
-    return found
+    return looseness_findings(FIGURE, data)
 
 
 def draw(data):
     """Top: eps against k (alpha = 0.1); bottom: the ratio against k for both alphas."""
-    fig, axes = new_figure(ncols=len(THEOREMS), nrows=2, width=4.6, height=3.4)
-    k = data["k"].ravel()
-    order = np.argsort(k)
-    k_sorted = k[order]
-    i01 = list(data["alphas"]).index(0.1)
-    for col, (key, (title, *_)) in enumerate(THEOREMS.items()):
-        top, bottom = axes[0, col], axes[1, col]
-        theorem = data[f"{key}/theorem"][..., i01].ravel()[order]
-        certified = data[f"{key}/certified"][..., i01].ravel()[order]
-        top.plot(k_sorted, theorem, "-o", color="tab:red", label="theorem")
-        top.plot(k_sorted, certified, "--^", color="black", label="certified (smallest eps)")
-        for i, a in enumerate(data["alphas"]):
-            ls, mk = _STYLES[float(a)]
-            r = data[f"{key}/ratio"][..., i].ravel()[order]
-            bottom.plot(k_sorted, r, linestyle=ls, marker=mk, color="tab:red", label=f"alpha={a:g}")
-        top.set_title(title, fontsize=9)
-        top.set_yscale("log")
-        top.set_ylabel(r"$\varepsilon$ reaching $1-\alpha$ ($\alpha$ = 0.1)")
-        bottom.axhline(1.0, color="black", linewidth=0.8)
-        bottom.set_ylim(0.9, max(1.8, float(np.max(data[f"{key}/ratio"])) * 1.08))
-        bottom.set_ylabel(r"theorem $\varepsilon$ / certified $\varepsilon$")
-        for ax in (top, bottom):
-            ax.set_xscale("log")
-            ax.set_xlabel("points per bin k = n_l / B_l")
-            ax.xaxis.set_minor_locator(NullLocator())
-            ticks = np.unique(k_sorted)
-            ax.set_xticks(ticks, [str(v) for v in ticks], fontsize=7, rotation=45)
-            ax.legend(fontsize=7)
-    return fig
+    return draw_looseness(FIGURE, data)

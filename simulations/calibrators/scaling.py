@@ -14,7 +14,11 @@ features are finite.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
+from ..laws.recalibration import sigmoid
 
 __all__ = [
     "SCALERS",
@@ -31,10 +35,6 @@ _NLL_RADIUS = 1e-9  # relative error bound of the approximate objective (see _pl
 def _logit(s):
     s = np.clip(s, _CLIP, 1.0 - _CLIP)
     return np.log(s) - np.log1p(-s)
-
-
-def _sigmoid(z):
-    return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
 def logistic_newton_batch(features, labels, *, max_iter=50, tol=1e-10, ridge=1e-10):
@@ -62,7 +62,7 @@ def logistic_newton_batch(features, labels, *, max_iter=50, tol=1e-10, ridge=1e-
     coef = np.zeros((r, p))
     eye = np.eye(p)
     for _ in range(max_iter):
-        prob = _sigmoid(np.einsum("rnp,rp->rn", x, coef))
+        prob = sigmoid(np.einsum("rnp,rp->rn", x, coef))
         grad = np.einsum("rnp,rn->rp", x, prob - y)
         w = prob * (1.0 - prob)
         hess = np.einsum("rnp,rn,rnq->rpq", x, w, x) + ridge * eye
@@ -123,7 +123,16 @@ def _platt_nll(x, y, rows, a, b, penalty, work, *, exact):
     return out + pen, radius
 
 
-def _halved_steps(x, y, rows, a, b, da, db, penalty, work, *, halvings=60):
+class LogLossData(NamedTuple):
+    """What the penalised log-loss of a batch of Platt fits reads: the data and work arrays."""
+
+    x: np.ndarray
+    y: np.ndarray
+    penalty: float
+    work: tuple
+
+
+def _halved_steps(data: LogLossData, rows, a, b, da, db, *, halvings=60):
     """Step sizes of the halving line search of the log-loss Newton fit, for ``rows``.
 
     Each row's step ``s`` (1, 1/2, ...) is halved until the objective at ``(a + s da,
@@ -132,6 +141,7 @@ def _halved_steps(x, y, rows, a, b, da, db, penalty, work, *, halvings=60):
     bounded approximation of :func:`_platt_nll`, and only when the two sides are within
     the bounds (or not finite) on the exact objectives of the rows in doubt.
     """
+    x, y, penalty, work = data
     ar, br, dar, dbr = a[rows], b[rows], da[rows], db[rows]
     cur, cur_radius = _platt_nll(x, y, rows, ar, br, penalty, work, exact=False)
     cur_exact, known = np.empty(rows.size), np.zeros(rows.size, dtype=bool)
@@ -231,7 +241,7 @@ class PlattScaling(_Scaler):
     @staticmethod
     def transform_batch(coef, scores):
         """Calibrated probabilities of ``scores`` under fitted coefficients."""
-        return _sigmoid(coef[:, :1] * _logit(scores) + coef[:, 1:2])
+        return sigmoid(coef[:, :1] * _logit(scores) + coef[:, 1:2])
 
     @staticmethod
     def injective_batch(coef):
@@ -257,7 +267,7 @@ class TemperatureScaling(_Scaler):
     @staticmethod
     def transform_batch(coef, scores):
         """Calibrated probabilities of ``scores`` under fitted coefficients."""
-        return _sigmoid(coef[:, :1] * _logit(scores))
+        return sigmoid(coef[:, :1] * _logit(scores))
 
     @staticmethod
     def injective_batch(coef):
@@ -307,7 +317,7 @@ class BetaCalibration(_Scaler):
     def transform_batch(coef, scores):
         """Calibrated probabilities of ``scores`` under fitted coefficients."""
         s = np.clip(scores, _CLIP, 1.0 - _CLIP)
-        return _sigmoid(coef[:, :1] * np.log(s) - coef[:, 1:2] * np.log1p(-s) + coef[:, 2:3])
+        return sigmoid(coef[:, :1] * np.log(s) - coef[:, 1:2] * np.log1p(-s) + coef[:, 2:3])
 
     @staticmethod
     def injective_batch(coef):

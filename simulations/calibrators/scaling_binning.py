@@ -35,7 +35,7 @@ from ..validation import as_generator, check_n_bins, check_scores_labels
 from .binning import _bin_means
 from .edges import uniform_mass_edge_ranks
 from .multiclass_binning import check_probability_matrix
-from .scaling import _halved_steps, _logit
+from .scaling import LogLossData, _halved_steps, _logit
 
 __all__ = [
     "LOSSES",
@@ -67,7 +67,7 @@ def _moments(x, v, out):
 
 
 def _affine_sigmoid(a, b, x, out):
-    """``_sigmoid(a x + b)`` row-wise into ``out``, bit for bit (the fits reuse work arrays)."""
+    """``sigmoid(a x + b)`` row-wise into ``out``, bit for bit (the fits reuse work arrays)."""
     # on (100, 30000) rows a fresh temporary costs as much as the arithmetic (page faults)
     np.multiply(a[:, None], x, out=out)
     out += b[:, None]
@@ -116,7 +116,7 @@ def _platt_log_loss_fit(x, y, *, max_iter=200, tol=1e-9, penalty=1e-10):
         # objective decreases (only those rows pay for evaluating it).
         rows = np.flatnonzero(size > 0.5)
         if rows.size:
-            step = _halved_steps(x, y, rows, a, b, da, db, penalty, bufs)
+            step = _halved_steps(LogLossData(x, y, penalty, bufs), rows, a, b, da, db)
             da[rows] *= step
             db[rows] *= step
         a, b = a + da, b + db

@@ -57,15 +57,14 @@ def _fit_exact(
     outputs="distinct",
     *,
     binary_labels=False,
-    with_batch=False,
 ):
-    """Fit randomized UMD on (R, m) rows and return (mass, error) arrays of shape (R, B).
+    """Fit randomized UMD on (R, m) rows: (mass, error) arrays of shape (R, B) and the batch.
 
     ``delta = 0, outputs = "distinct"`` is the delta -> 0 limit the theorems are about;
     ``outputs = "as_returned"`` the map a user receives (equal values of a class merged);
     ``delta > 0`` jitters the values (gr21 Algorithm 2, lines 14-15). ``binary_labels``:
-    the labels are known to be in {0, 1} (a faster, identical sort). ``with_batch``: the
-    fitted :class:`BinningBatch` too (its edges place test points).
+    the labels are known to be in {0, 1} (a faster, identical sort). The fitted
+    :class:`BinningBatch` is returned too (its edges place test points).
     """
     cal = RandomizedUniformMassBinning(n_bins, delta=delta, outputs=outputs)
     sorted_rows = _sort_binary_labels(scores, labels, rng) if binary_labels else None
@@ -74,7 +73,7 @@ def _fit_exact(
     else:
         batch = cal.fit_sorted_batch(*sorted_rows, n_bins, rng)
     be = exact_bin_errors(batch, law)
-    return (be.mass, be.error, batch) if with_batch else (be.mass, be.error)
+    return be.mass, be.error, batch
 
 
 def _variant(exp) -> str:
@@ -177,7 +176,7 @@ class TopLabelBinningExperiment(Experiment):
             law = self.law.laws[lab]
             u = law.sample_scores((reps, int(counts[lab])), rng)
             y = law._binary_labels(u, rng)
-            m, e = _fit_exact(
+            m, e, _ = _fit_exact(
                 law,
                 u,
                 y,
@@ -276,7 +275,6 @@ class ClassWiseBinningExperiment(Experiment):
                 self.delta,
                 self.outputs,
                 binary_labels=True,
-                with_batch=True,
             )
             masses.append(m)
             errs.append(e)

@@ -1,4 +1,4 @@
-"""Parametric law families: a vector theta in a box -> a law with exact truth (issue 14).
+"""Parametric law families: a vector theta in a box -> a law with exact truth.
 
 A :class:`LawFamily` names its parameters (``names``), states its box (``bounds``) and builds,
 for any theta in the box, a law of the protocol of :mod:`calcheck.simulations.laws` with exact

@@ -30,7 +30,14 @@ import numpy as np
 from ..validation import check_positive_int
 from .base import Law
 
-__all__ = ["RecalibrationLaw", "logit", "noisy_platt_law", "platt_law", "sine_platt_law"]
+__all__ = [
+    "RecalibrationLaw",
+    "logit",
+    "noisy_platt_law",
+    "platt_law",
+    "sigmoid",
+    "sine_platt_law",
+]
 
 _KINDS = ("sigmoid", "noisy", "sine")
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
@@ -38,7 +45,8 @@ _PANELS = 512  # of the noise rule
 _SMOOTH_PANELS = 64  # 1024 nodes: ~1e-14 on sigmoids of logit z with |a| <= 4
 
 
-def _sigmoid(t):
+def sigmoid(t):
+    """The logistic function, written with tanh (no overflow for large ``|t|``)."""
     return 0.5 * (1.0 + np.tanh(0.5 * t))
 
 
@@ -98,7 +106,7 @@ class RecalibrationLaw(Law):
         check_positive_int(self.cycles, "cycles")
         # sigma(a logit z + b) is increasing, so its range on [lo, hi] is its endpoint
         # values; q = sigmoid + xi with |xi| <= amplitude stays in [0, 1] iff this holds.
-        s_lo, s_hi = _sigmoid(self.a * logit(np.array([self.lo, self.hi])) + self.b)
+        s_lo, s_hi = sigmoid(self.a * logit(np.array([self.lo, self.hi])) + self.b)
         if self.amplitude > 0 and (s_lo < self.amplitude or s_hi > 1 - self.amplitude):
             raise ValueError(
                 f"q leaves [0, 1]: the sigmoid ranges over [{s_lo:.4f}, {s_hi:.4f}] on "
@@ -128,7 +136,7 @@ class RecalibrationLaw(Law):
 
     def sigmoid_part(self, z):
         """``sigma(a logit z + b)``."""
-        return _sigmoid(self.a * logit(np.asarray(z, dtype=float)) + self.b)
+        return sigmoid(self.a * logit(np.asarray(z, dtype=float)) + self.b)
 
     def perturbation(self, z):
         """``xi(z)``."""
@@ -166,7 +174,7 @@ class RecalibrationLaw(Law):
         x -= q
         q = np.multiply(x, self.a, out=q)
         q += self.b
-        # _sigmoid in place: 0.5 * (1 + tanh(0.5 t))
+        # sigmoid in place: 0.5 * (1 + tanh(0.5 t))
         q *= 0.5
         np.tanh(q, out=q)
         q += 1.0

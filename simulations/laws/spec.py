@@ -188,6 +188,78 @@ def _binary(table, name, where):
     )
 
 
+def _linear_shift(table, name, where):
+    """``family = "linear_shift"``: a shift strength ``c0`` and a smooth eta."""
+    return LinearShiftLaw(
+        _number(table.get("c0", 0.5), "c0"),
+        _eta(table.get("eta", {"kind": "power"}), f"{where} eta"),
+        name,
+    )
+
+
+def _top_label(table, name, where):
+    """``family = "top_label"``: class probabilities and one binary table per class."""
+    classes = table.get("classes")
+    if not isinstance(classes, list) or not classes:
+        raise ValueError(
+            f"{where}: family 'top_label' needs classes = [table, ...], one "
+            "binary law per predicted class"
+        )
+    laws = []
+    for i, sub in enumerate(classes):
+        _strict(sub, _FAMILY_KEYS["binary"], f"{where} classes[{i}]")
+        laws.append(_binary(sub, f"{name}[{i}]", f"{where} classes[{i}]"))
+    return TopLabelLaw(_numbers(table.get("class_probs"), "class_probs"), tuple(laws), name)
+
+
+def _binned_model(table, name, where):
+    """``family = "binned_model"``: a model's outputs, their masses and label means."""
+    missing = [k for k in _FAMILY_KEYS["binned_model"][1:] if k not in table]
+    if missing:
+        raise ValueError(f"{where}: family 'binned_model' needs {missing}")
+    return BinnedModelLaw(
+        *(_numbers(table[k], k) for k in ("values", "masses", "label_means")), name
+    )
+
+
+def _recalibration(table, name, where):
+    """``family = "recalibration"``: Platt's family ``sigma(a logit z + b)`` plus ``xi(z)``."""
+    numbers = {k: _number(table[k], k) for k in ("a", "b", "amplitude", "lo", "hi") if k in table}
+    ints = {k: table[k] for k in ("cells", "cycles", "seed") if k in table}
+    for k, v in ints.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < (k != "seed"):
+            raise ValueError(
+                f"{k} must be a {'non-negative' if k == 'seed' else 'positive'} integer, got {v!r}"
+            )
+    kind = table.get("kind", "sigmoid")
+    return RecalibrationLaw(kind=kind, name=name, **numbers, **ints)
+
+
+def _dirichlet_affine(table, name, where):
+    """``family = "dirichlet_affine"``: a Dirichlet or prototypes, shrunk by ``shrink``."""
+    prototypes = table.get("prototypes", [])
+    if not isinstance(prototypes, list):
+        raise ValueError(f"prototypes must be a list of rows, got {prototypes!r}")
+    return DirichletAffineLaw(
+        _numbers(table.get("concentration", [1.0, 1.0, 1.0]), "concentration"),
+        _number(table.get("shrink", 0.7), "shrink"),
+        tuple(_numbers(row, "prototypes") for row in prototypes),
+        _numbers(table.get("prototype_probs", []), "prototype_probs"),
+        name,
+    )
+
+
+#: family -> ``build(table, name, where) -> Law``, for a table whose keys are checked.
+_FAMILY_BUILDERS = {
+    "binary": _binary,
+    "linear_shift": _linear_shift,
+    "top_label": _top_label,
+    "dirichlet_affine": _dirichlet_affine,
+    "binned_model": _binned_model,
+    "recalibration": _recalibration,
+}
+
+
 def law_from_spec(table, name: str = "custom") -> Law:
     """Build a law from a table (see the module docstring) or the name of a shipped law.
 
@@ -235,53 +307,4 @@ def law_from_spec(table, name: str = "custom") -> Law:
         raise ValueError(f"law family must be one of {list(_FAMILY_KEYS)}, got {family!r}")
     where = f"law {name!r}"
     _strict(table, _FAMILY_KEYS[family], f"{where} (family {family!r})")
-    if family == "binary":
-        return _binary(table, name, where)
-    if family == "linear_shift":
-        return LinearShiftLaw(
-            _number(table.get("c0", 0.5), "c0"),
-            _eta(table.get("eta", {"kind": "power"}), f"{where} eta"),
-            name,
-        )
-    if family == "top_label":
-        classes = table.get("classes")
-        if not isinstance(classes, list) or not classes:
-            raise ValueError(
-                f"{where}: family 'top_label' needs classes = [table, ...], one "
-                "binary law per predicted class"
-            )
-        laws = []
-        for i, sub in enumerate(classes):
-            _strict(sub, _FAMILY_KEYS["binary"], f"{where} classes[{i}]")
-            laws.append(_binary(sub, f"{name}[{i}]", f"{where} classes[{i}]"))
-        return TopLabelLaw(_numbers(table.get("class_probs"), "class_probs"), tuple(laws), name)
-    if family == "binned_model":
-        missing = [k for k in _FAMILY_KEYS[family][1:] if k not in table]
-        if missing:
-            raise ValueError(f"{where}: family 'binned_model' needs {missing}")
-        return BinnedModelLaw(
-            *(_numbers(table[k], k) for k in ("values", "masses", "label_means")), name
-        )
-    if family == "recalibration":
-        numbers = {
-            k: _number(table[k], k) for k in ("a", "b", "amplitude", "lo", "hi") if k in table
-        }
-        ints = {k: table[k] for k in ("cells", "cycles", "seed") if k in table}
-        for k, v in ints.items():
-            if isinstance(v, bool) or not isinstance(v, int) or v < (k != "seed"):
-                raise ValueError(
-                    f"{k} must be a {'non-negative' if k == 'seed' else 'positive'} "
-                    f"integer, got {v!r}"
-                )
-        kind = table.get("kind", "sigmoid")
-        return RecalibrationLaw(kind=kind, name=name, **numbers, **ints)
-    prototypes = table.get("prototypes", [])
-    if not isinstance(prototypes, list):
-        raise ValueError(f"prototypes must be a list of rows, got {prototypes!r}")
-    return DirichletAffineLaw(
-        _numbers(table.get("concentration", [1.0, 1.0, 1.0]), "concentration"),
-        _number(table.get("shrink", 0.7), "shrink"),
-        tuple(_numbers(row, "prototypes") for row in prototypes),
-        _numbers(table.get("prototype_probs", []), "prototype_probs"),
-        name,
-    )
+    return _FAMILY_BUILDERS[family](table, name, where)

@@ -22,7 +22,7 @@ import itertools
 import numpy as np
 import pytest
 
-from calcheck.bounds.gpr20_tripod import thm2_no_repeat_probability, thm2_sampling_interval
+from calcheck.bounds.gpr20_sampling import thm2_no_repeat_probability, thm2_sampling_interval
 
 
 def _hoeffding_bins(s_cal, y_cal, s_test, alpha=0.2, n_bins=2):

@@ -298,7 +298,7 @@ def _halved_steps_reference(x, y, rows, a, b, da, db, penalty):
 
 @pytest.mark.parametrize("separable", [False, True])
 def test_halved_steps_equal_the_exact_line_search(separable):
-    from calcheck.simulations.calibrators.scaling import _halved_steps, _platt_nll
+    from calcheck.simulations.calibrators.scaling import LogLossData, _halved_steps, _platt_nll
 
     rng = np.random.default_rng(3)
     r, n = 40, 300
@@ -310,7 +310,8 @@ def test_halved_steps_equal_the_exact_line_search(separable):
     rows = np.flatnonzero(rng.random(r) < 0.8)
     work = tuple(np.empty((7, n)) for _ in range(4))
     ref = _halved_steps_reference(x, y, rows, a, b, da, db, 1e-10)
-    assert np.array_equal(_halved_steps(x, y, rows, a, b, da, db, 1e-10, work), ref)
+    steps = _halved_steps(LogLossData(x, y, 1e-10, work), rows, a, b, da, db)
+    assert np.array_equal(steps, ref)
     value, radius = _platt_nll(x, y, rows, a[rows], b[rows], 1e-10, work, exact=False)
     exact = _platt_nll(x, y, rows, a[rows], b[rows], 1e-10, work, exact=True)
     t = a[rows, None] * x[rows] + b[rows, None]

@@ -2,7 +2,8 @@
 
 Gupta, C., Podkopaev, A. and Ramdas, A. (2020). Distribution-free binary classification:
 prediction sets, confidence intervals and calibration. NeurIPS. Theorems 3-7 and 10,
-Corollaries 1 and 3, Propositions 2 and 3, the proof steps G3 and G4 of Theorem 7.
+Corollaries 1 and 3, Propositions 2 and 3, the proof steps G3 and G4 of Theorem 7 (Theorem 3
+and Corollary 1 in :mod:`.gpr20_adversary`, the covariate shift in :mod:`.gpr20_shift`).
 
 Every registered gpr20 guarantee has a check and at least one negative control that the
 suite must flag, except Proposition 2, an identity (its fitted exponent is 1 by algebra:
@@ -21,10 +22,6 @@ from calcheck.simulations.experiments.gpr20 import (
     StreamExperiment,
     UMSCountExperiment,
 )
-from calcheck.simulations.experiments.gpr20_adversary import (
-    AdversaryScalingExperiment,
-    CIWidthExperiment,
-)
 from calcheck.simulations.laws import LAWS
 
 from ..checks.budgets import get_budget
@@ -32,14 +29,14 @@ from ..checks.check import Check, StudyAdapter, with_sharper_controls
 from ..checks.events import (
     AtLeast,
     BoundRule,
-    Exceeds,
     PathWithin,
     Within,
     constant,
     substitute,
 )
-from ..series.tradeoff import TradeoffCheck
-from .gpr20_shift import SHIFT_REFUSED, SHIFT_STUDIES, add_shift_checks, prop2_checks
+from .common import make_check
+from .gpr20_adversary import cor1_checks, thm3_checks
+from .gpr20_shift import SHIFT_REFUSED, SHIFT_STUDIES, prop2_checks, shift_checks
 
 __all__ = ["REFUSED", "STUDIES", "checks"]
 
@@ -87,83 +84,85 @@ _N_FOR_NB = substitute(
 def checks(budget="quick") -> list[Check]:
     """The gpr20 checks and negative controls for a budget ("quick" or "full")."""
     bud = get_budget(budget)
-    full, al = bud.full, bud.alphas
-    out: list[Check] = []
+    out = [
+        *_thm4_checks(bud),
+        *_cor3_checks(bud),
+        *_thm5_checks(bud),
+        *_thm6_checks(bud),
+        *shift_checks(bud.full, bud.alphas),
+        *prop2_checks(bud.full),
+        *thm3_checks(bud),
+        *cor1_checks(bud.alphas),
+    ]
+    # sharper control: detectable factor 0.81 at the quick budget
+    # G3, G4 (corrected): half the radius fails on the step ratios (detectable factors of
+    # about 0.6 at the quick budget)
+    return with_sharper_controls(
+        out, {"gpr20.thm4.hoeffding": 0.75, "gpr20.g3": 0.5, "gpr20.g4.corrected": 0.5}
+    )
 
-    def add(
-        cid,
-        guarantee,
-        experiments,
-        event,
-        claim="1-alpha",
-        expect="consistent",
-        bound=None,
-        text="",
-        alphas=al,
-        role="",
-    ):
-        out.append(
-            Check(
-                cid,
-                guarantee,
-                tuple(experiments),
-                event,
-                alphas,
-                claim,
-                expect,
-                bound or BoundRule(),
-                text,
-                role,
-            )
-        )
 
-    # Theorem 4 and its Hoeffding analogue, per bin given the counts.
+def _thm4_checks(bud) -> list[Check]:
+    """Theorem 4 and its Hoeffding analogue, per bin given the counts, with their controls."""
+    al = bud.alphas
     bins = [
         BinBernoulliExperiment(c, p, name)
-        for name, c, p in _BINS["quick"] + (_BINS["full"] if full else [])
+        for name, c, p in _BINS["quick"] + (_BINS["full"] if bud.full else [])
     ]
     moderate_rare = [e for e in bins if e.name == "moderate_rare"]
     per_bin = Within("error")
-    add(
-        "gpr20.thm4",
-        "gpr20.thm4",
-        bins,
-        per_bin,
-        text="given the bin counts, all bins within the empirical-Bernstein half-width (17)",
-    )
-    # On the guarantee's own path (one of its settings, same statistic), decided by bins
-    # that are not empty: with N_b = 100, p = 0.1 and B = 50, a bin with 1-3 positives has
-    # V^_b well below p (1 - p) and leaves sqrt(2 V^_b ln(3B/alpha)/N_b); exact coverage
-    # 0.675 against 0.9 (binomial pmf), of which all-zero bins (radius 0) make 0.13%.
-    add(
-        "gpr20.thm4.control.without_range_term",
-        "gpr20.thm4",
-        moderate_rare,
-        per_bin,
-        expect="violated",
-        bound=_WITHOUT_RANGE,
-        text="negative control: Theorem 4 without its 3 ln(3B/alpha)/N_b term, 50 bins of "
-        "100 points at p = 0.1: bins with 1-3 positives understate the variance (exact "
-        "coverage 0.675 < 0.9; all-zero bins, radius 0, in 0.13% of replicates)",
-    )
-    add(
-        "gpr20.thm4.hoeffding",
-        "gpr20.thm4.hoeffding",
-        bins,
-        per_bin,
-        text="derived: all bins within sqrt(ln(2B/alpha)/(2 N_b)) (not a paper claim)",
-    )
-    add(
-        "gpr20.thm4.hoeffding.control.without_union_bound",
-        "gpr20.thm4.hoeffding",
-        [BinBernoulliExperiment((20,) * 50, (0.5,) * 50, "equal_half_50")],
-        per_bin,
-        expect="violated",
-        bound=_NO_UNION,
-        text="negative control: Hoeffding at level alpha per bin, no union bound, 50 bins",
-    )
+    return [
+        make_check(
+            al,
+            "gpr20.thm4",
+            "gpr20.thm4",
+            bins,
+            per_bin,
+            description="given the bin counts, all bins within the empirical-Bernstein "
+            "half-width (17)",
+        ),
+        # On the guarantee's own path (one of its settings, same statistic), decided by bins
+        # that are not empty: with N_b = 100, p = 0.1 and B = 50, a bin with 1-3 positives
+        # has V^_b well below p (1 - p) and leaves sqrt(2 V^_b ln(3B/alpha)/N_b); exact
+        # coverage 0.675 against 0.9 (binomial pmf), of which all-zero bins (radius 0) make
+        # 0.13%.
+        make_check(
+            al,
+            "gpr20.thm4.control.without_range_term",
+            "gpr20.thm4",
+            moderate_rare,
+            per_bin,
+            expect="violated",
+            bound=_WITHOUT_RANGE,
+            description="negative control: Theorem 4 without its 3 ln(3B/alpha)/N_b term, 50 "
+            "bins of 100 points at p = 0.1: bins with 1-3 positives understate the variance "
+            "(exact coverage 0.675 < 0.9; all-zero bins, radius 0, in 0.13% of replicates)",
+        ),
+        make_check(
+            al,
+            "gpr20.thm4.hoeffding",
+            "gpr20.thm4.hoeffding",
+            bins,
+            per_bin,
+            description="derived: all bins within sqrt(ln(2B/alpha)/(2 N_b)) (not a paper claim)",
+        ),
+        make_check(
+            al,
+            "gpr20.thm4.hoeffding.control.without_union_bound",
+            "gpr20.thm4.hoeffding",
+            [BinBernoulliExperiment((20,) * 50, (0.5,) * 50, "equal_half_50")],
+            per_bin,
+            expect="violated",
+            bound=_NO_UNION,
+            description="negative control: Hoeffding at level alpha per bin, no union bound, "
+            "50 bins",
+        ),
+    ]
 
-    # Corollary 3 end to end: fixed-width bins, and uniform-mass bins with a split.
+
+def _cor3_checks(bud) -> list[Check]:
+    """Corollary 3 end to end: fixed-width bins, and uniform-mass bins with a split."""
+    al = bud.alphas
     fw, ums = {"name": "fixed_width"}, {"name": "ums", "split": 0.2}
     cor3_laws = [
         (LAWS["uniform_half"], fw, 10),
@@ -172,7 +171,7 @@ def checks(budget="quick") -> list[Check]:
         (LAWS["skewed_beta"], ums, 10),
         (LAWS["two_atoms"], ums, 10),
     ]
-    ns = (1000, 3000) if not full else (300, 1000, 3000, 10000)
+    ns = (1000, 3000) if not bud.full else (300, 1000, 3000, 10000)
     benign = [BinningRadiusExperiment(law, cal, n, b) for law, cal, b in cor3_laws for n in ns]
     counter = [BinningRadiusExperiment(LAWS["cor3_counterexample"], fw, n, 2) for n in ns]
     adversary = [BinningRadiusExperiment(LAWS["adversary_q"], fw, 1000, 10)]
@@ -181,84 +180,104 @@ def checks(budget="quick") -> list[Check]:
     # has a smaller V^ than another bin and n is large enough for the 3 ln(3B/alpha)/N_b
     # term not to hide it (uniform_logistic, n = 10000: coverage 0.86 at alpha = 0.1). The
     # check states where it holds; the control shows both ways it fails.
-    add(
-        "gpr20.cor3",
-        "gpr20.cor3",
-        [e for e in benign if e.n <= 3000],
-        max_err,
-        text="histogram binning: every output within the printed radius hw_{b*}, "
-        "b* = argmin N_b (benign laws, n <= 3000; fails beyond, see the control)",
-    )
-    add(
-        "gpr20.cor3.control.counterexample",
-        "gpr20.cor3",
-        [counter[-1], BinningRadiusExperiment(LAWS["uniform_logistic"], fw, 10000, 10)],
-        max_err,
-        expect="violated",
-        role="counterexample",
-        text="the printed radius fails where the fewest-point bin has V^ = 0, and on a benign "
-        "logistic law at n = 10000 where V^_b differs across bins (the proof needs max_b hw_b)",
-    )
-    add(
-        "gpr20.cor3.max_halfwidth",
-        "gpr20.cor3.max_halfwidth",
-        benign + counter + adversary,
-        max_err,
-        text="histogram binning: every output within max_b hw_b, incl. the "
-        "counterexample and the adversary Q of Theorem 2",
-    )
-    add(
-        "gpr20.cor3.max_halfwidth.control.n_in_place_of_n_b",
-        "gpr20.cor3.max_halfwidth",
-        [e for e in benign if e.law.name == "uniform_half" and e.n == ns[-1]],
-        max_err,
-        expect="violated",
-        bound=_N_FOR_NB,
-        text="negative control: radius with n in place of N_b, eta = 1/2",
-    )
+    return [
+        make_check(
+            al,
+            "gpr20.cor3",
+            "gpr20.cor3",
+            [e for e in benign if e.n <= 3000],
+            max_err,
+            description="histogram binning: every output within the printed radius hw_{b*}, "
+            "b* = argmin N_b (benign laws, n <= 3000; fails beyond, see the control)",
+        ),
+        make_check(
+            al,
+            "gpr20.cor3.control.counterexample",
+            "gpr20.cor3",
+            [counter[-1], BinningRadiusExperiment(LAWS["uniform_logistic"], fw, 10000, 10)],
+            max_err,
+            expect="violated",
+            role="counterexample",
+            description="the printed radius fails where the fewest-point bin has V^ = 0, and "
+            "on a benign logistic law at n = 10000 where V^_b differs across bins (the proof "
+            "needs max_b hw_b)",
+        ),
+        make_check(
+            al,
+            "gpr20.cor3.max_halfwidth",
+            "gpr20.cor3.max_halfwidth",
+            benign + counter + adversary,
+            max_err,
+            description="histogram binning: every output within max_b hw_b, incl. the "
+            "counterexample and the adversary Q of Theorem 2",
+        ),
+        make_check(
+            al,
+            "gpr20.cor3.max_halfwidth.control.n_in_place_of_n_b",
+            "gpr20.cor3.max_halfwidth",
+            [e for e in benign if e.law.name == "uniform_half" and e.n == ns[-1]],
+            max_err,
+            expect="violated",
+            bound=_N_FOR_NB,
+            description="negative control: radius with n in place of N_b, eta = 1/2",
+        ),
+    ]
 
-    # Theorem 5: minimum bin count and well-balancedness of uniform-mass bins.
+
+def _thm5_checks(bud) -> list[Check]:
+    """Theorem 5: minimum bin count and well-balancedness of uniform-mass bins."""
+    al = bud.alphas
     t5 = [
         (LAWS["skewed_beta"], 1000, 5000, 10),
         (LAWS["uniform_logistic"], 1000, 5000, 10),
         (LAWS["mixture_atoms"], 1000, 5000, 10),
     ]
-    if full:
+    if bud.full:
         t5 += [
             (LAWS["skewed_beta"], 1000, 10000, 10),
             (LAWS["skewed_beta"], 500, 2000, 5),
             (LAWS["skewed_beta"], 2000, 20000, 20),
         ]
     t5_exps = [UMSCountExperiment(law, n1, n2, b) for law, n1, n2, b in t5]
-    add(
-        "gpr20.thm5",
-        "gpr20.thm5",
-        t5_exps,
-        AtLeast("min_count"),
-        text="min_b N_b >= n2/(2B) - sqrt(n2 ln(2B/alpha)/2), |D^1| = 1000 (c ~ 19 at B = 10)",
-    )
-    add(
-        "gpr20.thm5.well_balanced",
-        "gpr20.thm5",
-        t5_exps,
-        Within("balance"),
-        "1-alpha/2",
-        bound=constant("lemma13_balance", 1.0, "every bin mass in [1/(2B), 2/B]"),
-        text="step 1 of the proof (Lemma 13 at alpha/2): every bin mass in [1/(2B), 2/B]",
-    )
-    add(
-        "gpr20.thm5.control.atoms_without_tie_breaking",
-        "gpr20.thm5",
-        [UMSCountExperiment(LAWS["two_atoms"], 1000, 5000, 10, tie_breaking="none")],
-        AtLeast("min_count"),
-        expect="violated",
-        role="hypothesis",
-        text="atoms {0.2, 0.8} and quantile bins without tie-breaking "
-        "(Theorem 5 implicitly needs a nonatomic score)",
-    )
+    return [
+        make_check(
+            al,
+            "gpr20.thm5",
+            "gpr20.thm5",
+            t5_exps,
+            AtLeast("min_count"),
+            description="min_b N_b >= n2/(2B) - sqrt(n2 ln(2B/alpha)/2), |D^1| = 1000 "
+            "(c ~ 19 at B = 10)",
+        ),
+        make_check(
+            al,
+            "gpr20.thm5.well_balanced",
+            "gpr20.thm5",
+            t5_exps,
+            Within("balance"),
+            "1-alpha/2",
+            bound=constant("lemma13_balance", 1.0, "every bin mass in [1/(2B), 2/B]"),
+            description="step 1 of the proof (Lemma 13 at alpha/2): every bin mass in "
+            "[1/(2B), 2/B]",
+        ),
+        make_check(
+            al,
+            "gpr20.thm5.control.atoms_without_tie_breaking",
+            "gpr20.thm5",
+            [UMSCountExperiment(LAWS["two_atoms"], 1000, 5000, 10, tie_breaking="none")],
+            AtLeast("min_count"),
+            expect="violated",
+            role="hypothesis",
+            description="atoms {0.2, 0.8} and quantile bins without tie-breaking "
+            "(Theorem 5 implicitly needs a nonatomic score)",
+        ),
+    ]
 
-    # Theorem 6: time-uniform coverage over streams (the path-dependent exception).
-    length = 2000 if not full else 10000
+
+def _thm6_checks(bud) -> list[Check]:
+    """Theorem 6: time-uniform coverage over streams (the path-dependent exception)."""
+    al = bud.alphas
+    length = 2000 if not bud.full else 10000
     streams = [
         ((0.5, 0.1, 0.3, 0.7, 0.02), (length,) * 5, "mixed"),
         ((0.5,) * 10, (length // 2,) * 10, "half_10"),
@@ -266,126 +285,32 @@ def checks(budget="quick") -> list[Check]:
     cp = StreamExperiment(
         (0.5,) * 10, (length // 2,) * 10, al, "clopper_pearson_fixed_n", "half_10"
     )
+    out = []
     for gid, radius in (("gpr20.thm6", "thm6"), ("gpr20.thm6.intermediate", "thm6_intermediate")):
         exps = [StreamExperiment(p, n, al, radius, name) for p, n, name in streams]
-        add(
-            gid,
-            gid,
-            exps,
-            PathWithin(),
-            text=f"no bin leaves its {radius} radius at any time t <= {length}",
-        )
-        add(
-            f"{gid}.control.fixed_n_clopper_pearson",
-            gid,
-            [cp],
-            PathWithin(),
-            expect="violated",
-            text="negative control: an exact fixed-n interval (level alpha/B) re-checked at "
-            "every n is not time-uniform",
-        )
-    add_shift_checks(add, full)
-    out += prop2_checks(full)
-
-    # Theorem 3 and Corollary 1: the adversary Q.
-    n_q = (1000,) if not full else (200, 1000, 5000)
-    add(
-        "gpr20.thm3",
-        "gpr20.thm3",
-        [AdversaryScalingExperiment(m, n) for m in ("platt", "temperature", "beta") for n in n_q],
-        Exceeds("test_error"),
-        "alpha",
-        text="under Q, injective maps have P(error > 0.25 - alpha/2) >= alpha",
-    )
-    add(
-        "gpr20.thm3.control.histogram_binning",
-        "gpr20.thm3",
-        [AdversaryScalingExperiment("fixed_width", n) for n in n_q],
-        Exceeds("test_error"),
-        "alpha",
-        expect="violated",
-        text="negative control: histogram binning (not injective) is calibrated under Q",
-    )
-    half_width = constant("width_one_half", 0.5, "|C| >= 1/2")
-    covers = constant("covers", 1.0, "the truth lies in C")
-
-    # Corollary 1 as the trade-off it states (the atom-wise interval is always [0, 1] on
-    # continuous scores, so a width check of it could not fail): k-nearest-neighbour
-    # empirical-Bernstein intervals from wide (k = 4) to narrow (k = 1024)
-    def member(k, valid_law):
-        def exp(law):
-            return CIWidthExperiment("knn_eb", LAWS[law], 5000, neighbors=k)
-
-        return (f"knn k={k}", exp("uniform_half"), exp(valid_law))
-
-    knobs = (4, 16, 64, 256, 1024)
-    out.append(
-        TradeoffCheck(
-            "gpr20.cor1",
-            "gpr20.cor1",
-            tuple(member(k, "adversary_q") for k in knobs),
-            al,
-            description="every k-NN empirical-Bernstein interval is wide (P(width >= 1/2) "
-            ">= 1 - 2 alpha, eta = 1/2) or invalid w.r.t. f (coverage rejected under Q)",
-        )
-    )
-    out.append(
-        TradeoffCheck(
-            "gpr20.cor1.control.validity_on_benign_law",
-            "gpr20.cor1",
-            tuple(member(k, "uniform_half") for k in knobs),
-            al,
-            expect="violated",
-            description="negative control: validity tested only on the eta = 1/2 law, where "
-            "narrow intervals cover: a narrow interval is declared valid",
-        )
-    )
-    # Atomic laws only: under Q (a nonatomic f(X)) every atom holds one point, so the
-    # atom-wise interval is [0, 1] in every replicate and that cell could not fail. Thirty
-    # atoms at n = 3000 (not 300, where 10 points per atom clip the interval to [0, 1] in
-    # about half the replicates); on mixture_atoms a test point in the continuous part
-    # (60%) gets [0, 1], the atoms decide.
-    add(
-        "gpr20.cor1.premise",
-        "gpr20.cor1",
-        [
-            CIWidthExperiment("atomwise_eb", LAWS[name], n)
-            for name, n in (
-                ("two_atoms", 1000),
-                ("atoms_30", 3000),
-                ("mixture_atoms", 1000),
+        out.append(
+            make_check(
+                al,
+                gid,
+                gid,
+                exps,
+                PathWithin(),
+                description=f"no bin leaves its {radius} radius at any time t <= {length}",
             )
-        ],
-        Within("miss_ratio"),
-        bound=covers,
-        text="premise: the atom-wise interval covers E[Y | f(X)] on atomic laws (not under "
-        "Q, where it is [0, 1] in every replicate: no power)",
-    )
-    add(
-        "gpr20.cor1.control.bin_interval_width",
-        "gpr20.cor1",
-        [CIWidthExperiment("bin_thm4", LAWS["uniform_half"], 5000)],
-        AtLeast("width"),
-        "1-2alpha",
-        expect="violated",
-        bound=half_width,
-        text="negative control: Theorem 4's bin interval used as a CI w.r.t. f is narrower",
-    )
-    add(
-        "gpr20.cor1.control.bin_interval_validity",
-        "gpr20.cor1",
-        [CIWidthExperiment("bin_thm4", LAWS["adversary_q"], 5000)],
-        Within("miss_ratio"),
-        expect="violated",
-        bound=covers,
-        text="... and, as Corollary 1 predicts, not valid w.r.t. f: it misses E_Q[Y|f(X)] = Y",
-    )
-    # sharper control: detectable factor 0.81 at the quick budget
-    # G3, G4 (corrected): half the radius fails on the step ratios (detectable factors of
-    # about 0.6 at the quick budget)
-    return with_sharper_controls(
-        out, {"gpr20.thm4.hoeffding": 0.75, "gpr20.g3": 0.5, "gpr20.g4.corrected": 0.5}
-    )
+        )
+        out.append(
+            make_check(
+                al,
+                f"{gid}.control.fixed_n_clopper_pearson",
+                gid,
+                [cp],
+                PathWithin(),
+                expect="violated",
+                description="negative control: an exact fixed-n interval (level alpha/B) "
+                "re-checked at every n is not time-uniform",
+            )
+        )
+    return out
 
 
 def _cor3_adapter(gid):

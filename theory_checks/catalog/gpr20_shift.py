@@ -21,8 +21,9 @@ from calcheck.simulations.laws.shift import StepShiftLaw
 from ..checks.check import StudyAdapter
 from ..checks.events import BoundRule, Identity, Within
 from ..series.exponents import ExponentCheck, ExponentSeries
+from .common import make_check
 
-__all__ = ["SHIFT_REFUSED", "SHIFT_STUDIES", "add_shift_checks", "prop2_checks"]
+__all__ = ["SHIFT_REFUSED", "SHIFT_STUDIES", "prop2_checks", "shift_checks"]
 
 _POOLED = BoundRule(
     "hoeffding_pooled",
@@ -36,88 +37,126 @@ _WITHOUT_MB = BoundRule(
 )
 
 
-def add_shift_checks(add, full):
-    """Theorems 7 and 10, Proposition 3: covariate shift with a known bounded ratio."""
-    sine, ident = LAWS["shift_sine"], LAWS["shift_identity"]
+def shift_checks(full, alphas) -> list:
+    """Theorems 7 and 10, G3, G4, Proposition 3: covariate shift with a known bounded ratio."""
     n_shift = 10000 if not full else 40000
+    return [
+        *_thm7_checks(n_shift, alphas),
+        *_thm10_checks(n_shift, alphas),
+        *_step_checks(alphas),
+        *_prop3_checks(alphas),
+    ]
 
-    def shift(law, estimator, b=10, part="uniform_mass", n=n_shift):
-        return ShiftExperiment(law, n, b, estimator, part, 2000 if part == "uniform_mass" else 0)
 
+def _shift(law, estimator, n, n_bins=10, part="uniform_mass"):
+    """``estimator`` on ``part`` bins of ``law``; uniform-mass edges from 2000 extra points."""
+    return ShiftExperiment(law, n, n_bins, estimator, part, 2000 if part == "uniform_mass" else 0)
+
+
+def _thm7_checks(n_shift, alphas) -> list:
+    """Theorem 7 (c = 1) and its explicit constants, each against the pooled Hoeffding radius."""
+    weighted = [_shift(LAWS["shift_sine"], "weighted", n_shift)]
+    explicit = [
+        *weighted,
+        _shift(LAWS["shift_identity"], "weighted", 2 * n_shift, 2, "fixed_width"),
+    ]
     per_bin = Within("error")
-    weighted = [shift(sine, "weighted")]
-    add(
-        "gpr20.thm7",
-        "gpr20.thm7",
-        weighted,
-        per_bin,
-        text="weighted binning on uniform-mass source bins within c (U/L)^2 "
-        "sqrt(B ln(6B/alpha)/(2n)), c = 1",
-    )
-    add(
-        "gpr20.thm7.control.hoeffding_pooled",
-        "gpr20.thm7",
-        weighted,
-        per_bin,
-        expect="violated",
-        bound=_POOLED,
-        text="negative control: sqrt(ln(6B/alpha)/(2n)), as if every bin had n points "
-        "and there were no shift",
-    )
-    explicit = [*weighted, shift(ident, "weighted", 2, "fixed_width", 2 * n_shift)]
-    add(
-        "gpr20.thm7.explicit",
-        "gpr20.thm7.explicit",
-        explicit,
-        per_bin,
-        "1-2alpha/3",
-        text="derived explicit constants (2U^2 m_b^2 + U m_b) sqrt(ln(6B/alpha)/(2N_b))",
-    )
-    add(
-        "gpr20.thm7.explicit.control.hoeffding_pooled",
-        "gpr20.thm7.explicit",
-        weighted,
-        per_bin,
-        "1-2alpha/3",
-        "violated",
-        _POOLED,
-        text="negative control: the pooled Hoeffding radius",
-    )
-    add(
-        "gpr20.thm10",
-        "gpr20.thm10",
-        [shift(sine, "oracle"), shift(ident, "oracle", 2, "fixed_width", 2 * n_shift)],
-        per_bin,
-        text="oracle m_b estimator (40) within its empirical-Bernstein radius",
-    )
-    add(
-        "gpr20.thm10.control.unweighted",
-        "gpr20.thm10",
-        [shift(ident, "unweighted", 2, "fixed_width", 2 * n_shift)],
-        per_bin,
-        expect="violated",
-        text="negative control: unweighted binning (17) is biased for the target mean",
-    )
-    add_step_checks(add, shift)
-    prop3 = [Prop3Experiment(sine), Prop3Experiment(ident)]
-    add(
-        "gpr20.prop3",
-        "gpr20.prop3",
-        prop3,
-        Identity("target_mean"),
-        "one",
-        text="identity on random partitions, to 1e-10 (two quadrature routes)",
-    )
-    add(
-        "gpr20.prop3.control.without_m_b",
-        "gpr20.prop3",
-        prop3[:1],
-        Identity("target_mean"),
-        "one",
-        "violated",
-        _WITHOUT_MB,
-        text="negative control: E[w Y | X_b] without the factor m_b",
-    )
+    return [
+        make_check(
+            alphas,
+            "gpr20.thm7",
+            "gpr20.thm7",
+            weighted,
+            per_bin,
+            description="weighted binning on uniform-mass source bins within c (U/L)^2 "
+            "sqrt(B ln(6B/alpha)/(2n)), c = 1",
+        ),
+        make_check(
+            alphas,
+            "gpr20.thm7.control.hoeffding_pooled",
+            "gpr20.thm7",
+            weighted,
+            per_bin,
+            expect="violated",
+            bound=_POOLED,
+            description="negative control: sqrt(ln(6B/alpha)/(2n)), as if every bin had n "
+            "points and there were no shift",
+        ),
+        make_check(
+            alphas,
+            "gpr20.thm7.explicit",
+            "gpr20.thm7.explicit",
+            explicit,
+            per_bin,
+            "1-2alpha/3",
+            description="derived explicit constants (2U^2 m_b^2 + U m_b) sqrt(ln(6B/alpha)/(2N_b))",
+        ),
+        make_check(
+            alphas,
+            "gpr20.thm7.explicit.control.hoeffding_pooled",
+            "gpr20.thm7.explicit",
+            weighted,
+            per_bin,
+            "1-2alpha/3",
+            expect="violated",
+            bound=_POOLED,
+            description="negative control: the pooled Hoeffding radius",
+        ),
+    ]
+
+
+def _thm10_checks(n_shift, alphas) -> list:
+    """Theorem 10 (the oracle m_b estimator) and unweighted binning as its control."""
+    sine, ident = LAWS["shift_sine"], LAWS["shift_identity"]
+    return [
+        make_check(
+            alphas,
+            "gpr20.thm10",
+            "gpr20.thm10",
+            [
+                _shift(sine, "oracle", n_shift),
+                _shift(ident, "oracle", 2 * n_shift, 2, "fixed_width"),
+            ],
+            Within("error"),
+            description="oracle m_b estimator (40) within its empirical-Bernstein radius",
+        ),
+        make_check(
+            alphas,
+            "gpr20.thm10.control.unweighted",
+            "gpr20.thm10",
+            [_shift(ident, "unweighted", 2 * n_shift, 2, "fixed_width")],
+            Within("error"),
+            expect="violated",
+            description="negative control: unweighted binning (17) is biased for the target mean",
+        ),
+    ]
+
+
+def _prop3_checks(alphas) -> list:
+    """Proposition 3, an identity on random partitions, and the factor m_b dropped."""
+    prop3 = [Prop3Experiment(LAWS["shift_sine"]), Prop3Experiment(LAWS["shift_identity"])]
+    return [
+        make_check(
+            alphas,
+            "gpr20.prop3",
+            "gpr20.prop3",
+            prop3,
+            Identity("target_mean"),
+            "one",
+            description="identity on random partitions, to 1e-10 (two quadrature routes)",
+        ),
+        make_check(
+            alphas,
+            "gpr20.prop3.control.without_m_b",
+            "gpr20.prop3",
+            prop3[:1],
+            Identity("target_mean"),
+            "one",
+            expect="violated",
+            bound=_WITHOUT_MB,
+            description="negative control: E[w Y | X_b] without the factor m_b",
+        ),
+    ]
 
 
 # Step likelihood ratios (w = L below t, U above): in the bin that straddles t the weights
@@ -128,52 +167,60 @@ _STEP_HALF = StepShiftLaw(0.1, 0.55, 0.2, 0.7, name="step_ratio_half")
 _STEP_EDGE = StepShiftLaw(0.1, 0.595, 0.0, 1.0, name="step_ratio_edge")
 
 
-def add_step_checks(add, shift):
+def _step(law, estimator):
+    """``estimator`` on 10 fixed-width bins of 2000 points of a step-ratio law."""
+    return ShiftExperiment(law, 2000, 10, estimator, "fixed_width")
+
+
+def _step_checks(alphas) -> list:
     """G3 (eq. 44) and G4 (step 4) of Theorem 7's proof on their own, given the bins."""
     per_bin = Within("error")
-
-    def step(law, estimator):
-        return ShiftExperiment(law, 2000, 10, estimator, "fixed_width")
-
     linear = [LAWS["shift_sine"], LAWS["shift_identity"]]
-    add(
-        "gpr20.g3",
-        "gpr20.g3",
-        [shift(law, "weight_mean", n=2000) for law in linear] + [step(_STEP_HALF, "weight_mean")],
-        per_bin,
-        "1-alpha/3",
-        text="every bin's mean weight within sqrt(U^2 ln(6B/alpha)/(2N_b)) of E[w | X_b] = "
-        "1/m_b (two linear ratios, uniform-mass bins; a step ratio)",
-    )
-    oracle = [shift(law, "oracle", n=2000) for law in linear]
-    add(
-        "gpr20.g4",
-        "gpr20.g4",
-        oracle,
-        per_bin,
-        "1-alpha/3",
-        text="as printed (scale U), where it holds: linear ratios, on which m_b w <= U",
-    )
-    add(
-        "gpr20.g4.control.counterexample",
-        "gpr20.g4",
-        [step(_STEP_EDGE, "oracle")],
-        per_bin,
-        "1-alpha/3",
-        "violated",
-        role="counterexample",
-        text="the printed scale U fails in a bin the target under-weights (m_b = 4.7): the "
-        "summands m_b w Y reach m_b U = 11",
-    )
-    add(
-        "gpr20.g4.corrected",
-        "gpr20.g4.corrected",
-        [*oracle, step(_STEP_EDGE, "oracle"), step(_STEP_HALF, "oracle")],
-        per_bin,
-        "1-alpha/3",
-        text="oracle m_b estimator (40) within m_b U sqrt(ln(6B/alpha)/(2N_b)), the range of "
-        "its summands (the step laws included)",
-    )
+    oracle = [_shift(law, "oracle", 2000) for law in linear]
+    return [
+        make_check(
+            alphas,
+            "gpr20.g3",
+            "gpr20.g3",
+            [_shift(law, "weight_mean", 2000) for law in linear]
+            + [_step(_STEP_HALF, "weight_mean")],
+            per_bin,
+            "1-alpha/3",
+            description="every bin's mean weight within sqrt(U^2 ln(6B/alpha)/(2N_b)) of "
+            "E[w | X_b] = 1/m_b (two linear ratios, uniform-mass bins; a step ratio)",
+        ),
+        make_check(
+            alphas,
+            "gpr20.g4",
+            "gpr20.g4",
+            oracle,
+            per_bin,
+            "1-alpha/3",
+            description="as printed (scale U), where it holds: linear ratios, on which m_b w <= U",
+        ),
+        make_check(
+            alphas,
+            "gpr20.g4.control.counterexample",
+            "gpr20.g4",
+            [_step(_STEP_EDGE, "oracle")],
+            per_bin,
+            "1-alpha/3",
+            expect="violated",
+            role="counterexample",
+            description="the printed scale U fails in a bin the target under-weights "
+            "(m_b = 4.7): the summands m_b w Y reach m_b U = 11",
+        ),
+        make_check(
+            alphas,
+            "gpr20.g4.corrected",
+            "gpr20.g4.corrected",
+            [*oracle, _step(_STEP_EDGE, "oracle"), _step(_STEP_HALF, "oracle")],
+            per_bin,
+            "1-alpha/3",
+            description="oracle m_b estimator (40) within m_b U sqrt(ln(6B/alpha)/(2N_b)), "
+            "the range of its summands (the step laws included)",
+        ),
+    ]
 
 
 def prop2_checks(full) -> list:

@@ -23,8 +23,9 @@ from calcheck.simulations.laws import LAWS
 
 from ..checks.budgets import get_budget
 from ..checks.check import Check, StudyAdapter, with_sharper_controls
-from ..checks.events import Marginal, MeanAtMost, Within, substitute
+from ..checks.events import Marginal, MeanAtMost, Within
 from ..checks.methods import BINARY_EVENTS, DATA_KEYWORDS, MethodSpec
+from .common import binning_experiments, n_times_bins
 from .gr21_lemmas import LEMMA_REFUSED, lemma_checks
 
 __all__ = ["METHODS", "REFUSED", "STUDIES", "checks"]
@@ -141,17 +142,9 @@ _AS_USED = {
     ),
 }
 
-_WRONG_N = substitute(
-    "n_in_place_of_n_over_B",
-    "bound evaluated at n B points: n in place of n/B",
-    n=lambda s: s["n"] * s["n_bins"],
+_WRONG_N = n_times_bins(
+    "n_in_place_of_n_over_B", "bound evaluated at n B points: n in place of n/B"
 )
-
-
-def _experiments(calibrator, laws, grid):
-    return tuple(
-        BinningExperiment(calibrator, law, int(n), int(b)) for law in laws for n, b in grid
-    )
 
 
 def checks(budget="quick") -> list[Check]:
@@ -159,65 +152,7 @@ def checks(budget="quick") -> list[Check]:
     bud = get_budget(budget)
     laws = tuple(LAWS[k] for k in _POSITIVE_LAWS + (_EXTRA_LAWS if bud.full else ()))
     grid = _GRIDS[bud.name]
-    out = []
-    for gid, (cal, event, claim, tiny, text) in _SPECS.items():
-        g = _TINY + grid if tiny else grid
-        out.append(
-            Check(gid, gid, _experiments(cal, laws, g), event, bud.alphas, claim, description=text)
-        )
-        out.append(
-            Check(
-                f"{gid}.control.wrong_bound",
-                gid,
-                _experiments(cal, (LAWS["uniform_half"],), g),
-                event,
-                bud.alphas,
-                claim,
-                "violated",
-                _WRONG_N,
-                "negative control: bound computed with n in place of n/B, eta = 1/2",
-            )
-        )
-    out.append(
-        Check(
-            "gr21.thm3.control.no_tie_breaking",
-            "gr21.thm3",
-            _experiments(
-                {"name": "umd", "tie_breaking": "none"}, (LAWS["two_atoms"],), ((3000, 3),)
-            ),
-            Within("max_error"),
-            (0.1,),
-            expect="violated",
-            description="Algorithm 1 without tie-breaking on atoms {0.2, 0.8}: a bin mixes the "
-            "atoms, so bins are not exchangeable",
-            role="hypothesis",
-        )
-    )
-    for cid, (gid, cal, event, text) in _AS_USED.items():
-        out.append(
-            Check(
-                cid,
-                gid,
-                _experiments(cal, laws, grid),
-                event,
-                bud.alphas,
-                "1-alpha",
-                description=text,
-            )
-        )
-        out.append(
-            Check(
-                f"{cid}.control.wrong_bound",
-                gid,
-                _experiments(cal, (LAWS["uniform_half"],), grid),
-                event,
-                bud.alphas,
-                "1-alpha",
-                "violated",
-                _WRONG_N,
-                "negative control: bound computed with n in place of n/B, eta = 1/2",
-            )
-        )
+    out = [*_stated_checks(bud, laws, grid), *_as_used_checks(bud, laws, grid)]
     out += lemma_checks(bud)
     # sharper controls: detectable factors 0.785 / 0.785 at the quick budget (0.78 / 0.79 at
     # 1000 replicates), so a constant 30% too small is caught, not only n for n/B; A9's bound
@@ -233,6 +168,59 @@ def checks(budget="quick") -> list[Check]:
             "gr21.a4": 0.6,
         },
     )
+
+
+def _wrong_bound_control(cid, gid, experiments, event, alphas, claim) -> Check:
+    """The negative control of ``cid``: its bound at n B points, on eta = 1/2's experiments."""
+    return Check(
+        f"{cid}.control.wrong_bound",
+        gid,
+        experiments,
+        event,
+        alphas,
+        claim,
+        "violated",
+        _WRONG_N,
+        "negative control: bound computed with n in place of n/B, eta = 1/2",
+    )
+
+
+def _stated_checks(bud, laws, grid) -> list[Check]:
+    """Every statement of :data:`_SPECS` with its control; Algorithm 1 without tie-breaking."""
+    out = []
+    for gid, (cal, event, claim, tiny, text) in _SPECS.items():
+        g = _TINY + grid if tiny else grid
+        exps = binning_experiments(cal, laws, g)
+        out.append(Check(gid, gid, exps, event, bud.alphas, claim, description=text))
+        half = binning_experiments(cal, (LAWS["uniform_half"],), g)
+        out.append(_wrong_bound_control(gid, gid, half, event, bud.alphas, claim))
+    out.append(
+        Check(
+            "gr21.thm3.control.no_tie_breaking",
+            "gr21.thm3",
+            binning_experiments(
+                {"name": "umd", "tie_breaking": "none"}, (LAWS["two_atoms"],), ((3000, 3),)
+            ),
+            Within("max_error"),
+            (0.1,),
+            expect="violated",
+            description="Algorithm 1 without tie-breaking on atoms {0.2, 0.8}: a bin mixes the "
+            "atoms, so bins are not exchangeable",
+            role="hypothesis",
+        )
+    )
+    return out
+
+
+def _as_used_checks(bud, laws, grid) -> list[Check]:
+    """Theorem 4 on the map a user receives and with delta = 1e-3 (:data:`_AS_USED`)."""
+    out = []
+    for cid, (gid, cal, event, text) in _AS_USED.items():
+        exps = binning_experiments(cal, laws, grid)
+        out.append(Check(cid, gid, exps, event, bud.alphas, "1-alpha", description=text))
+        half = binning_experiments(cal, (LAWS["uniform_half"],), grid)
+        out.append(_wrong_bound_control(cid, gid, half, event, bud.alphas, "1-alpha"))
+    return out
 
 
 def _adapter(gid):

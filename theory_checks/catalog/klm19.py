@@ -40,7 +40,7 @@ from ..series.means import MeanZeroCheck
 from ..series.rates import Balanced, FactorWithin, RateCheck, RateSeries
 from .klm19_recalibration import REFUSED as _RECALIBRATION_REFUSED
 from .klm19_recalibration import recalibration_checks
-from .klm19_studies import STUDIES
+from .klm19_studies import STUDIES, _debiased_error, _plugin_error
 
 __all__ = ["DELTA", "METHODS", "REFUSED", "STUDIES", "checks"]
 
@@ -199,16 +199,6 @@ def _population_checks() -> list:
     ]
 
 
-def _debiased_error(experiment, outcome):
-    """Debiased estimate minus its conditional target (Definition 5.2 says: mean 0)."""
-    return np.asarray(outcome.debiased) - np.asarray(outcome.target)
-
-
-def _plugin_error(experiment, outcome):
-    """Plug-in estimate minus the same target over every non-empty bin (mean: its bias)."""
-    return np.asarray(outcome.plugin) - np.asarray(outcome.target_all)
-
-
 def _unbiasedness_checks(est) -> list:
     """Definition 5.2's conditional unbiasedness on every estimator experiment."""
     experiments = tuple(dict.fromkeys(e for s in est for e in s.experiments))
@@ -237,14 +227,20 @@ def checks(budget="quick") -> list:
     """The klm19 rate checks and their negative controls."""
     full = get_budget(budget).full
     est = _estimator_series(full)
-    bal = _balance_series(full)
-    plugin = FactorWithin("plugin")
-    debiased = FactorWithin("debiased")
-    population = _population_checks()
     return [
-        *population,
+        *_population_checks(),
         *recalibration_checks(full, est),
         *_unbiasedness_checks(est),
+        *_estimator_rate_checks(est),
+        *_balance_rate_checks(_balance_series(full)),
+    ]
+
+
+def _estimator_rate_checks(est) -> list:
+    """Theorems 5.3 (plug-in) and 5.4 (debiased), each claimed at a wrong rate as control."""
+    plugin = FactorWithin("plugin")
+    debiased = FactorWithin("debiased")
+    return [
         RateCheck(
             "klm19.thm53",
             "klm19.thm53",
@@ -286,6 +282,12 @@ def checks(budget="quick") -> list:
             ),
             description="the debiased estimator claimed at log(B/delta)/E^2",
         ),
+    ]
+
+
+def _balance_rate_checks(bal) -> list:
+    """Lemma 4.3 (uniform-mass bins well balanced) and the VC remark, with wrong-rate controls."""
+    return [
         RateCheck(
             "klm19.lem43",
             "klm19.lem43",

@@ -228,12 +228,15 @@ class RateStudyAdapter:
 
 
 def _debiased_error(experiment, outcome):
-    """Debiased estimate minus its conditional target (Definition 5.2: mean 0)."""
+    """Debiased estimate minus its conditional target (Definition 5.2 says: mean 0).
+
+    The statistic of ``klm19.def52``, the suite's check (:mod:`.klm19`) and its study.
+    """
     return np.asarray(outcome.debiased) - np.asarray(outcome.target)
 
 
 def _plugin_error(experiment, outcome):
-    """Plug-in estimate minus its conditional target (mean: its bias)."""
+    """Plug-in estimate minus the same target over every non-empty bin (mean: its bias)."""
     return np.asarray(outcome.plugin) - np.asarray(outcome.target_all)
 
 

@@ -31,8 +31,9 @@ from calcheck.simulations.laws import LAWS
 
 from ..checks.budgets import get_budget
 from ..checks.check import Check, StudyAdapter, with_sharper_controls
-from ..checks.events import BoundRule, Marginal, MeanAtMost, Within, substitute
+from ..checks.events import BoundRule, Marginal, MeanAtMost, Within
 from ..series.exponents import ExponentCheck, ExponentSeries
+from .common import binning_experiments, n_times_bins
 from .nch14_auc import REFUSED as _AUC_REFUSED
 from .nch14_auc import STUDIES as _AUC_STUDIES
 from .nch14_auc import auc_checks, part_checks
@@ -98,17 +99,9 @@ _ECE_SPECS = {
     )
 }
 
-_WRONG_N = substitute(
-    "n_times_B",
-    "bound evaluated as if every bin held all n points (n B in place of n)",
-    n=lambda s: s["n"] * s["n_bins"],
+_WRONG_N = n_times_bins(
+    "n_times_B", "bound evaluated as if every bin held all n points (n B in place of n)"
 )
-
-
-def _experiments(calibrator, laws, grid):
-    return tuple(
-        BinningExperiment(calibrator, LAWS[k], int(n), int(b)) for k in laws for n, b in grid
-    )
 
 
 def _c_times_rate(name, c, description):
@@ -123,17 +116,24 @@ def _rate(name, description, f):
 
 def _hp_checks(bud, laws, grid) -> list:
     """Theorem 3.1 (both forms) and eq. (9), with controls on c = 1/2."""
-    half = ("uniform_half",)
+    half = (LAWS["uniform_half"],)
     out = []
     for gid, (event, _, text) in _HP_SPECS.items():
         out.append(
-            Check(gid, gid, _experiments(_HIST, laws, grid), event, bud.alphas, description=text)
+            Check(
+                gid,
+                gid,
+                binning_experiments(_HIST, laws, grid),
+                event,
+                bud.alphas,
+                description=text,
+            )
         )
         out.append(
             Check(
                 f"{gid}.control.n_times_B",
                 gid,
-                _experiments(_HIST, half, grid),
+                binning_experiments(_HIST, half, grid),
                 event,
                 bud.alphas,
                 expect="violated",
@@ -145,7 +145,7 @@ def _hp_checks(bud, laws, grid) -> list:
         Check(
             "nch14.thm31.hoeffding.equal_width",
             "nch14.thm31.hoeffding",
-            _experiments(_EQUAL_WIDTH, ("skewed_beta",), ((1000, 10), (3000, 10))),
+            binning_experiments(_EQUAL_WIDTH, (LAWS["skewed_beta"],), ((1000, 10), (3000, 10))),
             Within("max_error"),
             bud.alphas,
             expect="violated",
@@ -162,7 +162,14 @@ def _ece_checks(bud, laws, grid) -> list:
     out = []
     for gid, (event, claim, text) in _ECE_SPECS.items():
         out.append(
-            Check(gid, gid, _experiments(_HIST, laws, grid), event, claim=claim, description=text)
+            Check(
+                gid,
+                gid,
+                binning_experiments(_HIST, laws, grid),
+                event,
+                claim=claim,
+                description=text,
+            )
         )
     # the same wrong constant against each variant (shared data): C = 1/4 must be flagged
     for gid in ("nch14.thm33", "nch14.thm33.hoeffding", "nch14.thm33.variance"):
@@ -170,7 +177,7 @@ def _ece_checks(bud, laws, grid) -> list:
             Check(
                 f"{gid}.control.quarter",
                 gid,
-                _experiments(_HIST, ("uniform_half",), grid),
+                binning_experiments(_HIST, (LAWS["uniform_half"],), grid),
                 MeanAtMost("l1_ece"),
                 claim="1-bound",
                 expect="violated",
@@ -183,20 +190,22 @@ def _ece_checks(bud, laws, grid) -> list:
 
 def _rate_checks(full) -> list:
     """Corollary 3.2 by fitted exponents of E[MCE] (c = 1/2, the largest label variance)."""
-    half = ("uniform_half",)
+    half = (LAWS["uniform_half"],)
     n_values = (200, 1000, 3000, 10000) + ((30000,) if full else ())
     n_series = ExponentSeries(
-        "n sweep, B = 10, c = 1/2", "n", _experiments(_HIST, half, [(n, 10) for n in n_values])
+        "n sweep, B = 10, c = 1/2",
+        "n",
+        binning_experiments(_HIST, half, [(n, 10) for n in n_values]),
     )
     b_series = ExponentSeries(
         "B sweep, n = 4000, c = 1/2",
         "n_bins",
-        _experiments(_HIST, half, [(4000, b) for b in (5, 10, 20, 40)]),
+        binning_experiments(_HIST, half, [(4000, b) for b in (5, 10, 20, 40)]),
     )
     schedule = ExponentSeries(
         "B = n^(1/3): n = 1000, 8000, 27000",
         "n",
-        _experiments(_HIST, half, [(1000, 10), (8000, 20), (27000, 30)]),
+        binning_experiments(_HIST, half, [(1000, 10), (8000, 20), (27000, 30)]),
     )
     series = (n_series, b_series, schedule)
     return [
@@ -234,7 +243,7 @@ def _rate_checks(full) -> list:
 def checks(budget="quick") -> list:
     """The nch14 checks and their negative controls."""
     bud = get_budget(budget)
-    laws = _LAWS + (_EXTRA_LAWS if bud.full else ())
+    laws = tuple(LAWS[k] for k in _LAWS + (_EXTRA_LAWS if bud.full else ()))
     grid = _GRIDS[bud.name]
     out = [
         *_hp_checks(bud, laws, grid),

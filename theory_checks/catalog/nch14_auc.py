@@ -87,27 +87,21 @@ def auc_checks(full: bool, alphas) -> list:
         AucLimitExperiment(staircase_law(b), b) for b in b_values
     )
     stairs = tuple(e for e in limit if e.law.name.startswith("staircase"))
-    unequal = tuple(
-        AucLimitExperiment(LAWS[name], b, "equal_width")
-        for name in ("skewed_beta", "uniform_identity")
-        for b in b_values
-    )
-    skewed = tuple(e for e in unequal if e.law.name == "skewed_beta")
-    # n/B = 1000 and, for B = 5, n/B = 100, where misordered or tied bins (Loss_1 > 0) occur
-    # in 0.2-0.3% of fits (0.43 at B = 10: that law is left at n/B = 1000)
-    moderate = tuple(
-        AucLossExperiment(LAWS[name], 5, (500,))
-        for name in ("uniform_identity", "uniform_logistic")
-    )
-    separated = moderate + tuple(
-        AucLossExperiment(LAWS[name], b, (1000 * b,))
-        for name, b in (("uniform_identity", 5), ("uniform_identity", 10), ("uniform_logistic", 5))
-    )
     quarter = BoundRule(
         "quarter",
         function=lambda s, alpha: 1.0 / (4.0 * s["n_bins"]),
         description="1/(4B): half the stated bound",
     )
+    return [
+        *_thm34_checks(limit, stairs, quarter),
+        *_loss1_checks(alphas),
+        *_loss2_checks(limit, stairs, quarter),
+        *_unequal_mass_checks(b_values),
+    ]
+
+
+def _thm34_checks(limit, stairs, quarter) -> list:
+    """Theorem 3.4 in the limit on every law; 1/(4B) on the staircase, which attains 1/(2B)."""
     return [
         Check(
             "nch14.thm34",
@@ -128,10 +122,28 @@ def auc_checks(full: bool, alphas) -> list:
             bound=quarter,
             description="the staircase attains 1/(2B): a bound of 1/(4B) must fail",
         ),
-        # In the limit (thetahat = theta) Loss_1 <= 0 holds by the algebra of eq. (19), so
-        # the check is the paper's "with high probability" at finite n instead: at n/B = 100
-        # the data can fail it (misordered or tied bins in 0.2-0.3% of fits, far below
-        # alpha), and the control on the same draws claims it surely.
+    ]
+
+
+def _loss1_checks(alphas) -> list:
+    """Loss_1 <= 0 with high probability on fitted maps, and claimed surely as a control.
+
+    In the limit (thetahat = theta) Loss_1 <= 0 holds by the algebra of eq. (19), so the
+    check is the paper's "with high probability" at finite n instead: at n/B = 100 the data
+    can fail it (misordered or tied bins in 0.2-0.3% of fits, far below alpha), and the
+    control on the same draws claims it surely.
+    """
+    # n/B = 1000 and, for B = 5, n/B = 100, where misordered or tied bins (Loss_1 > 0) occur
+    # in 0.2-0.3% of fits (0.43 at B = 10: that law is left at n/B = 1000)
+    moderate = tuple(
+        AucLossExperiment(LAWS[name], 5, (500,))
+        for name in ("uniform_identity", "uniform_logistic")
+    )
+    separated = moderate + tuple(
+        AucLossExperiment(LAWS[name], b, (1000 * b,))
+        for name, b in (("uniform_identity", 5), ("uniform_identity", 10), ("uniform_logistic", 5))
+    )
+    return [
         Check(
             "nch14.loss1",
             "nch14.loss1",
@@ -152,6 +164,12 @@ def auc_checks(full: bool, alphas) -> list:
             "limit's Loss_1 <= 0 claimed in every fit (probability one, not 1 - alpha); "
             "misordered or tied bin rates give Loss_1 > 0 in about 0.3% of fits",
         ),
+    ]
+
+
+def _loss2_checks(limit, stairs, quarter) -> list:
+    """Loss_2 (pairs in the same bin) <= 1/(2B) in the limit; 1/(4B) on the staircase."""
+    return [
         Check(
             "nch14.loss2",
             "nch14.loss2",
@@ -170,10 +188,24 @@ def auc_checks(full: bool, alphas) -> list:
             bound=quarter,
             description="the staircase's Loss_2 attains 1/(2B): 1/(4B) must fail",
         ),
-        # Eq. (22) in the limit is an identity of the code (bound and loss from the same
-        # bin masses and rates: A_K <= 1 and Loss_1 <= 0 by algebra), checked exactly by
-        # the unit tests of auc_loss; no control. The same experiments decide Theorem
-        # 3.4's own bound with H2 dropped (a hypothesis check of nch14.thm34).
+    ]
+
+
+def _unequal_mass_checks(b_values) -> list:
+    """Eq. (22) on equal-width bins (an identity), and Theorem 3.4 there with H2 dropped.
+
+    Eq. (22) in the limit is an identity of the code (bound and loss from the same bin
+    masses and rates: A_K <= 1 and Loss_1 <= 0 by algebra), checked exactly by the unit
+    tests of auc_loss; no control. The same experiments decide Theorem 3.4's own bound with
+    H2 dropped (a hypothesis check of nch14.thm34).
+    """
+    unequal = tuple(
+        AucLimitExperiment(LAWS[name], b, "equal_width")
+        for name in ("skewed_beta", "uniform_identity")
+        for b in b_values
+    )
+    skewed = tuple(e for e in unequal if e.law.name == "skewed_beta")
+    return [
         Check(
             "nch14.thm34.unequal",
             "nch14.thm34.unequal",

@@ -8,8 +8,19 @@ from pathlib import Path
 from calcheck.simulations.files import json_text
 
 from ..report.audit import audit_problems, audit_rows, audit_table, cell_rows
+from .arguments import DEFAULT_OUT, add_json_argument
 
-__all__ = ["cmd_audit"]
+__all__ = ["add_audit_arguments", "cmd_audit"]
+
+
+def add_audit_arguments(s) -> None:
+    """The options of ``calcheck audit``."""
+    s.add_argument(
+        "--results",
+        default=DEFAULT_OUT,
+        help="a run's output folder or its results.json",
+    )
+    add_json_argument(s, "print the rows as JSON")
 
 
 def cmd_audit(args) -> int:

@@ -5,35 +5,58 @@ Optional packages a figure needs (``REQUIRES`` in its module) are checked before
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from calcheck.simulations.files import json_text, writable_folder
 
-__all__ = ["cmd_figures"]
+from .arguments import add_jobs_argument, add_out_argument, add_seed_argument
+
+__all__ = ["add_figures_arguments", "cmd_figures"]
+
+
+def _at_least_one(text):
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def add_figures_arguments(s: argparse.ArgumentParser) -> None:
+    """The arguments of ``calcheck figures``."""
+    s.add_argument("ids", nargs="*", help="figure ids or prefixes, e.g. gr21 (default: all)")
+    s.add_argument("--list", action="store_true", help="print figure -> module -> caption")
+    add_out_argument(s, default="calcheck-results/figures")
+    s.add_argument("--reps", type=_at_least_one, default=100, help="repetitions (paper: 100)")
+    add_seed_argument(s, default=2021, help="root seed of the figures' draws")
+    add_jobs_argument(
+        s,
+        "worker processes that first fit the figures' models in parallel (gr22's "
+        "twelve networks; default: every CPU this process may use); the figures are the "
+        "same for any --jobs",
+    )
+    s.add_argument(
+        "--record-findings",
+        action="store_true",
+        help="record the findings' statuses as the expected ones (developers)",
+    )
+    s.add_argument(
+        "--data",
+        metavar="ROOT",
+        help="data folder holding credit.csv, cifar_logits/ and cifar10_vgg16_probs/ "
+        "(default: $CALCHECK_DATA, else ../shared/data)",
+    )
 
 
 def cmd_figures(args) -> int:
     """Regenerate the selected figures, their findings and the HTML page."""
-    from calcheck.figures import findings
-    from calcheck.figures.findings import changed_statuses, record_statuses, status
-    from calcheck.figures.registry import (
-        figure_modules,
-        get_figure,
-        regenerate,
-        select_figures,
-        unavailable,
-    )
+    from calcheck.figures.registry import get_figure, select_figures
 
-    from ..report.html import write_html
+    from ..report.output_folder import render_folder_report
 
     if args.list:
-        for fig_id, module in figure_modules().items():
-            print(f"{fig_id:12s} {module}")
-            print(f"{'':12s} {get_figure(fig_id).CAPTION}")
-        for fig_id, why in unavailable().items():
-            print(f"{fig_id:12s} not available: {why}")
-        return 0
+        return _list_figures()
     ids = select_figures(args.ids)
     _check_requirements({i: get_figure(i) for i in ids})
     if args.data is not None and not Path(args.data).is_dir():
@@ -42,7 +65,35 @@ def cmd_figures(args) -> int:
             f"got {args.data!r}"
         )
     out = writable_folder(args.out, "--out")
+    entries = _regenerate(args, ids, out)
+    results = out.parent / "results.json"
+    page = render_folder_report(
+        out.parent,
+        page=out.parent / "report.html" if results.is_file() else out / "index.html",
+        figures_index=out / "index.json",
+    )
+    _print_findings(entries)
+    print(f"figures in {out}; report: {page}")
+    return _compare_with_record(entries, record=args.record_findings)
+
+
+def _list_figures() -> int:
+    """``--list``: each figure, its module and its caption (and those not available)."""
+    from calcheck.figures.registry import figure_modules, get_figure, unavailable
+
+    for fig_id, module in figure_modules().items():
+        print(f"{fig_id:12s} {module}")
+        print(f"{'':12s} {get_figure(fig_id).CAPTION}")
+    for fig_id, why in unavailable().items():
+        print(f"{fig_id:12s} not available: {why}")
+    return 0
+
+
+def _regenerate(args, ids, out: Path) -> list:
+    """Regenerate the figures ``ids`` into ``out``, saying how far it got on stderr."""
     from tqdm.auto import tqdm
+
+    from calcheck.figures.registry import regenerate
 
     why = getattr(args, "jobs_chosen", None)
     # the first progress line names the workers (an error before it stays the only line)
@@ -65,7 +116,7 @@ def cmd_figures(args) -> int:
                 line = f"{entry['id']} done ({done} of {total}), {entry['seconds']:.0f} s"
                 print(f"calcheck: {first(line)}", file=sys.stderr, flush=True)
 
-        entries = regenerate(
+        return regenerate(
             ids,
             out,
             reps=args.reps,
@@ -76,14 +127,12 @@ def cmd_figures(args) -> int:
             jobs=args.jobs,
             on_task=task_progress,
         )
-    results = out.parent / "results.json"
-    page = write_html(
-        out.parent / "report.html" if results.is_file() else out / "index.html",
-        results_json=results,
-        figures_index=out / "index.json",
-        pictures=out.parent / "plots",
-        searches=out.parent / "search" / "index.json",
-    )
+
+
+def _print_findings(entries) -> None:
+    """One line per figure (its time, files and findings that hold), then each finding."""
+    from calcheck.figures.findings import status
+
     for e in entries:
         found = e["findings"]
         judged = [f for f in found if status(f) in ("holds", "does not hold")]
@@ -94,8 +143,14 @@ def cmd_figures(args) -> int:
             tag = status(f).upper() if status(f) == "does not hold" else status(f)
             why = f" ({f['explanation']})" if f.get("explanation") else ""
             print(f"    [{tag}] {f['claim']}: {json_text(f['value'])}{why}")
-    print(f"figures in {out}; report: {page}")
-    if args.record_findings:
+
+
+def _compare_with_record(entries, record: bool) -> int:
+    """Record the findings' statuses (``record``) or name those that changed (exit 1)."""
+    from calcheck.figures import findings
+    from calcheck.figures.findings import changed_statuses, record_statuses
+
+    if record:
         print(f"finding statuses recorded in {record_statuses(entries)}")
         return 0
     changes = changed_statuses(entries)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import errno
-import functools
 import logging
 import os
 import sys
@@ -20,10 +19,19 @@ from calcheck.simulations.files import json_text
 from calcheck.simulations.parallel import LOG_FORMAT
 from calcheck.simulations.provenance import package_version
 
-from .audit import cmd_audit
-from .figures import cmd_figures
+from .arguments import (
+    DefaultsHelp,
+    add_alpha_argument,
+    add_json_argument,
+    add_n_argument,
+    add_n_bins_argument,
+    add_seed_argument,
+    resolve_jobs,
+)
+from .audit import add_audit_arguments, cmd_audit
+from .figures import add_figures_arguments, cmd_figures
 from .plan import add_plan_arguments, cmd_plan
-from .run import add_run_arguments, cmd_run, resolve_jobs
+from .run import add_run_arguments, cmd_run
 from .search import add_search_arguments, cmd_search
 from .signals import (
     Interrupted,
@@ -34,8 +42,6 @@ from .signals import (
 )
 
 __all__ = ["main"]
-
-DEFAULT_SEED = 20210718  # ICML 2021; any recorded seed works
 
 
 def _print_methods(as_json: bool) -> int:
@@ -238,51 +244,18 @@ def _cmd_bench(args) -> int:
     return 0
 
 
-def _positive_int(text):
-    v = int(text)
-    if v < 1 and v != -1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or -1, got {text!r}")
-    return v
-
-
-def _at_least_one(text):
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
-
-
-class _DefaultsHelp(argparse.HelpFormatter):
-    """Help that states each option's default (unless None/False or said in the text)."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if "default" in text or action.default in (None, False, argparse.SUPPRESS):
-            return text
-        return f"{text} (default: %(default)s)"
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="calcheck",
-        description="Verify distribution-free calibration guarantees by exact Monte Carlo.",
-    )
-    p.add_argument("--version", action="version", version=f"calcheck {package_version()}")
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
-    sub = p.add_subparsers(dest="command", required=True)
-    # every sub-command's --help shows its defaults
-    sub.add_parser = functools.partial(sub.add_parser, formatter_class=_DefaultsHelp)
-
-    s = sub.add_parser("list", help="list guarantees and checks")
-    s.add_argument("--json", action="store_true")
+def _add_list_arguments(s: argparse.ArgumentParser) -> None:
+    """The options of ``calcheck list``."""
+    add_json_argument(s)
     s.add_argument(
         "--methods",
         action="store_true",
         help="list the method x event pairs a guarantee of your own can name",
     )
-    s.set_defaults(func=_cmd_list)
 
-    s = sub.add_parser("bound", help="evaluate a registered bound")
+
+def _add_bound_arguments(s: argparse.ArgumentParser) -> None:
+    """The arguments of ``calcheck bound``."""
     s.add_argument("id", help="guarantee id, e.g. gr21.thm3 (see `calcheck list`)")
     s.add_argument(
         "params",
@@ -291,82 +264,81 @@ def build_parser() -> argparse.ArgumentParser:
         help="other parameters of the bound, e.g. n_bin=100 variance=0.25 "
         "(comma lists for per-bin arguments: counts=10,20,30)",
     )
-    s.add_argument("--n", type=int, help="calibration points")
-    s.add_argument("--n-bins", type=int, help="number of bins B")
-    s.add_argument("--alpha", type=float, help="miscoverage in (0, 1)")
+    add_n_argument(s)
+    add_n_bins_argument(s)
+    add_alpha_argument(s, "miscoverage in (0, 1)")
     s.add_argument(
         "--delta", type=float, default=None, help="randomisation parameter (the bound's default: 0)"
     )
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_bound)
+    add_json_argument(s)
 
-    s = sub.add_parser("run", help="run theory checks and write a report")
-    add_run_arguments(s, _positive_int, DEFAULT_SEED)
-    s.set_defaults(func=cmd_run)
 
-    s = sub.add_parser("figures", help="regenerate paper figures (PNG, PDF) and an HTML page")
-    s.add_argument("ids", nargs="*", help="figure ids or prefixes, e.g. gr21 (default: all)")
-    s.add_argument("--list", action="store_true", help="print figure -> module -> caption")
-    s.add_argument("--out", default="calcheck-results/figures", help="output folder")
-    s.add_argument("--reps", type=_at_least_one, default=100, help="repetitions (paper: 100)")
-    s.add_argument("--seed", type=int, default=2021, help="root seed of the figures' draws")
-    s.add_argument(
-        "--jobs",
-        type=_positive_int,
-        default=None,
-        help="worker processes that first fit the figures' models in parallel (gr22's "
-        "twelve networks; default: every CPU this process may use); the figures are the "
-        "same for any --jobs",
-    )
-    s.add_argument(
-        "--record-findings",
-        action="store_true",
-        help="record the findings' statuses as the expected ones (developers)",
-    )
-    s.add_argument(
-        "--data",
-        metavar="ROOT",
-        help="data folder holding credit.csv, cifar_logits/ and cifar10_vgg16_probs/ "
-        "(default: $CALCHECK_DATA, else ../shared/data)",
-    )
-    s.set_defaults(func=cmd_figures)
-
-    s = sub.add_parser(
-        "search", help="search a law family for the worst law of a guarantee (or --all)"
-    )
-    add_search_arguments(s)
-    s.set_defaults(func=cmd_search)
-
-    s = sub.add_parser(
-        "audit",
-        help="one row per check of a run: its mutant and whether it was caught, its power, "
-        "powerless cells, implied-by (exit 1 if a guarantee cannot fail on its design)",
-    )
-    s.add_argument(
-        "--results",
-        default="calcheck-results",
-        help="a run's output folder or its results.json",
-    )
-    s.add_argument("--json", action="store_true", help="print the rows as JSON")
-    s.set_defaults(func=cmd_audit)
-
-    s = sub.add_parser(
-        "plan",
-        help="replicates needed to detect a coverage shortfall (or a bound factor) at a "
-        "given power and false-alarm rate (exact binomial)",
-    )
-    add_plan_arguments(s)
-    s.set_defaults(func=cmd_plan)
-
-    s = sub.add_parser("bench", help="time each hot path against its own floor (ratios)")
-    s.add_argument("--n", type=int, default=10_000, help="calibration points")
-    s.add_argument("--n-bins", type=int, default=10, help="number of bins B")
+def _add_bench_arguments(s: argparse.ArgumentParser) -> None:
+    """The options of ``calcheck bench``."""
+    add_n_argument(s, default=10_000)
+    add_n_bins_argument(s, default=10)
     s.add_argument("--calibrator", default="umd", help="calibrator of the timed cell")
     s.add_argument("--law", default="uniform_half", help="law of the timed cell")
     s.add_argument("--rounds", type=int, default=15, help="timed rounds of 100 replicates")
-    s.add_argument("--seed", type=int, default=0, help="root seed")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=_cmd_bench)
+    add_seed_argument(s, default=0)
+    add_json_argument(s)
+
+
+#: The sub-commands, in the order ``calcheck --help`` lists them: name, summary, the function
+#: that adds its arguments and the function that runs it.
+SUBCOMMANDS = (
+    ("list", "list guarantees and checks", _add_list_arguments, _cmd_list),
+    ("bound", "evaluate a registered bound", _add_bound_arguments, _cmd_bound),
+    ("run", "run theory checks and write a report", add_run_arguments, cmd_run),
+    (
+        "figures",
+        "regenerate paper figures (PNG, PDF) and an HTML page",
+        add_figures_arguments,
+        cmd_figures,
+    ),
+    (
+        "search",
+        "search a law family for the worst law of a guarantee (or --all)",
+        add_search_arguments,
+        cmd_search,
+    ),
+    (
+        "audit",
+        "one row per check of a run: its mutant and whether it was caught, its power, "
+        "powerless cells, implied-by (exit 1 if a guarantee cannot fail on its design)",
+        add_audit_arguments,
+        cmd_audit,
+    ),
+    (
+        "plan",
+        "replicates needed to detect a coverage shortfall (or a bound factor) at a "
+        "given power and false-alarm rate (exact binomial)",
+        add_plan_arguments,
+        cmd_plan,
+    ),
+    (
+        "bench",
+        "time each hot path against its own floor (ratios)",
+        _add_bench_arguments,
+        _cmd_bench,
+    ),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``calcheck`` and its sub-commands (:data:`SUBCOMMANDS`)."""
+    p = argparse.ArgumentParser(
+        prog="calcheck",
+        description="Verify distribution-free calibration guarantees by exact Monte Carlo.",
+    )
+    p.add_argument("--version", action="version", version=f"calcheck {package_version()}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = p.add_subparsers(dest="command", required=True)
+    for name, summary, add_arguments, command in SUBCOMMANDS:
+        # every sub-command's --help shows its defaults
+        s = sub.add_parser(name, help=summary, formatter_class=DefaultsHelp)
+        add_arguments(s)
+        s.set_defaults(func=command)
     return p
 
 

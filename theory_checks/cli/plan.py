@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from ..checks.budgets import DEFAULT_FALSE_ALARM
 from ..running.plan import MAX_REPS, plan
+from .arguments import (
+    add_alpha_argument,
+    add_false_alarm_argument,
+    add_json_argument,
+    add_n_argument,
+    add_n_bins_argument,
+)
 
 __all__ = ["add_plan_arguments", "cmd_plan"]
 
@@ -19,18 +26,15 @@ def add_plan_arguments(s) -> None:
         help="detect the bound times this factor (in (0, 1]): its exact coverage at "
         "constant eta is the true coverage (needs --guarantee, --n, --n-bins)",
     )
-    s.add_argument("--alpha", type=float, default=0.1, help="the claim is coverage 1 - alpha")
+    add_alpha_argument(s, "the claim is coverage 1 - alpha", default=0.1)
     s.add_argument("--power", type=float, default=0.9, help="target probability of flagging")
-    s.add_argument(
-        "--false-alarm",
-        type=float,
-        default=DEFAULT_FALSE_ALARM,
-        help="false-alarm rate per check (the suite's verdicts)",
+    add_false_alarm_argument(
+        s, "false-alarm rate per check (the suite's verdicts)", default=DEFAULT_FALSE_ALARM
     )
     s.add_argument("--cells", type=int, default=1, help="cells of the check (Bonferroni over them)")
     s.add_argument("--guarantee", help="guarantee id, with --bound-factor (e.g. gr21.thm3)")
-    s.add_argument("--n", type=int, help="calibration points, with --bound-factor")
-    s.add_argument("--n-bins", type=int, help="number of bins B, with --bound-factor")
+    add_n_argument(s, "calibration points, with --bound-factor")
+    add_n_bins_argument(s, "number of bins B, with --bound-factor")
     s.add_argument(
         "--eta",
         type=float,
@@ -38,7 +42,7 @@ def add_plan_arguments(s) -> None:
         "lie just off 1/2)",
     )
     s.add_argument("--max-reps", type=int, default=MAX_REPS, help="largest count searched")
-    s.add_argument("--json", action="store_true", help="print the plan as JSON")
+    add_json_argument(s, "print the plan as JSON")
 
 
 def cmd_plan(args) -> int:

@@ -22,12 +22,23 @@ import os
 import shlex
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from calcheck.simulations.files import json_text, writable_folder
 from calcheck.simulations.provenance import package_version
 
+from .arguments import (
+    add_budget_argument,
+    add_false_alarm_argument,
+    add_jobs_argument,
+    add_json_argument,
+    add_out_argument,
+    add_progress_argument,
+    add_seed_argument,
+    add_study_argument,
+)
 from .progress import (
     LIMIT_BYTES,
     LIMIT_SECONDS,
@@ -39,7 +50,9 @@ from .progress import (
 )
 from .signals import interrupted_status, interruption_behind, stop_on_signals
 
-__all__ = ["LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run", "resolve_jobs"]
+__all__ = ["DEFAULT_SEED", "LIMIT_BYTES", "LIMIT_SECONDS", "add_run_arguments", "cmd_run"]
+
+DEFAULT_SEED = 20210718  # ICML 2021; any recorded seed works
 
 #: The files a run writes in its --out (checked before any work: a folder there is refused).
 RUN_FILES = ("store.sqlite", "results.json", "report.md", "report.html", ".calcheck.lock")
@@ -47,7 +60,7 @@ RUN_FILES = ("store.sqlite", "results.json", "report.md", "report.html", ".calch
 SCHEDULER_TIMEOUT = 30
 
 
-def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: int) -> None:
+def add_run_arguments(s: argparse.ArgumentParser) -> None:
     """The options of ``calcheck run``."""
     s.add_argument(  # repeated --checks add up
         "--checks",
@@ -56,20 +69,16 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         metavar="ID",
         help="check ids, prefixes or glob patterns (default: all; repeatable)",
     )
-    s.add_argument(
-        "--budget", choices=("quick", "full"), default="quick", help="replicates, laws, grid"
-    )
+    add_budget_argument(s, "replicates, laws, grid")
     s.add_argument(
         "--reps",
         type=int,
         help="replicates per cell, rounded up to blocks of 100 (default: by budget: "
         "quick 4000, full 10000)",
     )
-    s.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=None,
-        help="parallel workers (default: every CPU this process may use; results are the "
+    add_jobs_argument(
+        s,
+        "parallel workers (default: every CPU this process may use; results are the "
         "same for any --jobs)",
     )
     s.add_argument(
@@ -84,17 +93,12 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         help="run on an existing dask cluster (e.g. tcp://10.0.0.5:8786; implies --backend "
         "dask; results are identical to --jobs 1)",
     )
-    s.add_argument("--seed", type=int, default=default_seed, help="root seed (recorded)")
-    s.add_argument("--out", default="calcheck-results", help="output folder")
-    s.add_argument("--study", help="TOML study file: a guarantee on laws of your own")
-    s.add_argument("--false-alarm", type=float, help="false-alarm rate per check (default: 1e-3)")
-    s.add_argument("--json", action="store_true", help="print every verdict as JSON")
-    s.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar (default: when standard error is a terminal)",
-    )
+    add_seed_argument(s, DEFAULT_SEED, "root seed (recorded)")
+    add_out_argument(s)
+    add_study_argument(s, "TOML study file: a guarantee on laws of your own")
+    add_false_alarm_argument(s, "false-alarm rate per check (default: 1e-3)")
+    add_json_argument(s, "print every verdict as JSON")
+    add_progress_argument(s, "progress bar (default: when standard error is a terminal)")
     s.add_argument(
         "--yes",
         action="store_true",
@@ -112,15 +116,6 @@ def add_run_arguments(s: argparse.ArgumentParser, positive_int, default_seed: in
         action="store_true",
         help="if the store is damaged, rename it aside and recompute its blocks",
     )
-
-
-def resolve_jobs(args) -> None:
-    """``--jobs`` not given (or -1): every CPU this process may use; the reason is kept."""
-    if getattr(args, "jobs", 0) is None or getattr(args, "jobs", 0) == -1:
-        from calcheck.simulations.parallel import usable_cpus
-
-        args.jobs_chosen = "every CPU this process may use" if args.jobs is None else "-1: all"
-        args.jobs = usable_cpus()
 
 
 def workers_line(args) -> str:
@@ -213,10 +208,23 @@ def _move_aside(path: Path) -> Path:
     return target
 
 
-def cmd_run(args) -> int:
-    """Run the selected checks (or a study) and write results.json, report.md, report.html."""
-    from calcheck.simulations.store import ResultStore, StoreDamaged
+@dataclass
+class _Plan:
+    """What ``calcheck run`` runs and where, settled from its arguments before any work."""
 
+    checks: list
+    reps: int
+    false_alarm: float
+    out: Path
+    #: whether a progress bar is drawn (else progress lines)
+    progress: bool
+    #: the pictures drawn: one per guarantee of the checks
+    pictures: int
+    clock: Clock
+
+
+def _plan(args) -> _Plan:
+    """The checks (of the catalog or of a --study), their sizes and the checked output folder."""
     from ..catalog import all_checks
     from ..checks.budgets import BUDGETS, DEFAULT_FALSE_ALARM
     from ..study.files import load_study
@@ -242,58 +250,35 @@ def cmd_run(args) -> int:
                 f"--out {str(out)!r} holds a file {name!r} where the run keeps a "
                 "folder; move it away or choose another folder"
             )
-    from .search import check_read_back
+    from ..report.output_folder import check_read_back
 
     check_read_back(out, results=False)  # the searches' and figures' index it reads back
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    stored = {"blocks": 0}
     pictures = len({c.guarantee for c in checks if getattr(c, "guarantee", None)})
     entry = sys.modules.get("calcheck._entry")  # the command's own start, if it is one
     clock = Clock(
         REPORT_SECONDS + PICTURE_SECONDS * pictures / max(1, args.jobs),
         start=getattr(entry, "STARTED", None),
     )
+    return _Plan(checks, reps, false_alarm, out, progress, pictures, clock)
+
+
+def cmd_run(args) -> int:
+    """Run the selected checks (or a study) and write results.json, report.md, report.html."""
+    plan = _plan(args)
+    stored = {"blocks": 0}
 
     def on_block(key, block):
         stored["blocks"] += 1
 
     from ..report.picture_drawer import PictureDrawer, picture_processes
 
-    with _exclusive(out), stop_on_signals(), _cluster(args):
+    with _exclusive(plan.out), stop_on_signals(), _cluster(args):
         # each guarantee's picture is drawn while the run goes on, as its checks end
-        drawer = PictureDrawer(
-            checks, out / "plots", reps, processes=picture_processes(args.jobs, pictures)
-        )
+        processes = picture_processes(args.jobs, plan.pictures)
+        drawer = PictureDrawer(plan.checks, plan.out / "plots", plan.reps, processes=processes)
         try:
-            for attempt in (1, 2):
-                try:
-                    # blocks that are deleted once recorded are not worth compressing
-                    compress = bool(args.keep_replicates)
-                    with ResultStore(out / "store.sqlite", compress=compress) as store:
-                        if stored_before := store.block_count():  # (may take a minute)
-                            print(
-                                f"calcheck: resuming: checking the digests of the "
-                                f"{stored_before} blocks stored in {store.path}",
-                                file=sys.stderr,
-                                flush=True,
-                            )
-                        run = _run(
-                            args,
-                            checks,
-                            store,
-                            reps,
-                            false_alarm,
-                            progress,
-                            on_block,
-                            clock,
-                            drawer,
-                        )
-                    break
-                except StoreDamaged:
-                    if not args.move_damaged_store or attempt == 2:
-                        raise
-                    moved = _move_aside(out / "store.sqlite")
-                    print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
+            run = _run_moving_a_damaged_store(args, plan, on_block, drawer)
             # waited for here: an interruption meanwhile stops the pictures' process too
             drawn = drawer.finish()
         except BaseException as exc:
@@ -304,51 +289,66 @@ def cmd_run(args) -> int:
                 raise
             kept = f"{stored['blocks']} blocks stored in this run; rerun the same command to resume"
             return interrupted_status(interruption, kept)
-    return _report(args, out, run, false_alarm, clock, drawn)
+    return _report(args, plan, run, drawn)
 
 
-def _run(args, checks, store, reps, false_alarm, progress, on_block, clock, drawer):
+def _run_moving_a_damaged_store(args, plan: _Plan, on_block, drawer):
+    """:func:`_run`; with --move-damaged-store, a damaged store is moved aside and run anew."""
+    from calcheck.simulations.store import StoreDamaged
+
+    try:
+        return _run(args, plan, on_block, drawer)
+    except StoreDamaged:
+        if not args.move_damaged_store:
+            raise
+        moved = _move_aside(plan.out / "store.sqlite")
+        print(f"calcheck: the damaged store was moved to {moved}", file=sys.stderr)
+    return _run(args, plan, on_block, drawer)
+
+
+def _run(args, plan: _Plan, on_block, drawer):
+    """Run the checks on the store in --out (resumed if it holds blocks)."""
+    from calcheck.simulations.store import ResultStore
+
     from ..running.runner import run_checks
 
-    return run_checks(
-        checks,
-        store,
-        reps=reps,
-        root_seed=args.seed,
-        false_alarm=false_alarm,
-        n_jobs=args.jobs,
-        backend=args.backend,
-        progress=progress,
-        on_block=on_block,
-        heartbeat=heartbeat(clock=clock, lines=not progress),
-        on_estimate=confirm(
-            args.yes, Path(args.out), args.keep_replicates, clock, workers_line(args)
-        ),
-        records=True,
-        keep_replicates=args.keep_replicates,
-        on_result=drawer.result,
-    )
+    # blocks that are deleted once recorded are not worth compressing
+    compress = bool(args.keep_replicates)
+    with ResultStore(plan.out / "store.sqlite", compress=compress) as store:
+        if stored_before := store.block_count():  # (may take a minute)
+            print(
+                f"calcheck: resuming: checking the digests of the "
+                f"{stored_before} blocks stored in {store.path}",
+                file=sys.stderr,
+                flush=True,
+            )
+        return run_checks(
+            plan.checks,
+            store,
+            reps=plan.reps,
+            root_seed=args.seed,
+            false_alarm=plan.false_alarm,
+            n_jobs=args.jobs,
+            backend=args.backend,
+            progress=plan.progress,
+            on_block=on_block,
+            heartbeat=heartbeat(clock=plan.clock, lines=not plan.progress),
+            on_estimate=confirm(
+                args.yes, Path(args.out), args.keep_replicates, plan.clock, workers_line(args)
+            ),
+            records=True,
+            keep_replicates=args.keep_replicates,
+            on_result=drawer.result,
+        )
 
 
-def _report(args, out, run, false_alarm, clock=None, drawn=()) -> int:
-    from calcheck.simulations.engine import BLOCK_REPS
-
-    from ..report.files import (
-        format_table,
-        printed_claim_lines,
-        rate_lines,
-        results_to_dict,
-        vacuity_lines,
-        write_report,
-    )
-    from ..report.html import write_html
-    from ..report.pictures import draw_guarantee_pictures
-
-    results, stats = run.results, run.stats
-    meta = {
+def _meta(args, plan: _Plan, run) -> dict:
+    """The run's ``meta`` in results.json: its arguments, its blocks and its estimate."""
+    stats = run.stats
+    return {
         "seed": args.seed,
-        "reps": results[0].reps,
-        "false_alarm": float(false_alarm),
+        "reps": run.results[0].reps,
+        "false_alarm": float(plan.false_alarm),
         "budget": args.budget,
         "version": package_version(),
         "backend": args.backend,
@@ -364,70 +364,83 @@ def _report(args, out, run, false_alarm, clock=None, drawn=()) -> int:
         },
         "damaged_records_recomputed": run.damaged_records,
         "checks_read_from_records": run.recorded,
-        "estimate": None if clock is None else clock.record(),
+        "estimate": plan.clock.record(),
         "cpu_seconds_by_experiment_kind": {
             kind: {"blocks": b, "cpu_seconds": round(sec, 3)}
             for kind, (b, sec) in sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
         },
     }
+
+
+def _report(args, plan: _Plan, run, drawn) -> int:
+    """Write results.json, report.md, the pictures and report.html; print the verdicts."""
+    from ..report.files import results_to_dict, write_report
+    from ..report.output_folder import render_folder_report
+    from ..report.pictures import draw_guarantee_pictures
+
+    results, out = run.results, plan.out
+    meta = _meta(args, plan, run)
     data = results_to_dict(results, meta)  # once: every output below reads it
     paths = write_report(results, out, meta, data=data)
     # the rest of the pictures (those the run's thread drew are there already)
     draw_guarantee_pictures(data, out / "plots", skip=set(drawn))
-    page = write_html(
-        out / "report.html",
-        results_json=paths["json"],
-        figures_index=out / "figures" / "index.json",
-        pictures=out / "plots",
-        searches=out / "search" / "index.json",
-    )
+    page = render_folder_report(out)
     if args.json:
         print(json_text(data, indent=1))
     else:
-        print(format_table(results, data=data))
-        no_power = vacuity_lines(data)
-        if no_power:
-            print("\nCells without power (a vacuous check is never a pass):")
-            print("\n".join(f"  {line}" for line in no_power))
-        fits = rate_lines(data)
-        if fits:
-            print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
-            print("\n".join(f"  {line}" for line in fits))
-        n_ok = sum(r.passed for r in results)
-        if data["printed_claims"]:
-            print("\nPrinted claims that fail (a paper's statement checked as printed):")
-            print("\n".join(f"  {line}" for line in printed_claim_lines(data["printed_claims"])))
-        print(
-            f"\n{n_ok} of {len(results)} checks as expected: {data['headline']['text']}. "
-            f"Blocks of {BLOCK_REPS} "
-            f"replicates: {stats.computed} computed, {stats.reused} reused from the store"
-            + (f" ({stats.stale} stored by other code were recomputed)" if stats.stale else "")
-            + (f" ({stats.damaged} damaged blocks were recomputed)" if stats.damaged else "")
-            + (
-                f" ({run.damaged_records} damaged result records were recomputed)"
-                if run.damaged_records
-                else ""
-            )
-            + (
-                f"; {run.recorded} checks' results read from the store's records"
-                if run.recorded
-                else ""
-            )
-            + (
-                f"; {run.dropped_blocks} blocks deleted once their results were recorded "
-                "(--keep-replicates keeps them)"
-                if run.dropped_blocks
-                else ""
-            )
-            + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
-        )
-        if stats.seconds_by_kind:
-            spent = sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
-            total = sum(sec for _, (_, sec) in spent)
-            parts = [f"{k} {sec:.0f} s ({b} blocks)" for k, (b, sec) in spent[:6]]
-            print(f"Simulation CPU time {total:.0f} s; by experiment kind: " + ", ".join(parts))
-        if paths["previous"]:
-            print(
-                f"The previous report in {out} (another selection) was kept in {paths['previous']}"
-            )
+        _print_verdicts(out, run, data, paths, page)
     return 0 if all(r.passed for r in results) else 1
+
+
+def _print_verdicts(out, run, data, paths, page) -> None:
+    """The terminal's report: the table, what needs a look, the blocks and the files."""
+    from ..report.files import format_table, printed_claim_lines, rate_lines, vacuity_lines
+
+    print(format_table(run.results, data=data))
+    no_power = vacuity_lines(data)
+    if no_power:
+        print("\nCells without power (a vacuous check is never a pass):")
+        print("\n".join(f"  {line}" for line in no_power))
+    fits = rate_lines(data)
+    if fits:
+        print("\nRate fits (threshold n* against the varied parameter, 95% bootstrap CI):")
+        print("\n".join(f"  {line}" for line in fits))
+    if data["printed_claims"]:
+        print("\nPrinted claims that fail (a paper's statement checked as printed):")
+        print("\n".join(f"  {line}" for line in printed_claim_lines(data["printed_claims"])))
+    print(_closing_line(run, data, paths, page))
+    stats = run.stats
+    if stats.seconds_by_kind:
+        spent = sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])
+        total = sum(sec for _, (_, sec) in spent)
+        parts = [f"{k} {sec:.0f} s ({b} blocks)" for k, (b, sec) in spent[:6]]
+        print(f"Simulation CPU time {total:.0f} s; by experiment kind: " + ", ".join(parts))
+    if paths["previous"]:
+        print(f"The previous report in {out} (another selection) was kept in {paths['previous']}")
+
+
+def _closing_line(run, data, paths, page) -> str:
+    """The headline, where the blocks came from and the files written (after a blank line)."""
+    from calcheck.simulations.engine import BLOCK_REPS
+
+    results, stats = run.results, run.stats
+    n_ok = sum(r.passed for r in results)
+    # each clause only when its count is not zero
+    clauses = [
+        (stats.stale, f" ({stats.stale} stored by other code were recomputed)"),
+        (stats.damaged, f" ({stats.damaged} damaged blocks were recomputed)"),
+        (run.damaged_records, f" ({run.damaged_records} damaged result records were recomputed)"),
+        (run.recorded, f"; {run.recorded} checks' results read from the store's records"),
+        (
+            run.dropped_blocks,
+            f"; {run.dropped_blocks} blocks deleted once their results were recorded "
+            "(--keep-replicates keeps them)",
+        ),
+    ]
+    return (
+        f"\n{n_ok} of {len(results)} checks as expected: {data['headline']['text']}. "
+        f"Blocks of {BLOCK_REPS} replicates: {stats.computed} computed, {stats.reused} reused "
+        "from the store"
+        + "".join(clause for count, clause in clauses if count)
+        + f". Results: {paths['json']}; report: {paths['markdown']}, {page}"
+    )

@@ -5,10 +5,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
-__all__ = ["add_search_arguments", "check_read_back", "cmd_search"]
+from .arguments import (
+    add_alpha_argument,
+    add_budget_argument,
+    add_jobs_argument,
+    add_n_argument,
+    add_n_bins_argument,
+    add_out_argument,
+    add_progress_argument,
+    add_seed_argument,
+    add_study_argument,
+)
+
+__all__ = ["add_search_arguments", "cmd_search"]
 
 #: Files of ``search --power``, ``--rate`` and ``--all`` in ``<out>/search`` (and the index).
 SEARCH_FILES = ("index.json", "sweep.md", "power.md", "power.json", "rates.md")
@@ -25,18 +36,16 @@ def _key_value(text: str) -> tuple[str, float | int]:
     return key, int(number) if number.is_integer() and "." not in value else number
 
 
-def _jobs(text: str) -> int:
-    v = int(text)
-    if v < 1 and v != -1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or -1, got {text!r}")
-    return v
-
-
 def add_search_arguments(s: argparse.ArgumentParser) -> None:
     """Arguments of ``calcheck search``."""
-    from calcheck.simulations.laws.families import FAMILIES
+    _add_target_arguments(s)
+    _add_size_arguments(s)
+    _add_mode_arguments(s)
 
-    from ..search.driver import CRITERIA
+
+def _add_target_arguments(s: argparse.ArgumentParser) -> None:
+    """What a single search looks at: the target, the law family, the grid and alpha."""
+    from calcheck.simulations.laws.families import FAMILIES
 
     s.add_argument(
         "target",
@@ -53,8 +62,8 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="family option, repeatable (e.g. k=2)",
     )
-    s.add_argument("--n", type=int, help="sample size n")
-    s.add_argument("--n-bins", type=int, help="number of bins B")
+    add_n_argument(s, "sample size n")
+    add_n_bins_argument(s)
     s.add_argument(
         "--grid",
         action="append",
@@ -63,12 +72,16 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="other grid parameters of the guarantee (e.g. points_per_bin=50, n1=1000)",
     )
-    s.add_argument("--alpha", type=float, default=0.1, help="miscoverage alpha in (0, 1)")
-    s.add_argument(
-        "--budget",
-        choices=("quick", "full"),
-        default="quick",
-        help="quick: 50 candidate laws of differential evolution and 48 of line-search "
+    add_alpha_argument(s, "miscoverage alpha in (0, 1)", default=0.1)
+
+
+def _add_size_arguments(s: argparse.ArgumentParser) -> None:
+    """How much a search spends and what it maximises."""
+    from ..search.driver import CRITERIA
+
+    add_budget_argument(
+        s,
+        "quick: 50 candidate laws of differential evolution and 48 of line-search "
         "refinement per parameter (240 for 5 parameters) x 200 replicates, fresh re-check on "
         "4000; full: 300 + 96 per parameter x 1000, re-check on 20000",
     )
@@ -86,11 +99,8 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         help="replicates per evaluation (at least 1; whole blocks of 100), in place of the "
         "budget's; the fresh re-check keeps the budget's",
     )
-    s.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar of the evaluations (default: when standard error is a terminal)",
+    add_progress_argument(
+        s, "progress bar of the evaluations (default: when standard error is a terminal)"
     )
     s.add_argument(
         "--criterion",
@@ -100,18 +110,17 @@ def add_search_arguments(s: argparse.ArgumentParser) -> None:
         "gpr20.cor3), tightness or mean_ratio (worst cases where the whole error "
         "distribution grows, e.g. eta -> 1/2 in Hoeffding steps)",
     )
-    s.add_argument("--seed", type=int, default=0, help="root seed of the search (CRN)")
-    s.add_argument(
-        "--jobs",
-        type=_jobs,
-        default=None,
-        help="parallel workers (default: every CPU this process may use; same results)",
-    )
-    s.add_argument("--out", default="calcheck-results", help="results folder (search/ inside it)")
-    s.add_argument(
-        "--study",
+
+
+def _add_mode_arguments(s: argparse.ArgumentParser) -> None:
+    """Seeds, workers, the folder, and the searches other than a single one."""
+    add_seed_argument(s, default=0, help="root seed of the search (CRN)")
+    add_jobs_argument(s, "parallel workers (default: every CPU this process may use; same results)")
+    add_out_argument(s, help="results folder (search/ inside it)")
+    add_study_argument(
+        s,
+        "TOML study file with a [search] table (one search per grid cell and alpha)",
         metavar="FILE",
-        help="TOML study file with a [search] table (one search per grid cell and alpha)",
     )
     s.add_argument(
         "--all",
@@ -327,35 +336,12 @@ def _rates(args) -> int:
     return 0
 
 
-def _report_page(out, page=None, results: bool = True):
-    from ..report.html import write_html
-
-    out = Path(out)
-    return write_html(
-        out / "report.html" if page is None else page,
-        results_json=out / "results.json" if results else None,
-        figures_index=out / "figures" / "index.json",
-        pictures=out / "plots",
-        searches=out / "search" / "index.json",
-    )
-
-
 def _render(out) -> None:
-    page = _report_page(out)
+    from ..report.output_folder import render_folder_report
+
+    page = render_folder_report(out)
     if page is not None:
         print(f"report: {page}")
-
-
-def check_read_back(out, *, results: bool = True) -> None:
-    """Before any work: the files of earlier commands that the report reads back are sound.
-
-    The report (re-rendered at the end of ``run`` and ``search``) reads ``results.json``
-    (unless ``results`` is False: a run rewrites it), the figures' and the searches'
-    index, perhaps edited by hand since; it is rendered now into a scratch folder, so a
-    damaged one is one line naming the file before the work, not after it.
-    """
-    with tempfile.TemporaryDirectory(prefix="calcheck-check-") as scratch:
-        _report_page(out, Path(scratch) / "report.html", results)
 
 
 def _expected(result) -> bool:
@@ -439,6 +425,8 @@ def cmd_search(args) -> int:
         return _power(args)
     if args.rate is not None:
         return _rates(args)
+    from ..report.output_folder import check_read_back
+
     check_read_back(out)
     if args.study is not None:
         return _study(args)

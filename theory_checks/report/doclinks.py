@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..catalog import PAPERS
+
 __all__ = ["docs_base_url", "guarantee_doc_anchor", "guarantee_doc_url"]
 
 #: The papers that have a page on the docs site (plugin papers have none).
-DOCUMENTED_PAPERS = ("gr21", "gpr20", "gr22", "klm19", "nch14")
+DOCUMENTED_PAPERS = tuple(PAPERS)
 
 
 def guarantee_doc_anchor(guarantee_id: str) -> str:

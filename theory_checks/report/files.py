@@ -206,6 +206,87 @@ def _md_section(head: str, items: list[str]) -> list[str]:
     return [head, "", *items, ""] if items else []
 
 
+def _md_heading(results: list, data: dict, meta: dict, title: str | None) -> list[str]:
+    """The title, what the run was (seed, replicates, false-alarm rate) and its headline."""
+    n_fail = sum(not r.passed for r in results)
+    return [
+        f"# {'calcheck run report' if title is None else title}",
+        "",
+        f"Root seed {seed_text(meta)}, {meta.get('reps')} replicates per cell, false-alarm rate "
+        f"{meta.get('false_alarm')} per check (Bonferroni over its cells), calcheck "
+        f"{meta.get('version')}.",
+        "",
+        f"**{len(results) - n_fail} of {len(results)} checks as expected**: "
+        f"{data['headline']['text']}.",
+        "",
+        *_md_section(
+            "## Printed claims that fail",
+            [
+                f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}"
+                for line in printed_claim_lines(data["printed_claims"])
+            ],
+        ),
+    ]
+
+
+def _md_every_check(results: list, data: dict) -> list[str]:
+    """The table of every check, how to read it, its powerless cells and fitted rates."""
+    return [
+        "## Every check",
+        "",
+        "Coverage is the fraction of replicates in which the guaranteed event held; *claimed* is "
+        "1 - alpha (1 - bound for expectation guarantees); the p-value is the exact one-sided "
+        "binomial test of coverage >= claimed (violated below the per-cell level); tightness "
+        "is how many times larger the bound is than the claimed-level quantile of the error "
+        "(than the mean, for expectations); *detects x k*: at this budget the check would flag "
+        "the bound multiplied by any factor below k (its best cell; '-' where the event is not "
+        "error <= bound).",
+        "",
+        format_table(results, markdown=True, data=data),
+        "",
+        *_md_section(
+            "Cells without power (a check none of whose cells has power is *vacuous*, never a "
+            "pass):",
+            [f"- {line}" for line in vacuity_lines(data)],
+        ),
+        *_md_section(
+            "Rate checks: the threshold n* (coverage 1 - delta) against the varied parameter "
+            "(95% bootstrap intervals); the verdict is the slope of log n* on log h.",
+            [f"- {line}" for line in rate_lines(data)],
+        ),
+    ]
+
+
+def _md_audit(data: dict, meta: dict) -> list[str]:
+    """The audit table, how to read it, and the command that regenerates the results."""
+    return [
+        "## Audit",
+        "",
+        "One row per check: the same-path mutant (the claim tightened on the same draws) and "
+        "whether the check caught it, its power, its powerless cells and the check that "
+        "implies it on the same draws (`calcheck audit` prints this table).",
+        "",
+        audit_table(data, markdown=True),
+        "",
+        f"Regenerate: `{meta.get('command', 'calcheck run')}`",
+        "",
+    ]
+
+
+def _report_markdown(results: list, data: dict, meta: dict, title: str | None = None) -> str:
+    """The text of ``report.md``: headline, every check, audit (:func:`write_report` writes it).
+
+    ``data``: :func:`results_to_dict` of ``results`` and ``meta``; ``title``: the heading
+    (default "calcheck run report").
+    """
+    md = [
+        *_md_heading(results, data, meta, title),
+        *_md_every_check(results, data),
+        *_md_audit(data, meta),
+    ]
+    return "\n".join(md)
+
+
 def write_report(
     results: list[CheckResult],
     out_dir,
@@ -229,60 +310,9 @@ def write_report(
     kept = keep_previous(out, data)
     json_path = out / "results.json"
     atomic_write_text(json_path, json_text(data, indent=1))
-    n_fail = sum(not r.passed for r in results)
-    md = [
-        f"# {'calcheck run report' if title is None else title}",
-        "",
-        f"Root seed {seed_text(meta)}, {meta.get('reps')} replicates per cell, false-alarm rate "
-        f"{meta.get('false_alarm')} per check (Bonferroni over its cells), calcheck "
-        f"{meta.get('version')}.",
-        "",
-        f"**{len(results) - n_fail} of {len(results)} checks as expected**: "
-        f"{data['headline']['text']}.",
-        "",
-        *_md_section(
-            "## Printed claims that fail",
-            [
-                f"- {line.strip()}" if not line.startswith("    ") else f"  - {line.strip()}"
-                for line in printed_claim_lines(data["printed_claims"])
-            ],
-        ),
-        "## Every check",
-        "",
-        "Coverage is the fraction of replicates in which the guaranteed event held; *claimed* is "
-        "1 - alpha (1 - bound for expectation guarantees); the p-value is the exact one-sided "
-        "binomial test of coverage >= claimed (violated below the per-cell level); tightness "
-        "is how many times larger the bound is than the claimed-level quantile of the error "
-        "(than the mean, for expectations); *detects x k*: at this budget the check would flag "
-        "the bound multiplied by any factor below k (its best cell; '-' where the event is not "
-        "error <= bound).",
-        "",
-        format_table(results, markdown=True, data=data),
-        "",
-        *_md_section(
-            "Cells without power (a check none of whose cells has power is *vacuous*, never a "
-            "pass):",
-            [f"- {line}" for line in vacuity_lines(data)],
-        ),
-        *_md_section(
-            "Rate checks: the threshold n* (coverage 1 - delta) against the varied parameter "
-            "(95% bootstrap intervals); the verdict is the slope of log n* on log h.",
-            [f"- {line}" for line in rate_lines(data)],
-        ),
-        "## Audit",
-        "",
-        "One row per check: the same-path mutant (the claim tightened on the same draws) and "
-        "whether the check caught it, its power, its powerless cells and the check that "
-        "implies it on the same draws (`calcheck audit` prints this table).",
-        "",
-        audit_table(data, markdown=True),
-        "",
-        f"Regenerate: `{meta.get('command', 'calcheck run')}`",
-        "",
-    ]
     md_path = out / "report.md"
     if markdown:
-        atomic_write_text(md_path, "\n".join(md))
+        atomic_write_text(md_path, _report_markdown(results, data, meta, title))
     return {
         "json": str(json_path),
         "markdown": str(md_path) if markdown else None,

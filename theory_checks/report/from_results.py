@@ -99,10 +99,30 @@ def report(results, out, *, format="all", title=None, seed=None, command=None) -
     ['json', 'markdown']
     """
     from .files import results_to_dict, write_report
-    from .html import write_html
-    from .pictures import draw_guarantee_pictures
 
     items = _results(results)
+    folder = _report_folder(out, format, title)
+    meta = _meta(items, seed, command)
+    data = results_to_dict(items, meta)
+    md = format in ("all", "markdown")
+    paths = write_report(items, folder, meta, data=data, title=title, markdown=md)
+    written = {"json": Path(paths["json"])}
+    if paths["previous"] is not None:
+        written["previous"] = Path(paths["previous"])
+    if md:
+        written["markdown"] = Path(paths["markdown"])
+    if format in ("all", "html"):
+        written["html"] = _write_html_page(data, folder, paths["json"], title)
+        written["plots"] = folder / "plots"
+    return written
+
+
+def _report_folder(out, format, title) -> Path:
+    """The folder ``out`` (created), refusing an unknown ``format`` or a ``title`` not a string.
+
+    Raises ValueError naming the argument, also for an ``out`` that is a file, not
+    writable, or holds a file named ``plots`` (the report's pictures folder).
+    """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {list(FORMATS)}, got {format!r}")
     if title is not None and not isinstance(title, str):
@@ -113,31 +133,32 @@ def report(results, out, *, format="all", title=None, seed=None, command=None) -
             f"out {str(folder)!r} holds a file 'plots' where the report keeps a "
             "folder; move it away or choose another folder"
         )
-    meta = {
+    return folder
+
+
+def _meta(items: list, seed, command) -> dict:
+    """The report's ``meta``: what the results and the caller say of how they were made."""
+    return {
         "seed": seed,
         "reps": _one([r.reps for r in items], "differs by check"),
         "false_alarm": _one([float(r.false_alarm) for r in items], "differs by check"),
         "version": package_version(),
         "command": FROM_PYTHON if command is None else str(command),
     }
-    data = results_to_dict(items, meta)
-    md = format in ("all", "markdown")
-    paths = write_report(items, folder, meta, data=data, title=title, markdown=md)
-    written = {"json": Path(paths["json"])}
-    if paths["previous"] is not None:
-        written["previous"] = Path(paths["previous"])
-    if md:
-        written["markdown"] = Path(paths["markdown"])
-    if format in ("all", "html"):
-        draw_guarantee_pictures(data, folder / "plots")
-        written["html"] = write_html(
-            folder / "report.html",
-            results_json=paths["json"],
-            pictures=folder / "plots",
-            # as the CLI's: the figures and searches stored in the same folder, if any
-            figures_index=folder / "figures" / "index.json",
-            searches=folder / "search" / "index.json",
-            title=title,
-        )
-        written["plots"] = folder / "plots"
-    return written
+
+
+def _write_html_page(data: dict, folder: Path, results_json, title) -> Path | None:
+    """Draw the pictures into ``folder/plots`` and write ``report.html``; its path."""
+    from .html import write_html
+    from .pictures import draw_guarantee_pictures
+
+    draw_guarantee_pictures(data, folder / "plots")
+    return write_html(
+        folder / "report.html",
+        results_json=results_json,
+        pictures=folder / "plots",
+        # as the CLI's: the figures and searches stored in the same folder, if any
+        figures_index=folder / "figures" / "index.json",
+        searches=folder / "search" / "index.json",
+        title=title,
+    )

@@ -80,6 +80,180 @@ def _worst_key(series: dict):
     return min(series, key=lambda k: badness(series[k]))
 
 
+def _own_series(own: list, xkey: str) -> dict:
+    """The lines of the own checks, their cells merged per (law, B, alpha) across checks."""
+    series = {}
+    for check in own:
+        for key, cells in _series(check["cells"], xkey).items():
+            series.setdefault(key, []).extend(cells)
+    return series
+
+
+def _worst_line(ax, key, cells, n, fail, floor) -> None:
+    """The worst series in colour with its 95% Clopper-Pearson bars, labelled in the corner."""
+    import numpy as np
+
+    lo = np.maximum(1 - np.array([c["ci_high"] for c in cells]), floor)
+    hi = np.maximum(1 - np.array([c["ci_low"] for c in cells]), floor)
+    ax.errorbar(
+        n,
+        fail,
+        yerr=[fail - lo, hi - fail],
+        fmt="o-",
+        ms=4,
+        lw=1.6,
+        color="C3",
+        capsize=2,
+        zorder=5,
+    )
+    label = f"worst: {key[0]}" + ("" if key[1] == "*" else f", B={key[1]}")
+    ax.text(
+        0.03,
+        0.97,
+        label,
+        transform=ax.transAxes,
+        ha="left",
+        va="top",
+        fontsize=7,
+        color="C3",
+        zorder=6,
+        bbox=_HALO,
+    )
+
+
+def _tightness_points(n, cells) -> list[tuple]:
+    """``(x, tightness)`` of the cells with a positive tightness, capped for the panel."""
+    return [
+        (x, min(c["tightness"], _TIGHTNESS_CAP))
+        for x, c in zip(n, cells, strict=True)
+        if isinstance(c["tightness"], float) and c["tightness"] > 0
+    ]
+
+
+def _law_lines(ax, mine: dict, alpha, xkey: str, floor: float) -> tuple[list, dict]:
+    """One alpha's own series on its panel, the worst last (on top); ``(xs, tightness)``.
+
+    ``xs``: every x drawn; ``tightness``: series key -> :func:`_tightness_points`, for the
+    series that have any.
+    """
+    import numpy as np
+
+    worst = _worst_key(mine)
+    xs, tight_series = [], {}
+    for key, cells in sorted(mine.items(), key=lambda kv: kv[0] == worst):
+        n = np.array([_x(c, xkey, j) for j, c in enumerate(cells)], dtype=float)
+        xs += list(n)
+        fail = np.maximum(1 - np.array([c["coverage"] for c in cells]), floor)
+        is_worst = key == worst
+        if is_worst:
+            _worst_line(ax, key, cells, n, fail, floor)
+        else:
+            ax.plot(n, fail, "o-", ms=2, lw=0.8, color="0.7", zorder=2)
+        allowed = [1 - c["claimed"] for c in cells]
+        if alpha is None or is_worst:  # the allowance: constant per alpha
+            ax.plot(n, allowed, "--", lw=1.0, color="C3" if is_worst else "0.6", zorder=4)
+        ok = _tightness_points(n, cells)
+        if ok:
+            tight_series[key] = ok
+    return xs, tight_series
+
+
+def _control_lines(ax, controls: list, alpha, xkey: str, floor: float) -> list:
+    """The negative controls of one alpha as grey crosses; every x drawn."""
+    xs = []
+    for check in controls:
+        for key, cells in _series(check["cells"], xkey).items():
+            if key[2] != alpha:
+                continue
+            n = [_x(c, xkey, j) for j, c in enumerate(cells)]
+            xs += n
+            fail = [max(1 - c["coverage"], floor) for c in cells]
+            ax.plot(n, fail, "x:", ms=4, lw=0.8, color="0.45", zorder=3)
+    return xs
+
+
+def _label_failure_axes(ax, alpha, n_laws: int, xkey: str, floor: float, reps) -> None:
+    """Log scale from below the floor to above 1; the title says alpha, lines, replicates."""
+    ax.set_yscale("log")
+    ax.set_ylim(floor / 1.5, 1.5)
+    ax.set_ylabel("failure rate of the event", fontsize=8)
+    title = "" if alpha is None else f"alpha = {alpha:g}: "
+    lines = f"{n_laws} laws" + (" x B" if xkey != "n_bins" else "")
+    ax.set_title(f"{title}{lines}, {reps} replicates per point", fontsize=8)
+
+
+def _tightness_lines(tight_ax, tight_series: dict) -> None:
+    """The law the bound fits most closely in colour and labelled, the others faint."""
+    if not tight_series:
+        return
+    closest = min(tight_series, key=lambda k: min(t for _, t in tight_series[k]))
+    for key, points in sorted(tight_series.items(), key=lambda kv: kv[0] == closest):
+        x, t = zip(*points, strict=True)
+        if key == closest:
+            tight_ax.plot(x, t, "o-", ms=4, lw=1.6, color="C0", zorder=5)
+            alpha = "" if key[2] is None else f", a={key[2]:g}"
+            where = "" if key[1] == "*" else f", B={key[1]}"
+            tight_ax.text(
+                0.97,
+                0.97,
+                f"closest: {key[0]}{where}{alpha}",
+                transform=tight_ax.transAxes,
+                ha="right",
+                va="top",
+                fontsize=7,
+                color="C0",
+                zorder=6,
+                bbox=_HALO,
+            )
+        else:
+            tight_ax.plot(x, t, "o-", ms=2, lw=0.8, color="0.7")
+
+
+def _legend(fig, ax, controls: list) -> None:
+    """The figure's legend below the panels, its handles drawn empty on ``ax``."""
+    handles = [
+        ax.plot([], [], "o-", color="C3", label="worst law (95% CP bars)")[0],
+        ax.plot([], [], "o-", color="0.7", label="other laws")[0],
+        ax.plot([], [], "--", color="C3", label="allowed (1 - claimed)")[0],
+    ]
+    if controls:
+        control = "negative controls (must be above)"
+        handles.append(ax.plot([], [], "x:", color="0.45", label=control)[0])
+    # below the panels: loc="best" searched every drawn vertex for a free corner and took
+    # about 3 s per picture (minutes for a full report); here the legend hides nothing
+    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=7, frameon=False)
+
+
+def _label_tightness_axes(tight_ax, all_t: list) -> None:
+    """The line at 1 (exact), a log scale holding every point, label and title."""
+    tight_ax.axhline(1.0, color="black", lw=0.8)
+    tight_ax.set_yscale("log")
+    if all_t:
+        tight_ax.set_ylim(min(0.8, min(all_t) / 1.2), max(1.25, max(all_t) * 1.2))
+    tight_ax.set_ylabel("bound / error quantile", fontsize=8)
+    tight_ax.set_title(f"tightness (1: exact; < 1 fails; cap {_TIGHTNESS_CAP:g})", fontsize=8)
+
+
+def _shared_x_axes(axes, xkey: str, all_n: list) -> None:
+    """Every panel on the same log x axis, plain tick labels, margins around every x."""
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel(_X_LABEL[xkey], fontsize=8)
+        ax.tick_params(labelsize=8)
+        if all_n:
+            _plain_log_axis(ax.xaxis, all_n)
+            ax.set_xlim(min(all_n) / 1.35, max(all_n) * 1.35)
+
+
+def _tightness_ticks(tight_ax) -> None:
+    """Fixed, plainly labelled ticks on the tightness axis (no minor ones)."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    tight_ax.yaxis.set_major_locator(FixedLocator([0.5, 0.8, 1, 1.5, 2, 3, 5, 10, 20, 50, 100]))
+    tight_ax.yaxis.set_major_formatter(lambda v, _: f"{v:g}")
+    tight_ax.yaxis.set_minor_locator(NullLocator())
+
+
 def _draw(gid: str, own: list, controls: list, reps):
     """Failure rate against n, one panel per alpha, and the tightness.
 
@@ -88,136 +262,30 @@ def _draw(gid: str, own: list, controls: list, reps):
     other laws are faint grey, the negative controls grey crosses (they must lie above the
     allowance). The tightness panel highlights the law the bound fits most closely.
     """
-    import numpy as np
     from matplotlib.figure import Figure
 
     xkey = _x_axis(own + controls)
     floor = 0.5 / reps if reps else 1e-4  # no failure at all: drawn at half a replicate
-    series = {}
-    for check in own:
-        for key, cells in _series(check["cells"], xkey).items():
-            series.setdefault(key, []).extend(cells)
+    series = _own_series(own, xkey)
     alphas = sorted({k[2] for k in series}, key=lambda a: -1.0 if a is None else -a)
     fig = Figure(figsize=(3.3 * len(alphas) + 3.3, 3.2), layout="constrained")
     axes = fig.subplots(1, len(alphas) + 1, width_ratios=(*([1.2] * len(alphas)), 1))
     fail_axes, tight_ax = axes[:-1], axes[-1]
-    all_n, all_t = [], []
-    tight_series = {}
+    all_n, tight_series = [], {}
     for ax, alpha in zip(fail_axes, alphas, strict=True):
         mine = {k: v for k, v in series.items() if k[2] == alpha}
-        worst = _worst_key(mine)
-        for key, cells in sorted(mine.items(), key=lambda kv: kv[0] == worst):
-            n = np.array([_x(c, xkey, j) for j, c in enumerate(cells)], dtype=float)
-            all_n += list(n)
-            fail = np.maximum(1 - np.array([c["coverage"] for c in cells]), floor)
-            is_worst = key == worst
-            if is_worst:
-                lo = np.maximum(1 - np.array([c["ci_high"] for c in cells]), floor)
-                hi = np.maximum(1 - np.array([c["ci_low"] for c in cells]), floor)
-                ax.errorbar(
-                    n,
-                    fail,
-                    yerr=[fail - lo, hi - fail],
-                    fmt="o-",
-                    ms=4,
-                    lw=1.6,
-                    color="C3",
-                    capsize=2,
-                    zorder=5,
-                )
-                label = f"worst: {key[0]}" + ("" if key[1] == "*" else f", B={key[1]}")
-                ax.text(
-                    0.03,
-                    0.97,
-                    label,
-                    transform=ax.transAxes,
-                    ha="left",
-                    va="top",
-                    fontsize=7,
-                    color="C3",
-                    zorder=6,
-                    bbox=_HALO,
-                )
-            else:
-                ax.plot(n, fail, "o-", ms=2, lw=0.8, color="0.7", zorder=2)
-            allowed = [1 - c["claimed"] for c in cells]
-            if alpha is None or is_worst:  # the allowance: constant per alpha
-                ax.plot(n, allowed, "--", lw=1.0, color="C3" if is_worst else "0.6", zorder=4)
-            ok = [
-                (x, min(c["tightness"], _TIGHTNESS_CAP))
-                for x, c in zip(n, cells, strict=True)
-                if isinstance(c["tightness"], float) and c["tightness"] > 0
-            ]
-            if ok:
-                tight_series[key] = ok
-                all_t += [t for _, t in ok]
-        for check in controls:
-            for key, cells in _series(check["cells"], xkey).items():
-                if key[2] != alpha:
-                    continue
-                n = [_x(c, xkey, j) for j, c in enumerate(cells)]
-                all_n += n
-                fail = [max(1 - c["coverage"], floor) for c in cells]
-                ax.plot(n, fail, "x:", ms=4, lw=0.8, color="0.45", zorder=3)
-        ax.set_yscale("log")
-        ax.set_ylim(floor / 1.5, 1.5)
-        ax.set_ylabel("failure rate of the event", fontsize=8)
-        title = "" if alpha is None else f"alpha = {alpha:g}: "
-        lines = f"{len(mine)} laws" + (" x B" if xkey != "n_bins" else "")
-        ax.set_title(f"{title}{lines}, {reps} replicates per point", fontsize=8)
-    # the tightness: the law the bound fits most closely in colour, the others faint
-    if tight_series:
-        closest = min(tight_series, key=lambda k: min(t for _, t in tight_series[k]))
-        for key, points in sorted(tight_series.items(), key=lambda kv: kv[0] == closest):
-            x, t = zip(*points, strict=True)
-            if key == closest:
-                tight_ax.plot(x, t, "o-", ms=4, lw=1.6, color="C0", zorder=5)
-                alpha = "" if key[2] is None else f", a={key[2]:g}"
-                where = "" if key[1] == "*" else f", B={key[1]}"
-                tight_ax.text(
-                    0.97,
-                    0.97,
-                    f"closest: {key[0]}{where}{alpha}",
-                    transform=tight_ax.transAxes,
-                    ha="right",
-                    va="top",
-                    fontsize=7,
-                    color="C0",
-                    zorder=6,
-                    bbox=_HALO,
-                )
-            else:
-                tight_ax.plot(x, t, "o-", ms=2, lw=0.8, color="0.7")
-    handles = [
-        fail_axes[0].plot([], [], "o-", color="C3", label="worst law (95% CP bars)")[0],
-        fail_axes[0].plot([], [], "o-", color="0.7", label="other laws")[0],
-        fail_axes[0].plot([], [], "--", color="C3", label="allowed (1 - claimed)")[0],
-    ]
-    if controls:
-        control = "negative controls (must be above)"
-        handles.append(fail_axes[0].plot([], [], "x:", color="0.45", label=control)[0])
-    # below the panels: loc="best" searched every drawn vertex for a free corner and took
-    # about 3 s per picture (minutes for a full report); here the legend hides nothing
-    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=7, frameon=False)
+        xs, tight = _law_lines(ax, mine, alpha, xkey, floor)
+        all_n += xs
+        tight_series.update(tight)
+        all_n += _control_lines(ax, controls, alpha, xkey, floor)
+        _label_failure_axes(ax, alpha, len(mine), xkey, floor, reps)
+    _tightness_lines(tight_ax, tight_series)
+    _legend(fig, fail_axes[0], controls)
     fig.suptitle(gid, fontsize=9)
-    tight_ax.axhline(1.0, color="black", lw=0.8)
-    tight_ax.set_yscale("log")
-    if all_t:
-        tight_ax.set_ylim(min(0.8, min(all_t) / 1.2), max(1.25, max(all_t) * 1.2))
-    tight_ax.set_ylabel("bound / error quantile", fontsize=8)
-    tight_ax.set_title(f"tightness (1: exact; < 1 fails; cap {_TIGHTNESS_CAP:g})", fontsize=8)
-    for ax in (*fail_axes, tight_ax):
-        ax.set_xscale("log")
-        ax.set_xlabel(_X_LABEL[xkey], fontsize=8)
-        ax.tick_params(labelsize=8)
-        if all_n:
-            _plain_log_axis(ax.xaxis, all_n)
-            ax.set_xlim(min(all_n) / 1.35, max(all_n) * 1.35)
-    from matplotlib.ticker import FixedLocator, NullLocator
-
-    tight_ax.yaxis.set_major_locator(FixedLocator([0.5, 0.8, 1, 1.5, 2, 3, 5, 10, 20, 50, 100]))
-    tight_ax.yaxis.set_major_formatter(lambda v, _: f"{v:g}")
-    tight_ax.yaxis.set_minor_locator(NullLocator())
+    # each series' key holds its alpha: no panel's points replace another's
+    _label_tightness_axes(tight_ax, [t for ok in tight_series.values() for _, t in ok])
+    _shared_x_axes((*fail_axes, tight_ax), xkey, all_n)
+    _tightness_ticks(tight_ax)
     return fig
 
 

@@ -12,8 +12,8 @@ import math
 
 from calcheck.bounds import registry
 
+from ..catalog.valid_forms import VALID_FORMS
 from ..results.evidence import cell_tier, is_sure_claim
-from ..results.roles import VALID_FORMS
 
 __all__ = [
     "P_FLOOR",
@@ -236,8 +236,8 @@ def printed_claims(checks: list[dict]) -> list[dict]:
 
     Each with the paper's words (the guarantee's label and statement), the evidence (the
     check's worst cell and numbers), whether it failed as expected, and the valid form the
-    suite checks beside it (:data:`~calcheck.theory_checks.results.roles.VALID_FORMS`), with its
-    verdict when the run holds it.
+    suite checks beside it (:data:`~calcheck.theory_checks.catalog.valid_forms.VALID_FORMS`), with
+    its verdict when the run holds it.
     """
     by_id = {c["id"]: c for c in checks}
     out = []

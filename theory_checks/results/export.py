@@ -314,32 +314,18 @@ def encode(value):
 
 
 # ------------------------------------------------------------------------------ decode
-#: The modules of the result classes, imported when a dict names one (the classes register
-#: themselves as :class:`Exportable` subclasses; calcheck imports its modules lazily).
-_HOMES = (
-    "running.bench",
-    "checks.check",
-    "running.exact",
-    "series.exponents",
-    "series.means",
-    "series.rates",
-    "running.runner",
-    "search.result",
-    "series.tradeoff",
-)
-
-
 def _types() -> dict:
-    """Every class a dict may name: the result classes and the few they hold."""
-    import importlib
+    """Every class a dict may name: the result classes and the few they hold.
 
+    A result class registers itself when its module is imported (:class:`Exportable`); a
+    class's ``from_dict`` has imported it, and a container imports what it holds (the
+    records of :mod:`~calcheck.theory_checks.running.records` import every check result).
+    """
     from calcheck.simulations.engine import RunStats
     from calcheck.simulations.search import SearchBudget
 
     from .protocol import Mutant
 
-    for home in _HOMES:  # by name: the result modules import this one
-        importlib.import_module(f"calcheck.theory_checks.{home}")
     return {
         **_REGISTRY,
         "EventRecord": EventRecord,
@@ -366,7 +352,10 @@ def decode(data, checks: dict | None = None):
     if "__type__" in data:
         cls = _types().get(data["__type__"])
         if cls is None:
-            raise ValueError(f"unknown result class {data['__type__']!r} in the data")
+            raise ValueError(
+                f"unknown result class {data['__type__']!r} in the data (decode it with its "
+                "class's from_dict, or import the module that defines it first)"
+            )
         kwargs = {k: decode(v, checks) for k, v in data.items() if k != "__type__"}
         try:
             out = cls(**kwargs)

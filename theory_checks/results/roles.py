@@ -31,7 +31,6 @@ from .evidence import STRENGTH, ledger
 
 __all__ = [
     "ROLES",
-    "VALID_FORMS",
     "check_role",
     "headline",
     "headline_parts",
@@ -47,12 +46,6 @@ ROLES = {
     "counterexample": ("violated",),
     "hypothesis": ("consistent", "violated"),
     "identity": ("consistent",),
-}
-
-#: A printed claim that fails (guarantee id) -> the valid form the suite checks beside it.
-VALID_FORMS = {
-    "gpr20.cor3": "gpr20.cor3.max_halfwidth",
-    "gpr20.g4": "gpr20.g4.corrected",
 }
 
 #: How each role is counted in a run's summary: (noun, what "as expected" means).

@@ -22,12 +22,17 @@ from scipy import stats
 from .export import Exportable
 
 __all__ = [
+    "DEFAULT_FALSE_ALARM",
     "CoverageVerdict",
     "clopper_pearson",
     "coverage_verdict",
     "critical_count",
     "detectable_shortfall",
 ]
+
+#: False-alarm rate per check (Bonferroni over its cells): the one default of every verdict,
+#: budget, plan and run.
+DEFAULT_FALSE_ALARM = 1e-3
 
 
 @dataclass(frozen=True)
@@ -134,7 +139,9 @@ def _clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[fl
     return float(ci.low), float(ci.high)
 
 
-def coverage_verdict(successes, trials, claimed, *, level=1e-3, ci_level=0.95) -> CoverageVerdict:
+def coverage_verdict(
+    successes, trials, claimed, *, level=DEFAULT_FALSE_ALARM, ci_level=0.95
+) -> CoverageVerdict:
     """Exact one-sided binomial test of ``coverage >= claimed``.
 
     Parameters
@@ -178,15 +185,3 @@ def coverage_verdict(successes, trials, claimed, *, level=1e-3, ci_level=0.95) -
         float(ci_level),
         shortfall,
     )
-
-
-def weighted_upper_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
-    """Smallest v with ``sum(weights[values <= v]) >= q * sum(weights)`` (NaN values ignored)."""
-    v = np.ravel(values)
-    w = np.ravel(weights)
-    keep = ~np.isnan(v) & (w > 0)
-    v, w = v[keep], w[keep]
-    order = np.argsort(v)
-    cum = np.cumsum(w[order])
-    idx = int(np.searchsorted(cum, q * cum[-1] * (1 - 1e-12)))
-    return float(v[order][min(idx, v.size - 1)])

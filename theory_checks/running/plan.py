@@ -22,7 +22,7 @@ the guarantee's bound times a factor (a wrong constant), computed exactly at con
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats
@@ -293,72 +293,134 @@ def plan(
     >>> p.reps, p.block_reps, round(p.achieved_power, 3)
     (838, 900, 0.901)
     """
-    given = [
-        k
-        for k, v in (
-            ("shortfall", shortfall),
-            ("true_coverage", true_coverage),
-            ("bound_factor", bound_factor),
-        )
-        if v is not None
-    ]
-    if len(given) != 1:
-        raise ValueError(
-            f"give exactly one of shortfall, true_coverage or bound_factor, got {given or 'none'}"
-        )
-    alpha = _number("alpha", alpha, 0.0, 1.0)
-    power = _number("power", power, 0.0, 1.0)
-    false_alarm = _number("false_alarm", false_alarm, 0.0, 1.0)
-    cells = _cells(cells)
-    if isinstance(max_reps, bool) or not isinstance(max_reps, int) or max_reps < 2:
-        raise ValueError(f"max_reps must be an integer >= 2, got {max_reps!r}")
-    claimed = 1.0 - alpha
-    where = {
-        k: v
-        for k, v in (("guarantee", guarantee), ("n", n), ("n_bins", n_bins), ("eta", eta))
-        if v is not None
-    }
-    if bound_factor is None and where:
-        raise ValueError(
-            f"{sorted(where)} go with bound_factor (where its exact coverage is computed); "
-            f"got {where} with {given[0]}"
-        )
-    if bound_factor is not None:
-        bound_factor = _number("bound_factor", bound_factor, 0.0, 1.0, high_open=False)
-        eta = 0.5 if eta is None else _number("eta", eta, 0.0, 1.0)
-        p1 = _factor_coverage(guarantee, bound_factor, alpha, n, n_bins, eta)
+    target = _Target.checked(shortfall, true_coverage, bound_factor, guarantee, n, n_bins, eta)
+    test = _Test.checked(alpha, power, false_alarm, cells, max_reps)
+    return _replicate_plan(test, target.resolved(test))
+
+
+@dataclass(frozen=True)
+class _Test:
+    """The test :func:`plan` sizes: claim, target power, false-alarm rate over cells, search cap."""
+
+    alpha: float
+    power: float
+    false_alarm: float
+    cells: int
+    max_reps: int
+
+    @classmethod
+    def checked(cls, alpha, power, false_alarm, cells, max_reps) -> _Test:
+        """The arguments validated, in the order their errors are reported."""
+        alpha = _number("alpha", alpha, 0.0, 1.0)
+        power = _number("power", power, 0.0, 1.0)
+        false_alarm = _number("false_alarm", false_alarm, 0.0, 1.0)
+        cells = _cells(cells)
+        if isinstance(max_reps, bool) or not isinstance(max_reps, int) or max_reps < 2:
+            raise ValueError(f"max_reps must be an integer >= 2, got {max_reps!r}")
+        return cls(alpha, power, false_alarm, cells, max_reps)
+
+    @property
+    def claimed(self) -> float:
+        """The claimed coverage ``1 - alpha``."""
+        return 1.0 - self.alpha
+
+    @property
+    def level(self) -> float:
+        """Each cell's level: the false-alarm rate shared over the cells (Bonferroni)."""
+        return self.false_alarm / self.cells
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The coverage to detect, given one of three ways, and where a bound factor is computed.
+
+    :meth:`checked` refuses anything but exactly one of ``shortfall``, ``true_coverage`` and
+    ``bound_factor``; :meth:`resolved` validates the rest and sets ``true_coverage``.
+    """
+
+    shortfall: object
+    true_coverage: object
+    bound_factor: object
+    guarantee: object
+    n: object
+    n_bins: object
+    eta: object
+
+    @classmethod
+    def checked(cls, shortfall, true_coverage, bound_factor, guarantee, n, n_bins, eta) -> _Target:
+        """The target, refused unless exactly one of the three ways is given."""
+        target = cls(shortfall, true_coverage, bound_factor, guarantee, n, n_bins, eta)
+        if len(target.given) != 1:
+            raise ValueError(
+                "give exactly one of shortfall, true_coverage or bound_factor, "
+                f"got {target.given or 'none'}"
+            )
+        return target
+
+    @property
+    def given(self) -> list[str]:
+        ways = ("shortfall", "true_coverage", "bound_factor")
+        return [k for k in ways if getattr(self, k) is not None]
+
+    def resolved(self, test: _Test) -> _Target:
+        """The target validated against ``test``, with its ``true_coverage`` computed."""
+        claimed = test.claimed
+        where = {
+            k: getattr(self, k)
+            for k in ("guarantee", "n", "n_bins", "eta")
+            if getattr(self, k) is not None
+        }
+        if self.bound_factor is None and where:
+            raise ValueError(
+                f"{sorted(where)} go with bound_factor (where its exact coverage is computed); "
+                f"got {where} with {self.given[0]}"
+            )
+        if self.bound_factor is not None:
+            return self._from_bound_factor(test)
+        if self.shortfall is not None:
+            shortfall = _number("shortfall", self.shortfall, 0.0, claimed, high_open=False)
+            return replace(self, true_coverage=claimed - shortfall)
+        p1 = _number("true_coverage", self.true_coverage, 0.0, claimed, low_open=False)
+        return replace(self, true_coverage=p1)
+
+    def _from_bound_factor(self, test: _Test) -> _Target:
+        bound_factor = _number("bound_factor", self.bound_factor, 0.0, 1.0, high_open=False)
+        eta = 0.5 if self.eta is None else _number("eta", self.eta, 0.0, 1.0)
+        guarantee, n, n_bins, claimed = self.guarantee, self.n, self.n_bins, test.claimed
+        p1 = _factor_coverage(guarantee, bound_factor, test.alpha, n, n_bins, eta)
         if p1 >= claimed:
             raise ValueError(
                 f"the bound of {guarantee} times {bound_factor:g} still holds at n={n}, "
                 f"B={n_bins}, eta={eta:g}: exact coverage {p1:.6g} >= claimed {claimed:g}; "
                 "no replicate count detects it (choose a smaller factor)"
             )
-    elif shortfall is not None:
-        p1 = claimed - _number("shortfall", shortfall, 0.0, claimed, high_open=False)
-    else:
-        p1 = _number("true_coverage", true_coverage, 0.0, claimed, low_open=False)
-    level = false_alarm / cells
-    first, horizon, reps, pw = _search(claimed, p1, power, level, max_reps)
-    c = critical_count(reps, claimed, level)
+        return replace(self, true_coverage=p1, bound_factor=bound_factor, eta=eta)
+
+
+def _replicate_plan(test: _Test, target: _Target) -> ReplicatePlan:
+    """The plan: the replicate counts :func:`_search` finds for a resolved target."""
+    claimed, p1, level = test.claimed, target.true_coverage, test.level
+    first, horizon, reps, pw = _search(claimed, p1, test.power, level, test.max_reps)
+    factor = target.bound_factor
     return ReplicatePlan(
         claimed,
         p1,
         claimed - p1,
-        power,
-        false_alarm,
-        int(cells),
+        test.power,
+        test.false_alarm,
+        int(test.cells),
         level,
         reps,
         pw,
-        c,
+        critical_count(reps, claimed, level),
         first,
         horizon,
         -(-reps // BLOCK_REPS) * BLOCK_REPS,
-        bound_factor,
-        "" if guarantee is None else str(getattr(guarantee, "id", guarantee)),
-        None if bound_factor is None else int(n),
-        None if bound_factor is None else int(n_bins),
-        None if bound_factor is None else eta,
+        factor,
+        "" if target.guarantee is None else str(getattr(target.guarantee, "id", target.guarantee)),
+        None if factor is None else int(target.n),
+        None if factor is None else int(target.n_bins),
+        None if factor is None else target.eta,
     )
 
 

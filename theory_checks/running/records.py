@@ -17,9 +17,10 @@ Record keys
     code is never read. :func:`changed_inputs` says which of these differ from a check's
     earlier record (the run names why it recomputes).
 Exactness
-    Floats are written with ``repr`` (JSON round-trips every float64 exactly, infinities
-    and NaN included), tuples stay tuples, and the fields a result computes itself
-    (``verdict``, ``passed``) are recomputed on reading; :func:`decode_result` rebuilds an
+    A record is written in the one codec of calcheck's results
+    (:mod:`~calcheck.theory_checks.results.export`: every float64 exactly, infinities and
+    NaN tagged, numpy scalars with their dtype); the fields a result computes itself
+    (``verdict``, ``passed``) are recomputed on reading. :func:`decode_result` rebuilds an
     object equal to the one encoded, so reports from a record are identical to reports
     from the replicates.
 """
@@ -33,6 +34,13 @@ import numpy as np
 
 from calcheck.bounds import registry
 from calcheck.simulations.provenance import code_inputs, code_stamp, content_key
+
+from ..checks.check import CheckResult
+from ..results.export import decode, encode
+from ..series.exponents import ExponentCheckResult
+from ..series.means import MeanZeroCheckResult
+from ..series.rates import RateCheckResult
+from ..series.tradeoff import TradeoffCheckResult
 
 __all__ = ["changed_inputs", "decode_result", "encode_result", "result_inputs", "result_key"]
 
@@ -140,79 +148,46 @@ def changed_inputs(old: dict, new: dict) -> list[str]:
     return reasons
 
 
-def _encode(value):
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {
-            f.name: _encode(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if f.init and f.name != "check"
-        }
-        return {"__result__": type(value).__name__, "fields": fields}
-    if isinstance(value, tuple):
-        return {"__tuple__": [_encode(v) for v in value]}
-    if isinstance(value, list):
-        return [_encode(v) for v in value]
-    if isinstance(value, dict):
-        return {"__dict__": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        raise TypeError("a result holding an array cannot be recorded exactly")
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    raise TypeError(f"a result holding a {type(value).__name__} cannot be recorded")
-
-
-def _result_types() -> dict:
-    # the types a record may name: nothing else is ever constructed from a store
-    from ..checks.check import CellResult, CheckResult
-    from ..results.protocol import Mutant
-    from ..results.verdicts import CoverageVerdict
-    from ..series.exponents import ExponentCheckResult, ExponentSeriesResult
-    from ..series.means import MeanCellsResult, MeanZeroCheckResult
-    from ..series.rates import RateCheckResult, SeriesResult
-    from ..series.tradeoff import TradeoffCheckResult, TradeoffMember
-
-    types = (
-        CellResult,
+#: The results a record may hold at its top: the check results (their modules import, and
+#: so register with the codec, every result class they hold).
+_RECORDED = {
+    cls.__name__: cls
+    for cls in (
         CheckResult,
-        CoverageVerdict,
         ExponentCheckResult,
-        ExponentSeriesResult,
-        MeanCellsResult,
         MeanZeroCheckResult,
-        Mutant,
         RateCheckResult,
-        SeriesResult,
         TradeoffCheckResult,
-        TradeoffMember,
     )
-    return {t.__name__: t for t in types}
+}
 
 
 def encode_result(result) -> str:
-    """Exact JSON text of a check's result (its ``check`` is not written: see decode)."""
-    return json.dumps(_encode(result), allow_nan=True, separators=(",", ":"))
+    """Exact JSON text of a check's result, in the one codec of calcheck's results.
 
-
-def _decode(value, check, types):
-    if isinstance(value, list):
-        return [_decode(v, check, types) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "__tuple__" in value:
-        return tuple(_decode(v, check, types) for v in value["__tuple__"])
-    if "__dict__" in value:
-        return {_decode(k, check, types): _decode(v, check, types) for k, v in value["__dict__"]}
-    cls = types.get(value.get("__result__"))
-    if cls is None:
-        raise ValueError(f"a record names an unknown result type {value.get('__result__')!r}")
-    kwargs = {k: _decode(v, check, types) for k, v in value["fields"].items()}
-    if any(f.name == "check" for f in dataclasses.fields(cls)):
-        kwargs["check"] = check
-    return cls(**kwargs)
+    :func:`calcheck.theory_checks.results.export.encode`: floats exact, infinities and NaN
+    tagged, numpy scalars with their dtype; the check is written as its record and put back
+    by :func:`decode_result`.
+    """
+    if type(result).__name__ not in _RECORDED:
+        raise ValueError(f"a record holds a check's result, got a {type(result).__name__}")
+    return json.dumps(encode(result), allow_nan=False, separators=(",", ":"))
 
 
 def decode_result(text: str, check):
-    """The result encoded in ``text``, with ``check`` as its check."""
-    return _decode(json.loads(text), check, _result_types())
+    """The result encoded in ``text``, with ``check`` as its check.
+
+    Raises
+    ------
+    ValueError
+        For text that is not a recorded result of ``check`` (another type, another check's
+        id, data that does not fit its class).
+    """
+    data = json.loads(text)
+    if not isinstance(data, dict) or data.get("__type__") not in _RECORDED:
+        name = data.get("__type__") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"a record names an unknown result type {name!r}")
+    result = decode(data, {check.id: check})
+    if getattr(result, "check", None) is not check:
+        raise ValueError(f"the record is not a result of {check.id!r}")
+    return result

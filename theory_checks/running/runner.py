@@ -1,7 +1,8 @@
 """Run checks: simulate what they need (resuming from a store), evaluate, keep the results.
 
-:func:`run_checks` is the one way checks are run (the CLI, :func:`calcheck.theory_checks.verify`,
-the search and the tests). With ``records=True`` (what ``calcheck run`` does) every
+:func:`run_checks` is the one way checks are run (the CLI, the search and the tests;
+:func:`calcheck.theory_checks.verify`, which validates its arguments itself, through
+:func:`run_validated`). With ``records=True`` (what ``calcheck run`` does) every
 evaluated result is also kept in the store as a record
 (:mod:`calcheck.theory_checks.running.records`): a rerun reads it instead of simulating, and each
 check is evaluated as soon as its last experiment is complete. With ``keep_replicates=False`` the
@@ -13,16 +14,26 @@ needs those blocks simulates them again from their seeds (same numbers).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from calcheck.simulations.engine import RunStats, run_experiments
+from calcheck.simulations.engine import RunStats, n_blocks_for, run_experiments
+from calcheck.simulations.memory import check_experiments_fit
 from calcheck.simulations.provenance import content_key
 
 from ..checks.budgets import DEFAULT_FALSE_ALARM
 from ..results.export import Exportable
 from .records import changed_inputs, decode_result, encode_result, result_inputs
 
-__all__ = ["RunResult", "run_checks"]
+__all__ = [
+    "RunHooks",
+    "RunOptions",
+    "RunResult",
+    "check_run_fits",
+    "check_run_options",
+    "run_checks",
+    "run_validated",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -48,15 +59,79 @@ class RunResult(Exportable):
     changed: tuple = ()
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """The settings of one run of checks, as :func:`run_checks` takes them.
+
+    Only ``reps``, ``root_seed`` and ``false_alarm`` change a result; the others say how it
+    is computed and what the store keeps (see :func:`run_checks`).
+    """
+
+    reps: int
+    root_seed: int
+    false_alarm: float = DEFAULT_FALSE_ALARM
+    n_jobs: int = 1
+    backend: str = "loky"
+    progress: bool = False
+    records: bool = False
+    keep_replicates: bool = True
+
+
+@dataclass(frozen=True)
+class RunHooks:
+    """The callbacks of a run, each optional (see :func:`run_checks`)."""
+
+    on_block: Callable | None = None
+    heartbeat: Callable | None = None
+    on_estimate: Callable | None = None
+    on_result: Callable | None = None
+
+
+def check_run_options(options: RunOptions) -> None:
+    """Refuse a false-alarm rate outside (0, 1), or dropping replicates without records."""
+    false_alarm = options.false_alarm
+    if isinstance(false_alarm, bool) or not (0 < false_alarm < 1):
+        raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
+    if not options.records and not options.keep_replicates:
+        raise ValueError("keep_replicates=False needs records=True (the results must be kept)")
+
+
+def check_run_fits(experiments, options: RunOptions, what: str) -> None:
+    """Refuse a bad ``reps``, or experiments whose blocks cannot fit, before any block.
+
+    What the workers hold at once must fit: ``n_jobs`` blocks, and each cell's ``reps``
+    outcomes when it is evaluated. ``what`` starts the memory refusal's message.
+    """
+    n_blocks_for(options.reps)  # reps itself first (a positive integer, at most the per-cell cap)
+    check_experiments_fit(experiments, reps=options.reps, n_jobs=options.n_jobs, what=what)
+
+
 #: Store meta key of the inputs of a check's latest record (names what changed on a rerun).
 _INPUTS = "record_inputs:"
 
 
-def _read_records(checks, store, reps, root_seed, false_alarm):
+@dataclass(frozen=True)
+class _Records:
+    """What a run read from the store's records (nothing, without ``records``).
+
+    ``keys`` and ``inputs`` are every check's result key and inputs (by index), ``found``
+    the results read back, ``damaged`` the records that failed their digest or could not
+    be rebuilt, ``changed`` the ``(check id, what changed)`` of checks recomputed.
+    """
+
+    keys: dict = field(default_factory=dict)
+    inputs: dict = field(default_factory=dict)
+    found: dict = field(default_factory=dict)
+    damaged: int = 0
+    changed: tuple = ()
+
+
+def _read_records(checks, store, options: RunOptions) -> _Records:
+    """Every check's result key and inputs, and the results its records in ``store`` give."""
     keys, inputs, found, unreadable, changed = {}, {}, {}, 0, []
     before = len(store.damaged)
     for i, check in enumerate(checks):
-        inputs[i] = result_inputs(check, reps, root_seed, false_alarm)
+        inputs[i] = result_inputs(check, options.reps, options.root_seed, options.false_alarm)
         keys[i] = content_key(inputs[i])
         text = store.get_result(keys[i])
         if text is None:
@@ -72,7 +147,8 @@ def _read_records(checks, store, reps, root_seed, false_alarm):
             logger.warning("unreadable result record of %s (%s): recomputing it", check.id, exc)
             unreadable += 1
     _say_changed(changed)
-    return keys, inputs, found, len(store.damaged) - before + unreadable, changed
+    damaged = len(store.damaged) - before + unreadable
+    return _Records(keys, inputs, found, damaged, tuple(changed))
 
 
 def _say_changed(changed) -> None:
@@ -167,74 +243,116 @@ def run_checks(
     -------
     RunResult
     """
-    if isinstance(false_alarm, bool) or not (0 < false_alarm < 1):
-        raise ValueError(f"false_alarm must lie in (0, 1), got {false_alarm!r}")
-    if not records and not keep_replicates:
-        raise ValueError("keep_replicates=False needs records=True (the results must be kept)")
-    checks = list(checks)
-    keys, inputs, results, damaged, changed = (
-        _read_records(checks, store, reps, root_seed, false_alarm)
-        if records
-        else ({}, {}, {}, 0, [])
-    )
-    recorded = len(results)
-    if on_result is not None:
-        for i in sorted(results):
-            on_result(i, results[i])
-    todo = [i for i in range(len(checks)) if i not in results]
-    waiting = {i: {e.key for e in checks[i].simulations()} for i in todo}
-    readers: dict[str, set] = {}
-    stamps = {}
-    for i in todo:
-        for e in checks[i].simulations():
-            readers.setdefault(e.key, set()).add(i)
-            stamps[e.key] = e.code_stamp
-    # before any block: what the workers hold at once must fit (n_jobs blocks, reps outcomes)
-    from calcheck.simulations.engine import n_blocks_for
-    from calcheck.simulations.memory import check_experiments_fit
-
-    n_blocks_for(reps)  # reps itself first (a positive integer, at most the per-cell cap)
-    todo_experiments = {e.key: e for i in todo for e in checks[i].simulations()}
-    check_experiments_fit(todo_experiments.values(), reps=reps, n_jobs=n_jobs, what="the run")
-    dropped = {"blocks": 0}
-
-    def evaluate(i):
-        results[i] = checks[i].evaluate(store, reps, root_seed, false_alarm)
-        if on_result is not None:
-            on_result(i, results[i])
-        if not records:
-            return
-        store.put_result(keys[i], checks[i].id, encode_result(results[i]))
-        store.set_meta(_INPUTS + checks[i].id, inputs[i])
-        if keep_replicates:
-            return
-        for key in {e.key for e in checks[i].simulations()}:
-            if all(j in results for j in readers[key]):
-                dropped["blocks"] += store.drop_blocks(root_seed, key, stamps[key])
-
-    def cell_done(key):
-        for i in sorted(readers.get(key, ())):
-            waiting[i].discard(key)
-            if not waiting[i] and i not in results:
-                evaluate(i)
-
-    stats = run_experiments(
-        [e for i in _sharing_groups(todo, checks) for e in checks[i].simulations()],
-        reps,
-        root_seed,
-        store,
+    options = RunOptions(
+        reps=reps,
+        root_seed=root_seed,
+        false_alarm=false_alarm,
         n_jobs=n_jobs,
         backend=backend,
         progress=progress,
-        on_block=on_block,
-        heartbeat=heartbeat,
-        on_estimate=on_estimate,
-        on_cell_done=cell_done if records else None,
+        records=records,
+        keep_replicates=keep_replicates,
     )
-    for i in todo:
-        if i not in results:
-            evaluate(i)
-    if dropped["blocks"]:
-        store.compact()
-    ordered = [results[i] for i in range(len(checks))]
-    return RunResult(ordered, stats, recorded, dropped["blocks"], damaged, tuple(changed))
+    check_run_options(options)
+    hooks = RunHooks(on_block, heartbeat, on_estimate, on_result)
+    run = _Run.start(list(checks), store, options, hooks)
+    check_run_fits(run.experiments_todo(), options, what="the run")
+    return run.finish()
+
+
+def run_validated(checks, store, options: RunOptions, hooks: RunHooks | None = None) -> RunResult:
+    """:func:`run_checks` for a caller that has validated ``options`` and sized the run.
+
+    :func:`calcheck.verify` checks its arguments before it opens its store (the memory
+    refusal then names ``verify``); nothing is checked a second time here.
+    """
+    return _Run.start(list(checks), store, options, RunHooks() if hooks is None else hooks).finish()
+
+
+class _Run:
+    """A run of checks: each check is evaluated once every experiment it reads is stored.
+
+    With ``records``, an evaluated result is recorded at once and, without
+    ``keep_replicates``, an experiment's blocks are dropped once every check of the run
+    that reads it has its record.
+    """
+
+    def __init__(self, checks, store, options: RunOptions, hooks: RunHooks, records: _Records):
+        self.checks, self.store, self.options, self.hooks = checks, store, options, hooks
+        self.records = records
+        self.results = dict(records.found)
+        self.todo = [i for i in range(len(checks)) if i not in self.results]
+        # the experiments each check still waits for, and the checks that read each one
+        self.waiting = {i: {e.key for e in checks[i].simulations()} for i in self.todo}
+        self.readers: dict[str, set] = {}
+        self.stamps = {}
+        for i in self.todo:
+            for e in checks[i].simulations():
+                self.readers.setdefault(e.key, set()).add(i)
+                self.stamps[e.key] = e.code_stamp
+        self.dropped = 0
+
+    @classmethod
+    def start(cls, checks, store, options: RunOptions, hooks: RunHooks) -> _Run:
+        """Read the records (with ``records``) and hand each result found to ``on_result``."""
+        records = _read_records(checks, store, options) if options.records else _Records()
+        if hooks.on_result is not None:
+            for i in sorted(records.found):
+                hooks.on_result(i, records.found[i])
+        return cls(checks, store, options, hooks, records)
+
+    def experiments_todo(self):
+        """The experiments of the checks left to evaluate, once each."""
+        checks = self.checks
+        return {e.key: e for i in self.todo for e in checks[i].simulations()}.values()
+
+    def evaluate(self, i) -> None:
+        """Evaluate check ``i``; record it and drop the blocks no check of the run needs."""
+        checks, store, options = self.checks, self.store, self.options
+        self.results[i] = checks[i].evaluate(
+            store, options.reps, options.root_seed, options.false_alarm
+        )
+        if self.hooks.on_result is not None:
+            self.hooks.on_result(i, self.results[i])
+        if not options.records:
+            return
+        store.put_result(self.records.keys[i], checks[i].id, encode_result(self.results[i]))
+        store.set_meta(_INPUTS + checks[i].id, self.records.inputs[i])
+        if options.keep_replicates:
+            return
+        for key in {e.key for e in checks[i].simulations()}:
+            if all(j in self.results for j in self.readers[key]):
+                self.dropped += store.drop_blocks(options.root_seed, key, self.stamps[key])
+
+    def cell_done(self, key) -> None:
+        """Every block of experiment ``key`` is stored: evaluate the checks it completes."""
+        for i in sorted(self.readers.get(key, ())):
+            self.waiting[i].discard(key)
+            if not self.waiting[i] and i not in self.results:
+                self.evaluate(i)
+
+    def finish(self) -> RunResult:
+        """Simulate what is missing, evaluate every check left, and return the results."""
+        options, hooks, checks = self.options, self.hooks, self.checks
+        stats = run_experiments(
+            [e for i in _sharing_groups(self.todo, checks) for e in checks[i].simulations()],
+            options.reps,
+            options.root_seed,
+            self.store,
+            n_jobs=options.n_jobs,
+            backend=options.backend,
+            progress=options.progress,
+            on_block=hooks.on_block,
+            heartbeat=hooks.heartbeat,
+            on_estimate=hooks.on_estimate,
+            on_cell_done=self.cell_done if options.records else None,
+        )
+        for i in self.todo:
+            if i not in self.results:
+                self.evaluate(i)
+        if self.dropped:
+            self.store.compact()
+        ordered = [self.results[i] for i in range(len(checks))]
+        records = self.records
+        recorded = len(records.found)
+        return RunResult(ordered, stats, recorded, self.dropped, records.damaged, records.changed)

@@ -1,17 +1,24 @@
 """Python API: check a guarantee on a law of your own from a notebook or a test suite.
 
->>> from simulations.laws import BINARY_LAWS
->>> from theory_checks.running.verify import verify
->>> result = verify("gr21.thm3", BINARY_LAWS["uniform_logistic"], n=1000, n_bins=10,
-...                 reps=500, rng=0)                                   # doctest: +SKIP
->>> result.passed, result.worst_cell().verdict.coverage                # doctest: +SKIP
-(True, 0.998)
->>> result.plot()                                                      # doctest: +SKIP
-
 ``verify`` returns the same :class:`~calcheck.theory_checks.checks.check.CheckResult` the CLI
 reports (its repr states the verdict, the worst cell with its Clopper-Pearson interval and the
 claim; ``plot()`` draws every cell). Results are reproducible: an integer ``rng`` is the root seed
 of the engine's seed protocol, and the result does not depend on ``n_jobs``.
+
+Exact evidence first. Every cell is simulated and tested by the suite's exact binomial test.
+Where calcheck can compute the cell's probability exactly -- uniform-mass binning (and top-label
+binning class by class) on a law whose eta is constant, with the conditional or marginal event
+and a fixed radius (:mod:`calcheck.theory_checks.checks.exact_evidence`, gr21 Lemma 2) -- the
+exact value decides the cell (``cell.exact_coverage < claimed`` is violated, whatever the
+replicates say) and the Monte Carlo coverage is its cross-check: an exact value outside the
+Monte Carlo's 1 - 1e-6 Clopper-Pearson interval raises RuntimeError. Here gr21 Theorem 3 at
+eta = 1/2, where the certificate over every law at these sizes decides first where it reaches
+the claim:
+
+>>> from calcheck import verify
+>>> cell = verify("gr21.thm3", "uniform_half", n=1000, n_bins=10, reps=500, rng=0).cells[0]
+>>> round(cell.exact_coverage, 4), round(cell.certified_coverage, 4), cell.violated
+(0.9885, 0.9879, False)
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from ..catalog import for_law
 from ..checks.budgets import DEFAULT_FALSE_ALARM
 from ..checks.check import CheckResult
 from ..user.guarantees import guarantee_id as as_id
-from .runner import run_checks
+from .runner import RunOptions, check_run_options, run_validated
 
 __all__ = ["verify"]
 
@@ -139,20 +146,14 @@ def verify(
 ) -> CheckResult:
     """Check a registered guarantee on ``law``: exact evidence first, Monte Carlo beside it.
 
-    Every cell is simulated and tested by the suite's exact binomial test. Where calcheck
-    can compute the cell's probability exactly -- uniform-mass binning (and top-label binning
-    class by class) on a law whose eta is constant, with the conditional or marginal event
-    and a fixed radius (:mod:`calcheck.theory_checks.checks.exact_evidence`, gr21 Lemma 2) -- the
-    exact value decides the cell (``cell.exact_coverage < claimed`` is violated, whatever
-    the replicates say) and the Monte Carlo coverage is its cross-check: an exact value
-    outside the Monte Carlo's 1 - 1e-6 Clopper-Pearson interval raises RuntimeError.
+    Every cell is tested by the suite's exact binomial test; where calcheck can compute the
+    cell's probability exactly (the module docstring says where), that value decides it.
 
     Parameters
     ----------
     guarantee_id : str or DefinedGuarantee
-        A studiable guarantee (``theory_checks.catalog.studiable()``; ``calcheck list``
-        prints them and why the others are refused), or one of your own
-        (:func:`calcheck.define_guarantee`).
+        A studiable guarantee (``calcheck list`` prints them and why the others are
+        refused), or one of your own (:func:`calcheck.define_guarantee`).
     law : Law, str or sequence of them
         Laws of a family the guarantee's experiment accepts (``simulations.laws``), or
         names of shipped laws (``"uniform_half"``; ``calcheck.LAWS`` lists them).
@@ -164,20 +165,17 @@ def verify(
     reps : int, default 2000
         Replicates per cell, >= 1 (rounded up to whole blocks of 100).
     rng : int, numpy Generator or None
-        Root seed of the seed protocol (an integer is used as is; a Generator draws one;
-        None draws fresh entropy). The root seed is recorded in the result's cells' store.
+        Root seed of the seed protocol (an integer as is; a Generator draws one; None: entropy).
     n_jobs : int, default 1
-        Parallel workers (results are identical for any number). With more than one, the
+        Parallel workers (results are identical for any number); with more than one, the
         experiments (a calibrator of your own included) must be picklable.
     false_alarm : float, default 1e-3
         Probability that a guarantee that holds is reported violated (Bonferroni over cells).
     store : ResultStore, str or Path, optional
-        Where blocks are kept (resume, reuse); in memory by default. A path opens (or
-        creates) the sqlite store there -- a folder means its ``store.sqlite``, as
-        ``calcheck run --out`` writes -- and closes it after.
+        Where blocks are kept (resume, reuse), in memory by default; a path opens (or
+        creates) the sqlite store there (a folder: its ``store.sqlite``) and closes it after.
     expect : {"consistent", "violated"}, default "consistent"
-        ``"violated"`` marks a negative control (a bound you expect to be flagged): the
-        result's ``passed`` and repr then say whether it was.
+        ``"violated"`` marks a negative control: ``passed`` then says whether it was flagged.
     **grid : int or sequence of int
         Other grid parameters of the guarantee (e.g. ``points_per_bin=20``).
 
@@ -196,48 +194,56 @@ def verify(
         (:class:`~calcheck.simulations.memory.MemoryRefused`, naming the largest that
         fits), or, with ``n_jobs`` > 1, a calibrator that cannot be pickled.
     RuntimeError
-        Where a cell's exact coverage and its Monte Carlo coverage disagree beyond Monte
-        Carlo error (a bug in one of the two routes, never a verdict).
+        Where a cell's exact and Monte Carlo coverages disagree beyond Monte Carlo error (a
+        bug in one of the two routes, never a verdict).
 
     Examples
     --------
-    gr21 Theorem 3 on a shipped law, at a small replicate count (the doc build's):
-
     >>> from calcheck import verify
     >>> result = verify("gr21.thm3", "uniform_logistic", n=1000, n_bins=10, reps=500, rng=0)
-    >>> result.verdict, result.passed
-    ('consistent', True)
-    >>> cell = result.worst_cell()
-    >>> cell.law, cell.n, round(cell.verdict.coverage, 3)
-    ('uniform_logistic', 1000, 0.998)
-
-    An integer ``rng`` is the root seed: the same call gives the same numbers for any
-    ``n_jobs``. On a law with constant eta the exact coverage is computed (here gr21
-    Theorem 3 at eta = 1/2), and the certificate over every law at these sizes decides
-    first where it reaches the claim:
-
-    >>> cell = verify("gr21.thm3", "uniform_half", n=1000, n_bins=10, reps=500, rng=0).cells[0]
-    >>> round(cell.exact_coverage, 4), round(cell.certified_coverage, 4), cell.violated
-    (0.9885, 0.9879, False)
+    >>> result.verdict, result.passed, result.worst_cell().law
+    ('consistent', True, 'uniform_logistic')
+    >>> round(result.worst_cell().verdict.coverage, 3)
+    0.998
     """
     n_blocks_for(reps)  # validates reps before anything is simulated
+    check = _check_for(guarantee_id, law, _grid(n, n_bins, grid), alphas, expect)
+    return _run_one(check, store, reps=reps, rng=rng, n_jobs=n_jobs, false_alarm=false_alarm)
+
+
+def _grid(n, n_bins, grid) -> dict:
+    """The grid parameters given (``n``, ``n_bins`` and the others), each as a list of values."""
     points = {k: v for k, v in (("n", n), ("n_bins", n_bins)) if v is not None} | grid
-    points = {
+    return {
         k: list(v) if isinstance(v, list | tuple | np.ndarray) else [v] for k, v in points.items()
     }
+
+
+def _check_for(guarantee_id, law, points, alphas, expect):
+    """The check of a guarantee on laws at grid ``points``: a negative control if expected so."""
     if expect not in ("consistent", "violated"):
         raise ValueError(f"expect must be 'consistent' or 'violated', got {expect!r}")
     check = for_law(as_id(guarantee_id), _laws(law), grid=points, alphas=_alphas(alphas))
     if expect == "violated":
         check = dataclasses.replace(check, expect="violated")
+    return check
+
+
+def _run_one(check, store, *, reps, rng, n_jobs, false_alarm) -> CheckResult:
+    """Run one check, validating what :func:`verify` has not yet, before the store opens.
+
+    The run itself (:func:`~calcheck.theory_checks.running.runner.run_validated`) checks
+    nothing again: a memory refusal names ``verify``, not the run.
+    """
     check_experiments_fit(check.simulations(), reps=reps, n_jobs=n_jobs, what="verify")
     check_picklable(check.simulations(), n_jobs)
-    seed = _root_seed(rng)
+    options = RunOptions(
+        reps=reps, root_seed=_root_seed(rng), false_alarm=false_alarm, n_jobs=n_jobs
+    )
+    check_run_options(options)
     store, own = _store(store)
     try:
-        run = run_checks(
-            [check], store, reps=reps, root_seed=seed, false_alarm=false_alarm, n_jobs=n_jobs
-        )
+        run = run_validated([check], store, options)
     finally:
         if own:
             store.close()

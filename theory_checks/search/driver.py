@@ -1,4 +1,4 @@
-"""Adversarial law search for a guarantee (issue 14): the driver that uses checks.
+"""Adversarial law search for a guarantee: the driver that uses checks.
 
 :func:`search` maximises, over a law family's box (:mod:`calcheck.simulations.laws.families`), a
 criterion of one guarantee at one ``(grid, alpha)`` -- the failure rate of its event at the
@@ -44,11 +44,13 @@ import functools
 import logging
 import re
 import time
+from dataclasses import dataclass, field
 
 from calcheck.simulations.laws.families import LawFamily, get_family
 from calcheck.simulations.memory import check_experiments_fit
 from calcheck.simulations.search import (
     OptimResult,
+    SearchBudget,
     differential_evolution_search,
     get_search_budget,
     random_search,
@@ -125,31 +127,145 @@ def resolve_target(target: str) -> tuple[str, BoundRule]:
     )
 
 
-def _found(
-    opt: OptimResult, crit: CheckCriterion, budget, fresh_seed, n_jobs, backend, refined=None
-):
+@dataclass(frozen=True)
+class SearchPlan:
+    """What a search searches, where and how hard: :func:`search`'s arguments, validated.
+
+    Built from the arguments of :func:`search` as given (same names);
+    ``__post_init__`` validates them once, before any search, and puts them in the form the
+    stages use: ``target`` a target id, ``family`` a :class:`LawFamily`, ``grid`` a dict,
+    ``budget`` a :class:`SearchBudget`, ``fresh_seed`` an int (default ``seed + 1``),
+    ``progress`` a bool. ``guarantee`` and ``bound`` are the target's
+    (:func:`resolve_target`) and ``objective`` the :class:`CheckCriterion` that differential
+    evolution maximises, already evaluated once at the family's first benign law (which
+    refuses a wrong family, grid or alpha) and sized against memory.
+    """
+
+    target: str
+    family: LawFamily
+    grid: dict
+    alpha: float
+    budget: SearchBudget
+    criterion: str
+    seed: int
+    fresh_seed: int | None
+    n_jobs: int
+    backend: str
+    start: str
+    baseline: bool
+    known: bool
+    progress: bool | None
+    guarantee: str = field(init=False)
+    bound: BoundRule = field(init=False)
+    objective: CheckCriterion = field(init=False, repr=False)
+
+    def __post_init__(self):
+        target = guarantee_id(self.target)
+        guarantee, bound = resolve_target(target)
+        family = get_family(self.family) if isinstance(self.family, str) else self.family
+        if not isinstance(family, LawFamily):
+            raise ValueError(f"family must be a LawFamily or a family name, got {self.family!r}")
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
+        if not isinstance(self.grid, dict) or not self.grid:
+            raise ValueError(f"grid must be a dict of single values, got {self.grid!r}")
+        budget = get_search_budget(self.budget)
+        normalised = {
+            "target": target,
+            "guarantee": guarantee,
+            "bound": bound,
+            "family": family,
+            "grid": dict(self.grid),
+            "budget": budget,
+            "progress": show_progress(self.progress),
+            "fresh_seed": self.seed + 1 if self.fresh_seed is None else self.fresh_seed,
+        }
+        for name, value in normalised.items():
+            object.__setattr__(self, name, value)
+        objective = CheckCriterion(
+            target,
+            guarantee,
+            bound,
+            family,
+            tuple(sorted(self.grid.items())),
+            float(self.alpha),
+            self.criterion,
+            budget.reps,
+            self.seed,
+            definition_of(guarantee),
+        )
+        probe = objective.check(family.benign[0])  # refuses a wrong family, grid or alpha
+        # ... and a size whose blocks cannot fit in memory (one block per worker at a time)
+        check_experiments_fit(probe.experiments, n_jobs=self.n_jobs, what=f"the search of {target}")
+        object.__setattr__(self, "objective", objective)
+
+    @property
+    def optimiser_keywords(self) -> dict:
+        """The optimisers' keywords: the CRN root seed and the parallel evaluation."""
+        return {"seed": self.seed, "n_jobs": self.n_jobs, "backend": self.backend}
+
+
+def _estimate(plan: SearchPlan, n_known: int, on_estimate):
+    """The criterion at the benign start points, and the estimate their times give.
+
+    The estimate is logged at INFO and handed to ``on_estimate`` (if given).
+    """
+    benign, seconds = timed_batch(plan.objective, plan.family.benign)
+    estimate = estimate_search(
+        plan.objective,
+        plan.family,
+        plan.budget,
+        seconds,
+        known=n_known,
+        baseline=plan.baseline,
+        n_jobs=plan.n_jobs,
+    )
+    logger.info("search of %s: %s", plan.target, estimate.line())
+    if on_estimate is not None:
+        on_estimate(estimate)
+    return benign, estimate
+
+
+def _refine_and_compare(plan: SearchPlan, de: OptimResult, known_laws: list) -> tuple:
+    """``(theta, record)``: line searches from the optimiser's best law, then the known laws.
+
+    ``record`` is the refinement's record with the comparison as its last stage (None
+    where neither ran).
+    """
+    theta, record = refine_incumbent(
+        plan.objective, plan.family, de.theta, plan.budget, **plan.optimiser_keywords
+    )
+    theta, stage = keep_the_worst(
+        plan.objective, theta, known_laws, plan.budget, **plan.optimiser_keywords
+    )
+    if stage is not None:
+        record = {"stages": [*(record or {}).get("stages", ()), stage]}
+    return theta, record
+
+
+def _found(plan: SearchPlan, opt: OptimResult, refined=None) -> Found:
     """Re-check the best law (``refined``: ``(theta, record)`` of the refinement, if any)."""
     theta, record = refined if refined is not None else (opt.theta, None)
-    details = crit.details(theta)
+    details = plan.objective.details(theta)
     fresh = fresh_check(
-        crit,
+        plan.objective,
         theta,
-        reps=budget.fresh_reps,
-        root_seed=fresh_seed,
-        n_jobs=n_jobs,
-        backend=backend,
+        reps=plan.budget.fresh_reps,
+        root_seed=plan.fresh_seed,
+        n_jobs=plan.n_jobs,
+        backend=plan.backend,
     )
     evaluations = opt.evaluations
     method = opt.method
     if record is not None:
         evaluations += sum(stage["evaluations"] for stage in record["stages"])
-        if budget.refine:
+        if plan.budget.refine:
             method += " + coordinate_refinement"
         method += "".join(f" + known law ({s['kept']})" for s in record["stages"] if s.get("kept"))
     return Found(
         method,
         tuple(float(x) for x in theta),
-        crit.family.describe(theta),
+        plan.family.describe(theta),
         float(details["criterion"]),
         details["failure"],
         details["ratio_quantile"],
@@ -158,6 +274,21 @@ def _found(
         tuple(float(v) for v in opt.best_so_far()),
         record,
     )
+
+
+def _search_and_baseline(plan: SearchPlan, known_laws: list, bar) -> tuple:
+    """``(found, random)``: the search's law and random sampling's (None without baseline)."""
+    de = differential_evolution_search(
+        plan.objective, plan.family, plan.budget, start=plan.start, **plan.optimiser_keywords
+    )
+    refined = _refine_and_compare(plan, de, known_laws)
+    bar.set_postfix_str("re-check on a fresh seed")
+    found = _found(plan, de, refined)
+    if not plan.baseline:
+        return found, None
+    bar.set_postfix_str("random sampling")
+    rs = random_search(plan.objective, plan.family, plan.budget, **plan.optimiser_keywords)
+    return found, _found(plan, rs)
 
 
 def search(
@@ -268,67 +399,38 @@ def search(
     'violated'
     """
     started = time.perf_counter()
-    target = guarantee_id(target)
-    guarantee, bound = resolve_target(target)
-    fam = get_family(family) if isinstance(family, str) else family
-    if not isinstance(fam, LawFamily):
-        raise ValueError(f"family must be a LawFamily or a family name, got {family!r}")
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
-    if not isinstance(grid, dict) or not grid:
-        raise ValueError(f"grid must be a dict of single values, got {grid!r}")
-    budget = get_search_budget(budget)
-    progress = show_progress(progress)
-    fresh_seed = seed + 1 if fresh_seed is None else fresh_seed
-    crit = CheckCriterion(
+    plan = SearchPlan(
         target,
-        guarantee,
-        bound,
-        fam,
-        tuple(sorted(grid.items())),
-        float(alpha),
-        criterion,
-        budget.reps,
-        seed,
-        definition_of(guarantee),
+        family,
+        grid,
+        alpha=alpha,
+        budget=budget,
+        criterion=criterion,
+        seed=seed,
+        fresh_seed=fresh_seed,
+        n_jobs=n_jobs,
+        backend=backend,
+        start=start,
+        baseline=baseline,
+        known=known,
+        progress=progress,
     )
-    probe = crit.check(fam.benign[0])  # refuses a wrong family, grid or alpha before any search
-    # ... and a size whose blocks cannot fit in memory (one block per worker at a time)
-    check_experiments_fit(probe.experiments, n_jobs=n_jobs, what=f"the search of {target}")
-    reference = analytic_reference(guarantee, bound, grid, alpha)
-    known = known_points(fam, reference) if known else []
-    benign, seconds = timed_batch(crit, fam.benign)  # the measure of the estimate
-    estimate = estimate_search(
-        crit, fam, budget, seconds, known=len(known), baseline=baseline, n_jobs=n_jobs
-    )
-    logger.info("search of %s: %s", target, estimate.line())
-    if on_estimate is not None:
-        on_estimate(estimate)
-    kw = {"seed": seed, "n_jobs": n_jobs, "backend": backend}
-    with progress_bar(estimate, progress, done=len(benign)) as bar:
-        de = differential_evolution_search(crit, fam, budget, start=start, **kw)
-        theta, record = refine_incumbent(crit, fam, de.theta, budget, **kw)
-        theta, stage = keep_the_worst(crit, theta, known, budget, **kw)
-        if stage is not None:
-            record = {"stages": [*(record or {}).get("stages", ()), stage]}
-        bar.set_postfix_str("re-check on a fresh seed")
-        found = _found(de, crit, budget, fresh_seed, n_jobs, backend, (theta, record))
-        rnd = None
-        if baseline:
-            bar.set_postfix_str("random sampling")
-            rs = random_search(crit, fam, budget, **kw)
-            rnd = _found(rs, crit, budget, fresh_seed, n_jobs, backend)
+    reference = analytic_reference(plan.guarantee, plan.bound, plan.grid, plan.alpha)
+    known_laws = known_points(plan.family, reference) if plan.known else []
+    benign, estimate = _estimate(plan, len(known_laws), on_estimate)
+    with progress_bar(estimate, plan.progress, done=len(benign)) as bar:
+        found, rnd = _search_and_baseline(plan, known_laws, bar)
     return SearchResult(
-        target,
-        guarantee,
-        bound.name,
-        fam.spec(),
-        dict(grid),
-        float(alpha),
-        criterion,
-        budget,
-        seed,
-        fresh_seed,
+        plan.target,
+        plan.guarantee,
+        plan.bound.name,
+        plan.family.spec(),
+        dict(plan.grid),
+        float(plan.alpha),
+        plan.criterion,
+        plan.budget,
+        plan.seed,
+        plan.fresh_seed,
         found,
         rnd,
         reference,

@@ -1,8 +1,9 @@
 """Known hard laws of a search: the worst constant eta, the certificate, eta = 1/2.
 
-Where a guarantee's event has an exact route (uniform-mass binning, :data:`EXACT_WORST_CASE`),
-the exact failure rate of its worst constant eta is known, and the certified coverage bounds
-every law's from above (:func:`analytic_reference`). Whatever the guarantee, a law whose eta
+Where a guarantee's event has an exact route (uniform-mass binning,
+:data:`~calcheck.theory_checks.catalog.exact_routes.EXACT_WORST_CASE`), the exact failure
+rate of its worst constant eta is known, and the certified coverage bounds every law's from
+above (:func:`analytic_reference`). Whatever the guarantee, a law whose eta
 is 1/2 (the largest label variance) is where Hoeffding-type bounds are tightest, so the
 search compares the law it found with the family's known hard points (:func:`known_points`:
 every eta coordinate at 1/2, and at the exact worst constant eta) and keeps the worst

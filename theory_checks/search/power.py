@@ -36,36 +36,18 @@ of the law found*, one per seed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from calcheck.simulations.laws.families import LawFamily, get_family
-from calcheck.simulations.search import get_search_budget
+from calcheck.simulations.search import SearchBudget, get_search_budget
 
+from ..catalog.search_sweep import POWER_ROWS
+from ..checks.events import BoundRule
 from .driver import CheckCriterion, analytic_reference, fresh_check, resolve_target, search
 
 __all__ = ["POWER_ROWS", "SearchPower", "power_table", "search_power", "top_label_reference"]
-
-_GRID = {"n": 1000, "n_bins": 20}
-#: (target, family, family options, grid, alpha, criterion): the power table's rows.
-POWER_ROWS = (
-    ("gr21.thm3.times_0.8", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
-    ("gr21.thm3.times_0.9", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
-    ("gr21.thm4.conditional.times_0.8", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
-    ("gr21.thm4.marginal.times_0.7", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
-    ("gr21.cor1.times_0.7", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
-    ("nch14.thm31.hoeffding.times_0.8", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
-    ("nch14.eq9.times_0.7", "beta_piecewise", {"k": 5}, _GRID, 0.01, "mean_ratio"),
-    (
-        "gr22.thm1.conditional.times_0.8",
-        "top_label",
-        {"n_classes": 3},
-        {"n": 2000, "points_per_bin": 50},
-        0.01,
-        "mean_ratio",
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -172,6 +154,112 @@ def power_table(results) -> str:
     return "\n".join([TABLE_HEADER, *(r.row() for r in results)])
 
 
+def _stated_criterion(guarantee: str, family, grid: dict, alpha, criterion: str, reps: int):
+    """The criterion of ``guarantee`` at its stated bound (CRN root 0), for re-checking a law."""
+    return CheckCriterion(
+        guarantee,
+        guarantee,
+        resolve_target(guarantee)[1],
+        family,
+        tuple(sorted(grid.items())),
+        float(alpha),
+        criterion,
+        reps,
+        0,
+    )
+
+
+@dataclass(frozen=True)
+class _PowerPlan:
+    """What :func:`search_power` searches from each seed, validated once in ``__post_init__``.
+
+    Built from its arguments as given; ``family`` becomes a :class:`LawFamily`, ``grid`` a
+    dict and ``budget`` a :class:`SearchBudget`. ``guarantee`` and ``bound`` are the
+    target's, ``reference`` its :func:`analytic_reference` (None where the worst case
+    depends on the law found), ``stated`` the criterion of the stated bound.
+    """
+
+    target: str
+    family: LawFamily
+    grid: dict
+    alpha: float
+    criterion: str
+    budget: SearchBudget
+    n_jobs: int
+    backend: str
+    guarantee: str = field(init=False)
+    bound: BoundRule = field(init=False)
+    reference: dict | None = field(init=False)
+    stated: CheckCriterion = field(init=False, repr=False)
+
+    def __post_init__(self):
+        family = get_family(self.family) if isinstance(self.family, str) else self.family
+        if not isinstance(family, LawFamily):
+            raise ValueError(f"family must be a LawFamily or a family name, got {self.family!r}")
+        budget = get_search_budget(self.budget)
+        guarantee, bound = resolve_target(self.target)
+        reference = analytic_reference(guarantee, bound, dict(self.grid), self.alpha)
+        stated = _stated_criterion(
+            guarantee, family, self.grid, self.alpha, self.criterion, budget.reps
+        )
+        normalised = {
+            "family": family,
+            "grid": dict(self.grid),
+            "budget": budget,
+            "guarantee": guarantee,
+            "bound": bound,
+            "reference": reference,
+            "stated": stated,
+        }
+        for name, value in normalised.items():
+            object.__setattr__(self, name, value)
+
+
+def _seed_record(plan: _PowerPlan, root: int) -> dict:
+    """Search from CRN root ``root``, re-check on ``root + 1``: one record of SearchPower."""
+    res = search(
+        plan.target,
+        plan.family,
+        grid=dict(plan.grid),
+        alpha=plan.alpha,
+        budget=plan.budget,
+        criterion=plan.criterion,
+        seed=root,
+        fresh_seed=root + 1,
+        n_jobs=plan.n_jobs,
+        backend=plan.backend,
+        baseline=False,
+        known=False,  # the optimiser's own power: not told the known worst laws
+    )
+    fresh = res.search.fresh
+    again = fresh_check(
+        plan.stated,
+        res.search.theta,
+        reps=plan.budget.fresh_reps,
+        root_seed=root + 1,
+        n_jobs=plan.n_jobs,
+        backend=plan.backend,
+    )
+    ref = (
+        plan.reference["failure"]
+        if plan.reference is not None
+        else _top_label_reference(
+            plan.stated, res.search.theta, plan.bound, plan.guarantee, plan.alpha
+        )
+    )
+    return {
+        "reference": ref,
+        "seed": root,
+        "theta": list(res.search.theta),
+        "failure": fresh.failure_rate,
+        "failure_low": 1.0 - fresh.verdict.ci_high,
+        "failure_high": 1.0 - fresh.verdict.ci_low,
+        "outcome": fresh.outcome,
+        "stated_outcome": again.outcome,
+        "stated_failure": again.failure_rate,
+    }
+
+
 def search_power(
     target: str,
     family,
@@ -215,78 +303,22 @@ def search_power(
     """
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be a positive integer, got {seeds!r}")
-    fam = get_family(family) if isinstance(family, str) else family
-    if not isinstance(fam, LawFamily):
-        raise ValueError(f"family must be a LawFamily or a family name, got {family!r}")
-    budget = get_search_budget(budget)
-    guarantee, bound = resolve_target(target)
-    reference = analytic_reference(guarantee, bound, dict(grid), alpha)
-    stated = CheckCriterion(
-        guarantee,
-        guarantee,
-        resolve_target(guarantee)[1],
-        fam,
-        tuple(sorted(grid.items())),
-        float(alpha),
-        criterion,
-        budget.reps,
-        0,
-    )
+    plan = _PowerPlan(target, family, grid, alpha, criterion, budget, n_jobs, backend)
     started = time.perf_counter()
     records = []
     for s in range(seeds):
-        root = int(first_seed) + 1000 * s
-        res = search(
-            target,
-            fam,
-            grid=dict(grid),
-            alpha=alpha,
-            budget=budget,
-            criterion=criterion,
-            seed=root,
-            fresh_seed=root + 1,
-            n_jobs=n_jobs,
-            backend=backend,
-            baseline=False,
-            known=False,  # the optimiser's own power: not told the known worst laws
-        )
-        fresh = res.search.fresh
-        again = fresh_check(
-            stated,
-            res.search.theta,
-            reps=budget.fresh_reps,
-            root_seed=root + 1,
-            n_jobs=n_jobs,
-            backend=backend,
-        )
-        ref = (
-            reference["failure"]
-            if reference is not None
-            else _top_label_reference(stated, res.search.theta, bound, guarantee, alpha)
-        )
-        record = {
-            "reference": ref,
-            "seed": root,
-            "theta": list(res.search.theta),
-            "failure": fresh.failure_rate,
-            "failure_low": 1.0 - fresh.verdict.ci_high,
-            "failure_high": 1.0 - fresh.verdict.ci_low,
-            "outcome": fresh.outcome,
-            "stated_outcome": again.outcome,
-            "stated_failure": again.failure_rate,
-        }
-        records.append(record)
+        records.append(_seed_record(plan, int(first_seed) + 1000 * s))
         if progress is not None:
-            progress(s + 1, seeds, record)
+            progress(s + 1, seeds, records[-1])
     return SearchPower(
         target,
-        guarantee,
-        fam.name,
-        dict(grid),
+        plan.guarantee,
+        plan.family.name,
+        dict(plan.grid),
         float(alpha),
         criterion,
-        budget.name,
-        None if reference is None else float(reference["failure"]),
+        plan.budget.name,
+        None if plan.reference is None else float(plan.reference["failure"]),
         tuple(records),
         time.perf_counter() - started,
     )
@@ -301,17 +333,7 @@ def top_label_reference(target: str, family, grid: dict, alpha: float, theta):
     """
     fam = get_family(family) if isinstance(family, str) else family
     guarantee, bound = resolve_target(target)
-    stated = CheckCriterion(
-        guarantee,
-        guarantee,
-        resolve_target(guarantee)[1],
-        fam,
-        tuple(sorted(grid.items())),
-        float(alpha),
-        "mean_ratio",
-        1,
-        0,
-    )
+    stated = _stated_criterion(guarantee, fam, grid, alpha, "mean_ratio", 1)
     return _top_label_reference(stated, theta, bound, guarantee, alpha)
 
 

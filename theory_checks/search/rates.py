@@ -1,4 +1,4 @@
-r"""Worst constants of rate claims: the law that needs the largest sample (issue 27).
+r"""Worst constants of rate claims: the law that needs the largest sample.
 
 A rate claim "n >= c h(theta) suffices for the event w.p. >= 1 - delta" with an
 unspecified c is checked by the suite on hand-picked laws
@@ -50,6 +50,7 @@ from calcheck.simulations.search import SearchBudget, differential_evolution_sea
 
 from ..catalog import rate_targets
 from ..series.rate_thresholds import ols_slopes, threshold
+from .rate_result import RateSearchResult, SweepFit, Threshold, markdown_table
 
 __all__ = [
     "RateObjective",
@@ -82,28 +83,6 @@ def get_target(check_id):
     if check_id not in targets:
         raise ValueError(f"check_id must be one of {sorted(targets)}, got {check_id!r}")
     return targets[check_id]
-
-
-@dataclass(frozen=True)
-class Threshold:
-    """n* of one point, its rate h and the implied constant c = n*/h with a 95% interval.
-
-    ``censored`` is ``"below"`` (coverage >= 1 - delta at the first grid n: n* is at most
-    it), ``"above"`` (not reached at the last: n* is infinite on this grid) or ``""``.
-    """
-
-    n_star: float
-    h: float
-    c: float
-    c_ci: tuple
-    reps: int
-    censored: str = ""
-
-    def describe(self) -> str:
-        """``c [lo, hi] (n* = ..., R reps)``."""
-        lo, hi = self.c_ci
-        cens = f", censored {self.censored}" if self.censored else ""
-        return f"{self.c:.3g} [{lo:.3g}, {hi:.3g}] (n* = {self.n_star:.4g}, h = {self.h:.4g}{cens})"
 
 
 def _rounded(reps: int) -> int:
@@ -164,32 +143,6 @@ class RateObjective:
         return min(n_star, float(grid[-1])) / float(self.target.rate(point))
 
 
-@dataclass(frozen=True)
-class SweepFit:
-    """The exponent test: n* at the sweep's points and the slope of log n* on log h.
-
-    ``finding``: the 95% interval of the slope lies above ``1 + slack`` (n*/h grows).
-    """
-
-    labels: tuple
-    thresholds: tuple
-    slope: float
-    slope_ci: tuple
-    slack: float
-    finding: bool = field(init=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "finding", bool(self.slope_ci[0] > 1.0 + self.slack))
-
-    def describe(self) -> str:
-        """``slope s [lo, hi] over labels: c values``."""
-        lo, hi = self.slope_ci
-        cs = ", ".join(
-            f"{lab}: c={t.c:.3g}" for lab, t in zip(self.labels, self.thresholds, strict=True)
-        )
-        return f"slope of log n* on log h {self.slope:.2f} [{lo:.2f}, {hi:.2f}] ({cs})"
-
-
 def sweep_fit(target, points, *, seed: int, reps: int, rate=None) -> SweepFit:
     """Thresholds at ``points`` (``((label, point), ...)``) and their slope on log h.
 
@@ -213,106 +166,152 @@ def sweep_fit(target, points, *, seed: int, reps: int, rate=None) -> SweepFit:
     )
 
 
-@dataclass(frozen=True)
-class RateSearchResult:
-    """What :func:`rate_worst_law` found and re-measured.
-
-    Attributes
-    ----------
-    check_id, family : str
-    fixed : dict
-        The claim's fixed parameters.
-    theta : tuple
-        The worst parameter found; ``law`` describes it.
-    c_search : float
-        c of the winner on the search's CRN replicates (selected: biased upwards).
-    c_validation : float
-        Its c on the validation seed (the largest of the top candidates there).
-    fresh : Threshold
-        The winner re-measured on ``fresh_seed``.
-    hand_picked : tuple of (str, Threshold)
-        The suite's laws, same seed and replicates.
-    sweep : SweepFit or None
-        The exponent test of the winner's shape.
-    evaluations, replicates : int
-        Candidates evaluated; replicates simulated in all (each over a whole n grid).
-    seconds : float
-    """
-
-    check_id: str
-    family: str
-    fixed: dict
-    theta: tuple
-    law: str
-    c_search: float
-    c_validation: float
-    fresh: Threshold
-    hand_picked: tuple
-    sweep: SweepFit | None
-    evaluations: int
-    replicates: int
-    seconds: float
-    seed: int
-    fresh_seed: int
-
-    @property
-    def worst_hand_picked(self) -> tuple:
-        """``(name, Threshold)`` of the hand-picked point with the largest c."""
-        return max(self.hand_picked, key=lambda p: p[1].c)
-
-    @property
-    def ratio(self) -> float:
-        """Fresh c of the winner over the largest hand-picked c."""
-        return self.fresh.c / self.worst_hand_picked[1].c
-
-    @property
-    def verdict(self) -> str:
-        """``finding`` (the winner's slope exceeds the claim), else ``survived``."""
-        if self.sweep is not None and self.sweep.finding:
-            return "finding"
-        return "survived"
-
-    def summary(self) -> str:
-        """Several lines: law, fresh c, hand-picked c's, exponent test and verdict."""
-        name = self.worst_hand_picked[0]
-        lines = [
-            f"{self.check_id} on {self.family} at {self.fixed}: worst c = {self.c_search:.3g} "
-            f"(search), {self.c_validation:.3g} (validation), fresh {self.fresh.describe()}",
-            f"  law: {self.law}",
-            "  hand-picked: "
-            + "; ".join(
-                f"{n}: {t.c:.3g} [{t.c_ci[0]:.3g}, {t.c_ci[1]:.3g}]" for n, t in self.hand_picked
-            ),
-            f"  worst / largest hand-picked ({name}): {self.ratio:.2f}",
-        ]
-        if self.sweep is not None:
-            lines.append(f"  exponent test: {self.sweep.describe()}")
-        lines.append(
-            f"  verdict: {self.verdict}; {self.evaluations} evaluations, {self.replicates} "
-            f"replicates, {self.seconds:.0f} s (seeds {self.seed}, {self.fresh_seed})"
-        )
-        return "\n".join(lines)
-
-    def table_row(self) -> str:
-        """A Markdown table row (check, family, fixed, worst c, fresh c, hand-picked, verdict)."""
-        name, hp = self.worst_hand_picked
-        fixed = ", ".join(f"{k}={v}" for k, v in self.fixed.items())
-        lo, hi = self.fresh.c_ci
-        sw = ""
-        if self.sweep is not None:
-            s_lo, s_hi = self.sweep.slope_ci
-            sw = f"slope {self.sweep.slope:.2f} [{s_lo:.2f}, {s_hi:.2f}]; "
-        return (
-            f"| {self.check_id} | {self.family} | {fixed} | {self.c_search:.3g} "
-            f"({self.c_validation:.3g}) | "
-            f"{self.fresh.c:.3g} [{lo:.3g}, {hi:.3g}] | {hp.c:.3g} ({name}) | {sw}{self.verdict} |"
-        )
-
-
 def _positive(v, name):
     if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
         raise ValueError(f"{name} must be a positive integer, got {v!r}")
     return int(v)
+
+
+@dataclass(frozen=True)
+class _RatePlan:
+    """What :func:`rate_worst_law` searches and measures, validated once in ``__post_init__``.
+
+    Built from its arguments as given (``target`` is ``check_id``); ``target`` becomes a
+    target, the seeds root seeds (``validation_seed`` by default ``fresh_seed + 1``), the
+    re-measurements' replicate counts integers (``sweep_reps`` by default ``fresh_reps``),
+    and ``budget`` the search's, which holds ``reps`` as an integer (``reps`` itself stays
+    as given: the CRN objective receives it so).
+    """
+
+    target: object
+    population: int
+    generations: int
+    reps: int
+    fresh_reps: int
+    sweep_reps: int | None
+    seed: int
+    fresh_seed: int
+    validation_seed: int | None
+    validate_top: int
+    n_jobs: int
+    sweep: bool
+    budget: SearchBudget = field(init=False)
+
+    def __post_init__(self):
+        target = get_target(self.target)
+        seed, fresh_seed = check_root_seed(self.seed), check_root_seed(self.fresh_seed)
+        if seed == fresh_seed:
+            raise ValueError(f"fresh_seed must differ from seed, got {fresh_seed!r}")
+        validation_seed = check_root_seed(
+            fresh_seed + 1 if self.validation_seed is None else self.validation_seed
+        )
+        if validation_seed in (seed, fresh_seed):
+            raise ValueError(
+                f"validation_seed must differ from seed and fresh_seed, got {validation_seed!r}"
+            )
+        validate_top = _positive(self.validate_top, "validate_top")
+        fresh_reps = _positive(self.fresh_reps, "fresh_reps")
+        sweep_reps = (
+            fresh_reps if self.sweep_reps is None else _positive(self.sweep_reps, "sweep_reps")
+        )
+        budget = SearchBudget(
+            "rate", self.population, self.generations, _positive(self.reps, "reps"), fresh_reps
+        )
+        normalised = {
+            "target": target,
+            "seed": seed,
+            "fresh_seed": fresh_seed,
+            "validation_seed": validation_seed,
+            "validate_top": validate_top,
+            "fresh_reps": fresh_reps,
+            "sweep_reps": sweep_reps,
+            "budget": budget,
+        }
+        for name, value in normalised.items():
+            object.__setattr__(self, name, value)
+
+
+def _top_candidates(opt, count: int) -> tuple[list, list]:
+    """The ``count`` best distinct thetas of the search, best first, and their search c."""
+    order = np.argsort(-np.where(np.isfinite(opt.values), opt.values, -np.inf), kind="stable")
+    top, c_top = [], []
+    for i in order:
+        theta = tuple(float(x) for x in opt.thetas[i])
+        if theta in top:
+            continue
+        top.append(theta)
+        c_top.append(opt.values[i])
+        if len(top) == count:
+            break
+    return top, c_top
+
+
+def _validated_winner(plan: _RatePlan, top: list) -> tuple[int, list]:
+    """The index of the largest c among ``top`` on the validation seed, and every c there."""
+    target, seed = plan.target, plan.validation_seed
+    vrng = generator(seed, "rate_search.validation")
+    c_val = [_measure(target, target.point(t), seed, plan.fresh_reps, vrng)[0].c for t in top]
+    return int(np.argmax(c_val)), c_val
+
+
+def _remeasured(plan: _RatePlan, point) -> tuple:
+    """``(fresh, hand_picked)``: the winner and the suite's laws on the fresh seed."""
+    target, seed = plan.target, plan.fresh_seed
+    rng = generator(seed, "rate_search.fresh")
+    fresh = _measure(target, point, seed, plan.fresh_reps, rng)[0]
+    hand = tuple(
+        (name, _measure(target, p, seed, plan.fresh_reps, rng)[0])
+        for name, p in target.hand_picked()
+    )
+    return fresh, hand
+
+
+def _replicates(plan: _RatePlan, measured: int, fit: SweepFit | None) -> int:
+    """Replicates simulated in all: the search's, ``measured`` re-measurements, the sweep's."""
+    replicates = plan.budget.replicates + _rounded(plan.fresh_reps) * measured
+    replicates += _rounded(plan.sweep_reps) * len(fit.labels) if fit else 0
+    return replicates
+
+
+def _search_and_measure(plan: _RatePlan) -> RateSearchResult:
+    """Search, validate the top candidates, re-measure the winner, test its exponent."""
+    target = plan.target
+    t0 = time.perf_counter()
+    opt = differential_evolution_search(
+        RateObjective(target, plan.seed, plan.reps),
+        target.family,
+        plan.budget,
+        seed=plan.seed,
+        n_jobs=plan.n_jobs,
+    )
+    log.info("%s: search c = %.3g at %s", target.check_id, opt.value, opt.theta)
+    # the CRN objective is noisy and the best of many evaluations is biased upwards: the
+    # top candidates are re-measured on a validation seed and the largest c there wins
+    top, c_top = _top_candidates(opt, plan.validate_top)
+    best, c_val = _validated_winner(plan, top)
+    theta = top[best]
+    point = target.point(theta)
+    fresh, hand = _remeasured(plan, point)
+    fit = None
+    if plan.sweep:
+        fit = sweep_fit(target, target.sweep(theta), seed=plan.fresh_seed, reps=plan.sweep_reps)
+    return RateSearchResult(
+        target.check_id,
+        target.family.name,
+        target.fixed(),
+        theta,
+        target.describe_point(point),
+        float(c_top[best]),
+        float(c_val[best]),
+        fresh,
+        hand,
+        fit,
+        opt.evaluations,
+        _replicates(plan, 1 + len(hand) + len(top), fit),
+        time.perf_counter() - t0,
+        plan.seed,
+        plan.fresh_seed,
+    )
 
 
 def rate_worst_law(
@@ -361,81 +360,18 @@ def rate_worst_law(
     -------
     RateSearchResult
     """
-    target = get_target(check_id)
-    seed, fresh_seed = check_root_seed(seed), check_root_seed(fresh_seed)
-    if seed == fresh_seed:
-        raise ValueError(f"fresh_seed must differ from seed, got {fresh_seed!r}")
-    validation_seed = check_root_seed(
-        fresh_seed + 1 if validation_seed is None else validation_seed
-    )
-    if validation_seed in (seed, fresh_seed):
-        raise ValueError(
-            f"validation_seed must differ from seed and fresh_seed, got {validation_seed!r}"
-        )
-    validate_top = _positive(validate_top, "validate_top")
-    fresh_reps = _positive(fresh_reps, "fresh_reps")
-    sweep_reps = fresh_reps if sweep_reps is None else _positive(sweep_reps, "sweep_reps")
-    budget = SearchBudget("rate", population, generations, _positive(reps, "reps"), fresh_reps)
-    t0 = time.perf_counter()
-    family = target.family
-    opt = differential_evolution_search(
-        RateObjective(target, seed, reps), family, budget, seed=seed, n_jobs=n_jobs
-    )
-    log.info("%s: search c = %.3g at %s", target.check_id, opt.value, opt.theta)
-    # the CRN objective is noisy and the best of many evaluations is biased upwards: the
-    # top candidates are re-measured on a validation seed and the largest c there wins
-    order = np.argsort(-np.where(np.isfinite(opt.values), opt.values, -np.inf), kind="stable")
-    top, c_top = [], []
-    for i in order:
-        theta = tuple(float(x) for x in opt.thetas[i])
-        if theta in top:
-            continue
-        top.append(theta)
-        c_top.append(opt.values[i])
-        if len(top) == validate_top:
-            break
-    vrng = generator(validation_seed, "rate_search.validation")
-    c_val = [_measure(target, target.point(t), validation_seed, fresh_reps, vrng)[0].c for t in top]
-    best = int(np.argmax(c_val))
-    theta = top[best]
-    point = target.point(theta)
-    rng = generator(fresh_seed, "rate_search.fresh")
-    fresh = _measure(target, point, fresh_seed, fresh_reps, rng)[0]
-    hand = tuple(
-        (name, _measure(target, p, fresh_seed, fresh_reps, rng)[0])
-        for name, p in target.hand_picked()
-    )
-    fit = (
-        sweep_fit(target, target.sweep(theta), seed=fresh_seed, reps=sweep_reps) if sweep else None
-    )
-    replicates = budget.replicates + _rounded(fresh_reps) * (1 + len(hand) + len(top))
-    replicates += _rounded(sweep_reps) * len(fit.labels) if fit else 0
-    return RateSearchResult(
-        target.check_id,
-        family.name,
-        target.fixed(),
-        theta,
-        target.describe_point(point),
-        float(c_top[best]),
-        float(c_val[best]),
-        fresh,
-        hand,
-        fit,
-        opt.evaluations,
-        replicates,
-        time.perf_counter() - t0,
+    plan = _RatePlan(
+        check_id,
+        population,
+        generations,
+        reps,
+        fresh_reps,
+        sweep_reps,
         seed,
         fresh_seed,
+        validation_seed,
+        validate_top,
+        n_jobs,
+        sweep,
     )
-
-
-_HEADER = (
-    "| check | family | fixed | worst c: search (validation) | fresh c [95%] "
-    "| largest hand-picked c "
-    "| exponent test; verdict |\n|---|---|---|---|---|---|---|"
-)
-
-
-def markdown_table(results) -> str:
-    """A Markdown table of :class:`RateSearchResult` rows (for reports and the docs)."""
-    return "\n".join([_HEADER, *(r.table_row() for r in results)])
+    return _search_and_measure(plan)

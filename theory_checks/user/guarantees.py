@@ -294,59 +294,91 @@ def define_guarantee(
     >>> verify(half, "uniform_half", n=1000, n_bins=10, reps=500, rng=0).verdict
     'violated'
     """
-    if not isinstance(id, str) or not _ID.match(id) or _RESERVED.search(id):
+    spec, quantifier, hyp = _checked_arguments(id, bound, method, event, quantifier, hypotheses)
+    statement = statement or spec.events[event].description
+    guarantee = _guarantee_record(id, bound, event, quantifier, hyp, statement, label)
+    calibrator = None if isinstance(method, str) else method
+    return DefinedGuarantee(id, guarantee, spec, event, calibrator).ensure_registered()
+
+
+def _checked_arguments(gid, bound, method, event, quantifier, hypotheses) -> tuple:
+    """:func:`define_guarantee`'s arguments checked: ``(method spec, quantifier, hypotheses)``.
+
+    The spec records each replicate's data where the bound asks for it; the quantifier is
+    the event's; the hypotheses a tuple of strings. Raises ValueError naming the argument.
+    """
+    _check_id(gid)
+    if not callable(bound):
+        raise ValueError(f"bound must be callable, got {type(bound).__name__}")
+    spec = _method_spec(method)
+    quantifier = _event_quantifier(spec, event, quantifier)
+    asks = _check_signature(gid, bound, spec, event)
+    if asks & set(DATA_KEYWORDS):
+        spec = spec.with_data()  # experiments that record the data (results of their own)
+    hyp = (hypotheses,) if isinstance(hypotheses, str) else tuple(hypotheses)
+    if not all(isinstance(h, str) for h in hyp):
+        raise ValueError(f"hypotheses must be strings, got {hypotheses!r}")
+    return spec, quantifier, hyp
+
+
+def _check_id(gid) -> None:
+    """Refuse an id not of the form ``<paper>.<label>``, reserved, or with a paper's prefix."""
+    if not isinstance(gid, str) or not _ID.match(gid) or _RESERVED.search(gid):
         raise ValueError(
             f"id must look like '<paper>.<label>' (letters, digits, _ and -; not "
-            f"'.control.' or '.times_<f>'), got {id!r}"
+            f"'.control.' or '.times_<f>'), got {gid!r}"
         )
-    paper = id.split(".")[0]
+    paper = gid.split(".")[0]
     # the papers loaded so far, without looking for plugins: a plugin module that defines its
     # guarantees while it is being imported must not load the plugins (itself half imported)
     if paper in registry.PAPERS or paper in registry.loaded_plugin_papers():
         raise ValueError(
-            f"id {id!r} starts with {paper!r}, a paper's key; a guarantee of your own has a "
+            f"id {gid!r} starts with {paper!r}, a paper's key; a guarantee of your own has a "
             "prefix of its own (e.g. 'mine.thm1')"
         )
-    if not callable(bound):
-        raise ValueError(f"bound must be callable, got {type(bound).__name__}")
-    if isinstance(method, str):
-        known = _methods()
-        if method not in known:
-            raise ValueError(
-                f"method must be one of {sorted(known)} or a calibrator, got {method!r}"
-            )
-        spec = known[method]
-    else:
-        spec = calibrator_method(method)
+
+
+def _method_spec(method) -> MethodSpec:
+    """The spec of a method name (refusing an unknown one) or of a calibrator of your own."""
+    if not isinstance(method, str):
+        return calibrator_method(method)
+    known = _methods()
+    if method not in known:
+        raise ValueError(f"method must be one of {sorted(known)} or a calibrator, got {method!r}")
+    return known[method]
+
+
+def _event_quantifier(spec: MethodSpec, event: str, quantifier: str | None) -> str:
+    """The quantifier of the method's ``event``, refusing an unknown event or another one."""
     if event not in spec.events:
         raise ValueError(
             f"event must be one of {sorted(spec.events)} for method {spec.name!r}, got {event!r}"
         )
     ev = spec.events[event]
     if quantifier is None:
-        quantifier = ev.quantifier
-    elif quantifier not in QUANTIFIERS or quantifier != ev.quantifier:
+        return ev.quantifier
+    if quantifier not in QUANTIFIERS or quantifier != ev.quantifier:
         raise ValueError(
             f"quantifier must be {ev.quantifier!r} for event {event!r} (the event fixes it), "
             f"got {quantifier!r}"
         )
-    asks = _check_signature(id, bound, spec, event)
-    if asks & set(DATA_KEYWORDS):
-        spec = spec.with_data()  # experiments that record the data (results of their own)
-    hyp = (hypotheses,) if isinstance(hypotheses, str) else tuple(hypotheses)
-    if not all(isinstance(h, str) for h in hyp):
-        raise ValueError(f"hypotheses must be strings, got {hypotheses!r}")
-    guarantee = Guarantee(
-        id,
-        _checked_bound(id, bound, per_bin=event in PER_BIN_EVENTS),
-        id.split(".")[0],
+    return quantifier
+
+
+def _guarantee_record(gid, bound, event, quantifier, hypotheses, statement, label) -> Guarantee:
+    """The registered record of a checked definition (the paper: the id's prefix).
+
+    The user's bound is wrapped to refuse what is not a bound (:func:`_checked_bound`).
+    """
+    return Guarantee(
+        gid,
+        _checked_bound(gid, bound, per_bin=event in PER_BIN_EVENTS),
+        gid.split(".")[0],
         label or f"user-defined ({bound.__module__}.{bound.__qualname__})",
-        statement or ev.description,
-        hyp,
+        statement,
+        hypotheses,
         quantifier,
     )
-    calibrator = None if isinstance(method, str) else method
-    return DefinedGuarantee(id, guarantee, spec, event, calibrator).ensure_registered()
 
 
 def _check_signature(gid, bound, spec: MethodSpec, event: str) -> set:

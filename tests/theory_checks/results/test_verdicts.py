@@ -9,7 +9,6 @@ from calcheck.theory_checks.results.verdicts import (
     clopper_pearson,
     coverage_verdict,
     detectable_shortfall,
-    weighted_upper_quantile,
 )
 
 
@@ -97,12 +96,3 @@ def test_power_statement():
     assert 0.02 < d < 0.05
     assert detectable_shortfall(8000, claimed, level) < d  # more replicates, more power
     assert detectable_shortfall(2, 0.9, 1e-3) == 0.9  # P(0 successes) = 0.01: none rejects
-
-
-def test_weighted_quantile():
-    v = np.array([[0.1, 0.3, np.nan], [0.2, 0.4, 0.5]])
-    w = np.array([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]) / 2
-    # Sorted values .1 (.25) .2 (.1) .3 (.25) .4 (.15) .5 (.25): cumulative .25 .35 .6 .75 1.
-    assert weighted_upper_quantile(v, w, 0.3) == 0.2
-    assert weighted_upper_quantile(v, w, 0.75) == 0.4
-    assert weighted_upper_quantile(v, w, 0.9) == 0.5

@@ -1,9 +1,9 @@
-"""Python API (verify) and the regression-test assertions (theory_checks.running.assertions)."""
+"""Python API (verify) and the regression-test assertions (calcheck.testing)."""
 
 import pytest
 
 from calcheck.simulations.laws import LAWS
-from calcheck.theory_checks.running.assertions import (
+from calcheck.testing import (
     assert_guarantee_holds,
     assert_guarantee_violated,
 )
