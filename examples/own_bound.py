@@ -150,9 +150,13 @@ def catch_the_first_version(n, n_bins, alpha, reps, budget) -> bool:
         "binomial.umd_grid", grid_binomial_radius, method="umd", event="conditional"
     )
     found = calcheck.search(
-        first, "beta_piecewise", grid={"n": n, "n_bins": n_bins}, alpha=alpha, budget=budget,
+        first,
+        "beta_piecewise",
+        grid={"n": n, "n_bins": n_bins},
+        alpha=alpha,
+        budget=budget,
         baseline=False,
-    )  # fmt: skip
+    )
     print("first version (sup over a grid of p), searched:", found.summary(), sep="\n")
     eta = found.reference["eta"]
     at = calcheck.verify(first, constant_eta_law(eta), n=n, n_bins=n_bins, reps=reps, rng=3)
@@ -224,9 +228,13 @@ def main(argv=None) -> int:
     )
 
     found = calcheck.search(
-        mine, "beta_piecewise", grid={"n": n, "n_bins": n_bins}, alpha=alpha, budget=budget,
+        mine,
+        "beta_piecewise",
+        grid={"n": n, "n_bins": n_bins},
+        alpha=alpha,
+        budget=budget,
         baseline=False,
-    )  # fmt: skip
+    )
     print("\nworst law found:", found.summary())
     ok = result.passed and caught.verdict == "violated" and exact.holds and worse < 1 - alpha
     ok = ok and caught_first and 1 - failure >= 1 - alpha and not found.found

@@ -75,20 +75,28 @@ def gallery_regression():
 
 
 def _lowest(eps, n, n_bins, event="conditional", scheme="umd"):
-    eta, failure = worst_constant_eta(n, n_bins, eps, event=event, scheme=scheme,
-                                      eta_range=EVERY_ETA)  # fmt: skip
+    eta, failure = worst_constant_eta(
+        n, n_bins, eps, event=event, scheme=scheme, eta_range=EVERY_ETA
+    )
     return eta, 1.0 - failure
 
 
 def _certificate(eps, n, n_bins):
     """prod_b (1 - sup_p P(|Bin(m_b, p)/m_b - p| > eps)): a lower bound for every law."""
-    return float(np.prod([1.0 - sup_binomial_tail(int(m), eps)[0]
-                          for m in bin_point_counts(n, n_bins)]))  # fmt: skip
+    return float(
+        np.prod([1.0 - sup_binomial_tail(int(m), eps)[0] for m in bin_point_counts(n, n_bins)])
+    )
 
 
 #: (n, B, alpha) of the examples' claims, and a few more.
-OWN_BOUND_CELLS = [(200, 10, 0.1), (200, 10, 0.05), (300, 10, 0.1), (1000, 10, 0.1),
-                   (1000, 10, 0.05), (3000, 20, 0.1)]  # fmt: skip
+OWN_BOUND_CELLS = [
+    (200, 10, 0.1),
+    (200, 10, 0.05),
+    (300, 10, 0.1),
+    (1000, 10, 0.1),
+    (1000, 10, 0.05),
+    (3000, 20, 0.1),
+]
 
 
 @pytest.mark.parametrize(("n", "n_bins", "alpha"), OWN_BOUND_CELLS)
@@ -119,8 +127,10 @@ def test_the_first_version_fails_as_the_example_says(own_bound, gallery_own_boun
         # a check at eta = 1/2 alone passes it
         assert calcheck.exact_coverage(
             calcheck.define_guarantee("mine.grid", radius, method="umd", event="conditional"),
-            n=1000, n_bins=10, alpha=0.1,
-        ).holds  # fmt: skip
+            n=1000,
+            n_bins=10,
+            alpha=0.1,
+        ).holds
 
 
 @pytest.mark.parametrize(("m", "eps"), [(4, 0.3), (99, 0.13127), (100, 0.0517), (20, 0.25)])

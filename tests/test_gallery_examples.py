@@ -149,9 +149,14 @@ def test_gallery_script_runs(name):
         env = dict(os.environ, MPLBACKEND="Agg", CALCHECK_PLUGINS="0")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         run = subprocess.run(
-            [sys.executable, name], cwd=GALLERY, env=env, capture_output=True, text=True,
-            timeout=600, check=False,
-        )  # fmt: skip
+            [sys.executable, name],
+            cwd=GALLERY,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert run.returncode == 0, run.stderr[-3000:]
         stdout = run.stdout
     for line in EXPECTED[name]:

@@ -26,10 +26,20 @@ pytest.importorskip("hatchling")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(out), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
         check=True,
-    )  # fmt: skip
+    )
     (path,) = out.glob("calcheck-*.whl")
     return path
 
@@ -141,8 +151,11 @@ sys.path[:] = [p for p in sys.path if p not in before] + before
 def _assert_one_copy(setup: str, first: str, cwd) -> None:
     done = subprocess.run(
         [sys.executable, "-c", setup + ALIAS_PROBE, first],
-        cwd=cwd, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "one copy"
 

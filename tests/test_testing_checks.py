@@ -8,6 +8,7 @@ import pytest
 
 from calcheck import define_guarantee
 from calcheck.testing import CHECK_NAMES, guarantee_checks, parametrize_with_checks
+from calcheck.theory_checks.user.guarantees import _forget_all
 
 SMALL = {"laws": "uniform_half", "grid": {"n": 1000, "n_bins": 10}, "reps": 200}
 
@@ -41,6 +42,12 @@ def test_a_correct_bound_passes_every_check(guarantee, check):
 )
 def test_a_bound_too_small_fails_where_expected(guarantee, check):
     check()
+
+
+# The decorators above registered the two guarantees while this module was collected; every
+# module collected after it (tests parametrized over the registry) must see the catalog alone.
+# Each test here re-registers them on use (DefinedGuarantee.ensure_registered).
+_forget_all()
 
 
 def test_checks_are_named_and_ordered():

@@ -52,14 +52,19 @@ def eb_radius(counts, variances, n_bins, alpha):
 
 
 eb = calcheck.define_guarantee(
-    "mine.eb_umd", eb_radius, method="umd", event="conditional",
+    "mine.eb_umd",
+    eb_radius,
+    method="umd",
+    event="conditional",
     statement="w.p. >= 1 - alpha every bin of UMD is within its empirical-Bernstein radius",
     hypotheses=("labels in [0, 1]", "lexicographic tie-breaking"),
-)  # fmt: skip
+)
 n, n_bins, alpha = 1000, 10, 0.1
 hoeffding = calcheck.get_guarantee("gr21.thm3").function(n=n, n_bins=n_bins, alpha=alpha)
-print(f"n={n}, B={n_bins}, alpha={alpha}: {bin_point_counts(n, n_bins).tolist()} points per "
-      f"bin; gr21 Theorem 3 radius {hoeffding:.4f}")  # fmt: skip
+print(
+    f"n={n}, B={n_bins}, alpha={alpha}: {bin_point_counts(n, n_bins).tolist()} points per "
+    f"bin; gr21 Theorem 3 radius {hoeffding:.4f}"
+)
 
 # %%
 # Verified on two laws, then searched
@@ -68,13 +73,20 @@ print(f"n={n}, B={n_bins}, alpha={alpha}: {bin_point_counts(n, n_bins).tolist()}
 # logistic curve, then :func:`calcheck.search` over piecewise-constant laws with a small
 # budget; the law it finds is re-checked on a fresh seed.
 
-result = calcheck.verify(eb, ["uniform_half", "uniform_logistic"], n=n, n_bins=n_bins,
-                         reps=1000, rng=0)  # fmt: skip
+result = calcheck.verify(
+    eb, ["uniform_half", "uniform_logistic"], n=n, n_bins=n_bins, reps=1000, rng=0
+)
 print(result)
 assert result.verdict == "consistent"
 budget = SearchBudget("gallery", population=5, generations=2, reps=200, fresh_reps=1000)
-search = calcheck.search(eb, "beta_piecewise", grid={"n": n, "n_bins": n_bins}, alpha=alpha,
-                         budget=budget, baseline=False)  # fmt: skip
+search = calcheck.search(
+    eb,
+    "beta_piecewise",
+    grid={"n": n, "n_bins": n_bins},
+    alpha=alpha,
+    budget=budget,
+    baseline=False,
+)
 print(search.summary())
 assert search.search.fresh.outcome == "consistent"
 
@@ -109,15 +121,19 @@ def exact(factor, eta):
 
 etas = np.linspace(0.01, 0.99, 99)
 lowest_08 = min(exact(0.8, e) for e in etas)
-print(f"radius x 0.8: exact coverage at eta = 1/2 is 1 - {1 - exact(0.8, 0.5):.1e}; lowest "
-      f"over eta = 0.01, 0.02, ..., 0.99: {lowest_08:.6f} > {1 - alpha:g}, a claim that "
-      "holds: no number of replicates catches it")  # fmt: skip
+print(
+    f"radius x 0.8: exact coverage at eta = 1/2 is 1 - {1 - exact(0.8, 0.5):.1e}; lowest "
+    f"over eta = 0.01, 0.02, ..., 0.99: {lowest_08:.6f} > {1 - alpha:g}, a claim that "
+    "holds: no number of replicates catches it"
+)
 assert lowest_08 > 1 - alpha
 factors = np.linspace(0.2, 1.0, 81)
 curve = np.array([exact(f, 0.5) for f in factors])
 lowest_valid = factors[np.argmax(curve >= 1 - alpha)]
-print(f"at eta = 1/2 the radius times f fails (exact coverage < {1 - alpha:g}) for "
-      f"f < {lowest_valid:.2f}")  # fmt: skip
+print(
+    f"at eta = 1/2 the radius times f fails (exact coverage < {1 - alpha:g}) for "
+    f"f < {lowest_valid:.2f}"
+)
 
 # %%
 # A factor below the detectable one is caught
@@ -126,8 +142,10 @@ print(f"at eta = 1/2 the radius times f fails (exact coverage < {1 - alpha:g}) f
 at_04 = calcheck.sharper_control(result, factor=0.4, rng=1)
 print(at_04)
 cell = next(c for c in at_04.cells if c.law == "uniform_half")
-print(f"radius x 0.4 at eta = 1/2: exact coverage {exact(0.4, 0.5):.4f}, Monte Carlo "
-      f"{cell.verdict.coverage:.4f} ({at_04.reps} replicates)")  # fmt: skip
+print(
+    f"radius x 0.4 at eta = 1/2: exact coverage {exact(0.4, 0.5):.4f}, Monte Carlo "
+    f"{cell.verdict.coverage:.4f} ({at_04.reps} replicates)"
+)
 assert at_04.passed  # violated, as expected
 
 # %%
@@ -140,8 +158,10 @@ assert at_04.passed  # violated, as expected
 
 v = np.linspace(0, 0.25, 2501)
 below = v[eb_radius(np.full(v.size, 99), v, n_bins, alpha) < hoeffding]
-print(f"with 99 points a bin's empirical-Bernstein radius is below Theorem 3's for a sample "
-      f"variance up to {below.max():.4f} (of at most 0.25)")  # fmt: skip
+print(
+    f"with 99 points a bin's empirical-Bernstein radius is below Theorem 3's for a sample "
+    f"variance up to {below.max():.4f} (of at most 0.25)"
+)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
 ax = axes[0]
 ax.plot(v, eb_radius(np.full(v.size, 99), v, n_bins, alpha), label="empirical Bernstein")

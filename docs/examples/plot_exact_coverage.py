@@ -41,9 +41,11 @@ exact = {
 }
 at_half = {g: calcheck.exact_coverage(g, n=n, n_bins=n_bins, alpha=alpha) for g in guarantees}
 for g, e in at_half.items():
-    print(f"{g:>19}: eps = {e.eps:.4f}, exact coverage at eta = 1/2 {e.coverage:.4f}, "
-          f"certified over every law {e.certified:.4f} "
-          f"(claimed {e.claimed:.2f}, {e.scheme} binning, {e.event} event)")  # fmt: skip
+    print(
+        f"{g:>19}: eps = {e.eps:.4f}, exact coverage at eta = 1/2 {e.coverage:.4f}, "
+        f"certified over every law {e.certified:.4f} "
+        f"(claimed {e.claimed:.2f}, {e.scheme} binning, {e.event} event)"
+    )
 
 constant_laws = [
     calcheck.BinaryLaw(eta=calcheck.ConditionalMean("constant", {"value": v}), name=f"eta={v}")
@@ -67,8 +69,14 @@ for (g, label), color in zip(guarantees.items(), ("C0", "C1", "C2"), strict=True
 cov = np.array([c.verdict.coverage for c in mc.cells])
 lo = np.array([c.verdict.ci_low for c in mc.cells])
 hi = np.array([c.verdict.ci_high for c in mc.cells])
-ax.errorbar([0.1, 0.3, 0.5], cov, yerr=[cov - lo, hi - cov], fmt="kD", ms=4,
-            label="gr21 Thm 3, Monte Carlo (95% CP)")  # fmt: skip
+ax.errorbar(
+    [0.1, 0.3, 0.5],
+    cov,
+    yerr=[cov - lo, hi - cov],
+    fmt="kD",
+    ms=4,
+    label="gr21 Thm 3, Monte Carlo (95% CP)",
+)
 ax.axhline(1 - alpha, color="k", ls=":", lw=1, label="claimed 1 - alpha")
 ax.set_xlabel("constant eta = E[Y | S]")
 ax.set_ylabel(f"coverage (n = {n}, B = {n_bins})")
@@ -95,8 +103,10 @@ for g in guarantees:
         loose[g].append(f.looseness)
         loose_half[g].append(half.looseness)
 for g in guarantees:
-    print(f"{g:>19}: 1 / f* from {min(loose[g]):.2f} to {max(loose[g]):.2f} (every law), "
-          f"{min(loose_half[g]):.2f} to {max(loose_half[g]):.2f} at eta = 1/2")  # fmt: skip
+    print(
+        f"{g:>19}: 1 / f* from {min(loose[g]):.2f} to {max(loose[g]):.2f} (every law), "
+        f"{min(loose_half[g]):.2f} to {max(loose_half[g]):.2f} at eta = 1/2"
+    )
 
 ax = axes[1]
 for (g, label), color in zip(guarantees.items(), ("C0", "C1", "C2"), strict=True):

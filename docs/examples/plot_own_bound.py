@@ -62,13 +62,15 @@ def worst_tail(m, eps):
     k = np.arange(m + 1)
     after, before = k / m + eps, k / m - eps
     a, b = after <= 1, before >= 0
-    tails = np.concatenate([
-        stats.binom.cdf(k[a], m, after[a]) + stats.binom.sf(np.floor(k[a] + 2 * m * eps), m,
-                                                            after[a]),
-        stats.binom.sf(k[b] - 1, m, before[b]) + stats.binom.cdf(np.ceil(k[b] - 2 * m * eps) - 1,
-                                                                 m, before[b]),
-        [0.0],
-    ])  # fmt: skip
+    tails = np.concatenate(
+        [
+            stats.binom.cdf(k[a], m, after[a])
+            + stats.binom.sf(np.floor(k[a] + 2 * m * eps), m, after[a]),
+            stats.binom.sf(k[b] - 1, m, before[b])
+            + stats.binom.cdf(np.ceil(k[b] - 2 * m * eps) - 1, m, before[b]),
+            [0.0],
+        ]
+    )
     return float(tails.max())
 
 
@@ -110,9 +112,11 @@ mine = calcheck.define_guarantee(
 )
 n, n_bins, alpha = 1000, 10, 0.1
 theorem_3 = calcheck.get_guarantee("gr21.thm3").function(n=n, n_bins=n_bins, alpha=alpha)
-print(f"n={n}, B={n_bins}, alpha={alpha}: first version (grid of p) "
-      f"{grid_binomial_radius(n, n_bins, alpha):.5f}, exact binomial radius "
-      f"{exact_binomial_radius(n, n_bins, alpha):.5f}, gr21 Theorem 3 {theorem_3:.4f}")  # fmt: skip
+print(
+    f"n={n}, B={n_bins}, alpha={alpha}: first version (grid of p) "
+    f"{grid_binomial_radius(n, n_bins, alpha):.5f}, exact binomial radius "
+    f"{exact_binomial_radius(n, n_bins, alpha):.5f}, gr21 Theorem 3 {theorem_3:.4f}"
+)
 
 # %%
 # The first version, caught
@@ -125,16 +129,25 @@ print(f"n={n}, B={n_bins}, alpha={alpha}: first version (grid of p) "
 # coverage, with the Monte Carlo beside it as a cross-check.
 
 budget = SearchBudget("gallery", population=6, generations=2, reps=100, fresh_reps=500)
-search = calcheck.search(first, "beta_piecewise", grid={"n": n, "n_bins": n_bins},
-                         alpha=alpha, budget=budget, baseline=False)  # fmt: skip
+search = calcheck.search(
+    first,
+    "beta_piecewise",
+    grid={"n": n, "n_bins": n_bins},
+    alpha=alpha,
+    budget=budget,
+    baseline=False,
+)
 print(search.summary())
 worst_eta = search.reference["eta"]
-law = calcheck.BinaryLaw(eta=calcheck.ConditionalMean("constant", {"value": worst_eta}),
-                         name=f"eta={worst_eta:.6f}")  # fmt: skip
+law = calcheck.BinaryLaw(
+    eta=calcheck.ConditionalMean("constant", {"value": worst_eta}), name=f"eta={worst_eta:.6f}"
+)
 at_worst = calcheck.verify(first, law, n=n, n_bins=n_bins, reps=1000, rng=3)
 cell = at_worst.cells[0]
-print(f"first version at eta = {worst_eta:.6f}: exact coverage {cell.exact_coverage:.4f}, "
-      f"Monte Carlo {cell.verdict.coverage:.4f} (1000 replicates): {at_worst.verdict}")  # fmt: skip
+print(
+    f"first version at eta = {worst_eta:.6f}: exact coverage {cell.exact_coverage:.4f}, "
+    f"Monte Carlo {cell.verdict.coverage:.4f} (1000 replicates): {at_worst.verdict}"
+)
 assert search.found
 assert at_worst.verdict == "violated"
 
@@ -149,9 +162,13 @@ assert at_worst.verdict == "violated"
 # as ours) is valid.
 
 result = calcheck.verify(
-    mine, ["uniform_half", "uniform_logistic", "two_atoms"], n=[300, 1000], n_bins=n_bins,
-    reps=1000, rng=0,
-)  # fmt: skip
+    mine,
+    ["uniform_half", "uniform_logistic", "two_atoms"],
+    n=[300, 1000],
+    n_bins=n_bins,
+    reps=1000,
+    rng=0,
+)
 print(result)
 control = calcheck.sharper_control(result, factor=0.8, rng=1)
 print(control)
@@ -180,8 +197,10 @@ assert 1 - low_failure >= 1 - alpha
 sizes = bin_point_counts(n, n_bins)
 etas = np.linspace(0.46, 0.54, 801)
 curves = {}
-for name, eps, color in (("first version (grid of p)", first_radius, "C3"),
-                         ("exact binomial radius", radius, "C1")):  # fmt: skip
+for name, eps, color in (
+    ("first version (grid of p)", first_radius, "C3"),
+    ("exact binomial radius", radius, "C1"),
+):
     lines = lattice_etas(sizes, eps)
     x = np.union1d(etas, lines[(lines > 0.46) & (lines < 0.54)])
     curves[name] = (x, [coverage_at_radius(n, n_bins, e, eps) for e in x], color)
@@ -189,10 +208,20 @@ ns = np.unique(np.geomspace(100, 10000, 12).astype(int))
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
 ax = axes[0]
-ax.loglog(ns, calcheck.get_guarantee("gr21.thm3").function(n=ns, n_bins=n_bins, alpha=alpha),
-          "o-", ms=3, label="gr21 Theorem 3")  # fmt: skip
-ax.loglog(ns, [exact_binomial_radius(int(k), n_bins, alpha) for k in ns], "s-", ms=3,
-          label="exact binomial radius")  # fmt: skip
+ax.loglog(
+    ns,
+    calcheck.get_guarantee("gr21.thm3").function(n=ns, n_bins=n_bins, alpha=alpha),
+    "o-",
+    ms=3,
+    label="gr21 Theorem 3",
+)
+ax.loglog(
+    ns,
+    [exact_binomial_radius(int(k), n_bins, alpha) for k in ns],
+    "s-",
+    ms=3,
+    label="exact binomial radius",
+)
 ax.set_xlabel(f"n (B = {n_bins}, alpha = {alpha})")
 ax.set_ylabel("radius eps")
 ax.legend(fontsize=8)

@@ -28,8 +28,10 @@ import matplotlib.pyplot as plt
 
 from calcheck.figures.registry import get_figure, unavailable
 
-print(f"{len(unavailable())} figures cannot be regenerated offline, e.g. "
-      f"gpr20.fig1: {unavailable()['gpr20.fig1']}")  # fmt: skip
+print(
+    f"{len(unavailable())} figures cannot be regenerated offline, e.g. "
+    f"gpr20.fig1: {unavailable()['gpr20.fig1']}"
+)
 
 figure_id = "gr21.fig1b"
 with tempfile.TemporaryDirectory() as cache_dir:

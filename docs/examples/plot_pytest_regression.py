@@ -91,8 +91,10 @@ except AssertionError as error:
 
 result = assert_guarantee_violated(no_union, "uniform_half", n=1000, n_bins=10, reps=3000, rng=1)
 v = result.cells[0].verdict
-print(f"Monte Carlo coverage {v.coverage:.4f}; detects a shortfall of {v.shortfall_90:.4f} "
-      "with probability 0.9")  # fmt: skip
+print(
+    f"Monte Carlo coverage {v.coverage:.4f}; detects a shortfall of {v.shortfall_90:.4f} "
+    "with probability 0.9"
+)
 
 ns = np.unique(np.r_[np.geomspace(100, 5000, 40).astype(int), 1000])
 stated = [calcheck.exact_coverage("gr21.thm3", n=n, n_bins=10, alpha=0.1).coverage for n in ns]
@@ -102,9 +104,13 @@ fig, ax = plt.subplots(figsize=(6, 4.2), layout="constrained")
 ax.semilogx(ns, stated, "o-", ms=3, label="gr21 Theorem 3 (log 2B/alpha)")
 ax.semilogx(ns, wrong, "s-", ms=3, color="tab:red", label="without the union bound (log 2/alpha)")
 ax.errorbar(
-    [1000], [v.coverage], yerr=[[v.coverage - v.ci_low], [v.ci_high - v.coverage]], fmt="kD",
-    ms=5, label="Monte Carlo of the test (95% CP)",
-)  # fmt: skip
+    [1000],
+    [v.coverage],
+    yerr=[[v.coverage - v.ci_low], [v.ci_high - v.coverage]],
+    fmt="kD",
+    ms=5,
+    label="Monte Carlo of the test (95% CP)",
+)
 ax.axhline(0.9, color="k", ls=":", lw=1, label="claimed 1 - alpha")
 ax.set_xlabel("n (B = 10, alpha = 0.1)")
 ax.set_ylabel("exact coverage at eta = 1/2")

@@ -51,9 +51,12 @@ mine = dataclasses.replace(
     stated,
     id="mine.lem43.control.b_to_0.9",
     expect="violated",
-    bound=BoundRule("B^0.9 log(B/delta)", function=rate_b_to_09,
-                    description="Lemma 4.3 claimed at n >= c B^0.9 log(B/delta)"),
-)  # fmt: skip
+    bound=BoundRule(
+        "B^0.9 log(B/delta)",
+        function=rate_b_to_09,
+        description="Lemma 4.3 claimed at n >= c B^0.9 log(B/delta)",
+    ),
+)
 print(stated.description)
 print("B values:", [int(e.n_bins) for e in stated.series[0].experiments])
 
@@ -86,8 +89,9 @@ names = ("B log(B/delta) (stated)", "B (no log)", "B^0.9 log(B/delta)")
 for result, name, color in zip(run.results, names, ("C0", "C3", "C1"), strict=True):
     series = result.series[0]
     ratio = np.asarray(series.n_star) / np.asarray(series.h)
-    ax.loglog(series.theta, ratio, "o-", ms=4, color=color,
-              label=f"h = {name}: slope {series.slope:.2f}")  # fmt: skip
+    ax.loglog(
+        series.theta, ratio, "o-", ms=4, color=color, label=f"h = {name}: slope {series.slope:.2f}"
+    )
 ax.set_xlabel("number of bins B")
 ax.set_ylabel("n* / h(B)")
 ax.set_title("a right rate keeps n*/h bounded", fontsize=9)

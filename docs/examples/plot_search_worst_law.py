@@ -79,16 +79,28 @@ fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained", width_rat
 ax = axes[0]
 for k, res in enumerate(results.values()):
     x0 = 4 * k
-    ax.bar(x0 + np.arange(len(res.benign)) * 0.3 - 0.3, res.benign, width=0.25,
-           color="0.7", label="benign start points" if k == 0 else None)  # fmt: skip
-    for dx, f, color, name in ((1, res.random, "tab:orange", "random sampling"),
-                               (2, res.search, "tab:red", "search (refined)")):  # fmt: skip
+    ax.bar(
+        x0 + np.arange(len(res.benign)) * 0.3 - 0.3,
+        res.benign,
+        width=0.25,
+        color="0.7",
+        label="benign start points" if k == 0 else None,
+    )
+    for dx, f, color, name in (
+        (1, res.random, "tab:orange", "random sampling"),
+        (2, res.search, "tab:red", "search (refined)"),
+    ):
         v = f.fresh.verdict
         fail, lo, hi = 1 - v.coverage, 1 - v.ci_high, 1 - v.ci_low
         ax.bar(x0 + dx, fail, width=0.6, color=color, label=name if k == 0 else None)
         ax.errorbar(x0 + dx, fail, yerr=[[fail - lo], [hi - fail]], fmt="none", color="k")
-    ax.bar(x0 + 3, res.reference["failure"], width=0.6, color="tab:blue",
-           label="worst constant eta (exact)" if k == 0 else None)  # fmt: skip
+    ax.bar(
+        x0 + 3,
+        res.reference["failure"],
+        width=0.6,
+        color="tab:blue",
+        label="worst constant eta (exact)" if k == 0 else None,
+    )
 ax.axhline(0.1, color="k", ls=":", lw=1, label="alpha")
 ax.set_xticks([1.5, 5.5], list(results))
 ax.set_ylabel("failure rate")

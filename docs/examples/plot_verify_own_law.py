@@ -34,12 +34,17 @@ platt = calcheck.BinaryLaw(
 )
 atoms_step = calcheck.law_from_spec(
     {
-        "scores": {"kind": "mixture", "a": 1.0, "b": 1.0, "atoms": [0.3, 0.7],
-                   "atom_probs": [0.2, 0.2]},
+        "scores": {
+            "kind": "mixture",
+            "a": 1.0,
+            "b": 1.0,
+            "atoms": [0.3, 0.7],
+            "atom_probs": [0.2, 0.2],
+        },
         "eta": {"kind": "step", "threshold": 0.5, "low": 0.2, "high": 0.8},
     },
     name="atoms_step",
-)  # fmt: skip
+)
 two_atoms = calcheck.LAWS["two_atoms"]  # scores on {0.2, 0.8} only: ties everywhere
 laws = [platt, atoms_step, two_atoms]
 

@@ -46,15 +46,24 @@ def main() -> None:
                 _, family, opts, grid, alpha, _ = _ROWS[d["target"]]
                 fam = get_family(family, **opts)
                 records = tuple(
-                    {**r, "reference": top_label_reference(d["target"], fam, grid, alpha,
-                                                           r["theta"])}
+                    {
+                        **r,
+                        "reference": top_label_reference(d["target"], fam, grid, alpha, r["theta"]),
+                    }
                     for r in records
-                )  # fmt: skip
+                )
             p = SearchPower(
-                d["target"], d["guarantee"], d["family"], d["grid"], d["alpha"],
-                d["criterion"], d["budget"], None if ref is None else ref["failure"], records,
+                d["target"],
+                d["guarantee"],
+                d["family"],
+                d["grid"],
+                d["alpha"],
+                d["criterion"],
+                d["budget"],
+                None if ref is None else ref["failure"],
+                records,
                 d["seconds"],
-            )  # fmt: skip
+            )
             rows.append(p.to_dict())
     out = HERE / "measurements" / "search"
     out.mkdir(parents=True, exist_ok=True)

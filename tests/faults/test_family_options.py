@@ -9,8 +9,11 @@ from calcheck.theory_checks.cli.main import main
 
 
 def test_an_unknown_option_lists_the_allowed_ones():
-    with pytest.raises(ValueError, match=r"family 'beta_piecewise' has no option \['bogus'\]; "
-                       r"its options are \['k', 'a', 'b'\]"):  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=r"family 'beta_piecewise' has no option \['bogus'\]; "
+        r"its options are \['k', 'a', 'b'\]",
+    ):
         get_family("beta_piecewise", bogus=1)
 
 

@@ -117,7 +117,10 @@ def test_run_says_it_in_one_line(server, tmp_path, capsys, monkeypatch):
 def test_a_real_scheduler_passes_the_probe():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(
-        n_workers=0, processes=False, dashboard_address=None, host="127.0.0.1",
+        n_workers=0,
+        processes=False,
+        dashboard_address=None,
+        host="127.0.0.1",
         protocol="tcp",
-    ) as cluster:  # fmt: skip
+    ) as cluster:
         probe_dask_scheduler(cluster.scheduler_address)

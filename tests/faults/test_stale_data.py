@@ -31,9 +31,14 @@ def _write_credit(path, *, flip=False):
 
 def _experiment(path, cache):
     return credit_experiment(
-        [100], methods=("ums",), reps=2, n_test=100, sizes=(150, 100, 250), path=path,
+        [100],
+        methods=("ums",),
+        reps=2,
+        n_test=100,
+        sizes=(150, 100, 250),
+        path=path,
         cache_dir=cache,
-    )  # fmt: skip
+    )
 
 
 def test_changed_labels_recompute_and_say_which_file(tmp_path, caplog):

@@ -33,8 +33,9 @@ def finite_law():
 def test_prop1_a_coarsening_gives_a_calibrated_map(finite_law):
     mass, eta = finite_law
     for g in (np.array([0, 0, 1, 1, 1, 2, 2, 3, 3, 3]), np.arange(10), np.zeros(10, int)):
-        f = np.array([np.sum(mass[g == g[i]] * eta[g == g[i]]) / mass[g == g[i]].sum()
-                      for i in range(10)])  # fmt: skip
+        f = np.array(
+            [np.sum(mass[g == g[i]] * eta[g == g[i]]) / mass[g == g[i]].sum() for i in range(10)]
+        )
         assert np.max(_output_errors(f, mass, eta)) == pytest.approx(0.0, abs=1e-12)
     # the constant g gives E[Y]; the identity the Bayes regressor eta itself
     assert f[0] == pytest.approx(np.sum(mass * eta))

@@ -95,8 +95,15 @@ def test_a_fixed_map_on_eta_one_half_by_hand(cut, low_mass):
         assert out.means[0, col] == pytest.approx(hits.mean())
         assert out.variances[0, col] == pytest.approx(hits.var())
     assert list(out.n_used) == [200, 200]
-    assert set(exp.symbols(out)) == {"n", "n_bins", "n_classes", "counts", "means", "variances",
-                                     "n_used"}  # fmt: skip
+    assert set(exp.symbols(out)) == {
+        "n",
+        "n_bins",
+        "n_classes",
+        "counts",
+        "means",
+        "variances",
+        "n_used",
+    }
 
 
 def test_the_identity_on_prototypes_by_hand():
@@ -180,8 +187,10 @@ def test_refusals_name_the_problem():
         def predict_proba(self, scores):
             return 1.5 * super().predict_proba(scores)
 
-    for bad, match in ((Wide(), r"\(m, L\) matrix.*got shape \(\d+, 2\)"),
-                       (Over(), r"in \[0, 1\], got 1.35 for class \d")):  # fmt: skip
+    for bad, match in (
+        (Wide(), r"\(m, L\) matrix.*got shape \(\d+, 2\)"),
+        (Over(), r"in \[0, 1\], got 1.35 for class \d"),
+    ):
         with pytest.raises(ValueError, match=match):
             MulticlassCalibratorExperiment(bad, law, 50, 5).simulate(np.random.default_rng(0), 1)
 

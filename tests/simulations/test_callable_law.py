@@ -84,8 +84,15 @@ def test_beta_scores_jumps_and_atoms_to_the_stated_tolerance():
     law = BinaryLaw.from_callable(jumpy, scores)
     pdf = stats.beta(2.0, 5.0).pdf
     for lo, hi in ((0.0, 1.0), (0.3, 0.45), (0.5, 0.95)):
-        want = integrate.quad(lambda s: jumpy(np.array([s]))[0] * pdf(s), lo, hi, points=[0.37],
-                              epsabs=1e-14, epsrel=1e-14, limit=200)[0]  # fmt: skip
+        want = integrate.quad(
+            lambda s: jumpy(np.array([s]))[0] * pdf(s),
+            lo,
+            hi,
+            points=[0.37],
+            epsabs=1e-14,
+            epsrel=1e-14,
+            limit=200,
+        )[0]
         got = law.eta.integral(lo, hi, scores)
         # the jump's leftover piece errs by at most its mass 2^-40 (module doc)
         assert float(got) == pytest.approx(want, abs=1e-10 + 2.0**-MAX_HALVINGS)
@@ -132,9 +139,11 @@ def test_verify_runs_on_a_callable_law_and_catches_a_wrong_bound():
 
     mine = calcheck.define_guarantee("mine.callable", radius, method="umd", event="conditional")
     half = calcheck.define_guarantee(
-        "mine.callable.half", lambda n, n_bins, alpha: 0.4 * radius(n, n_bins, alpha),
-        method="umd", event="conditional",
-    )  # fmt: skip
+        "mine.callable.half",
+        lambda n, n_bins, alpha: 0.4 * radius(n, n_bins, alpha),
+        method="umd",
+        event="conditional",
+    )
     ok = calcheck.verify(mine, law, n=500, n_bins=5, reps=300, rng=0)
     assert ok.verdict == "consistent"
     assert ok.cells[0].law == "square"

@@ -103,11 +103,14 @@ def test_what_it_supports():
     with pytest.raises(ValueError, match="does not apply"):
         conditional_coverage(
             BinningExperiment({"name": "fixed_width"}, FAMILY.law((0.5,) * 5), 100, 5),
-            np.random.default_rng(0), 100, 0.1,
-        )  # fmt: skip
+            np.random.default_rng(0),
+            100,
+            0.1,
+        )
     with pytest.raises(ValueError, match="event"):
-        conditional_coverage(_experiment((0.5,) * 5), np.random.default_rng(0), 100, 0.1,
-                             event="joint")  # fmt: skip
+        conditional_coverage(
+            _experiment((0.5,) * 5), np.random.default_rng(0), 100, 0.1, event="joint"
+        )
 
 
 def _peaked(theta):

@@ -121,8 +121,10 @@ def test_accuracy_identity_tl_hb_predicts_the_argmax_by_hand():
     tl = TopLabelHistogramBinning(20, rng=1).fit(scores, labels)
     np.testing.assert_array_equal(tl.predict(test), [1, 0, 0, 2])  # lowest index on ties
     top2 = [[1, 2], [0, 1], [0, 1], [2, 1]]
-    for cal in (TopKLabelCalibrator(2, points_per_bin=20, rng=2),
-                TopKConfidenceCalibrator(2, points_per_bin=20, rng=2)):  # fmt: skip
+    for cal in (
+        TopKLabelCalibrator(2, points_per_bin=20, rng=2),
+        TopKConfidenceCalibrator(2, points_per_bin=20, rng=2),
+    ):
         np.testing.assert_array_equal(cal.fit(scores, labels).predict(test), top2)
     # the statistic is not blind: CW-HB and N-HB (Algorithms 9, 4) do change the argmax
     for other in ("cwhb", "nhb"):

@@ -21,9 +21,13 @@ pytestmark = pytest.mark.statistical
 
 def test_quick_search_flags_gr21_thm3_times_0_8_and_reaches_the_worst_case(seed):
     power = search_power(
-        "gr21.thm3.times_0.8", "beta_piecewise", grid={"n": 1000, "n_bins": 20}, alpha=0.01,
-        seeds=1, first_seed=1000 * seed,
-    )  # fmt: skip
+        "gr21.thm3.times_0.8",
+        "beta_piecewise",
+        grid={"n": 1000, "n_bins": 20},
+        alpha=0.01,
+        seeds=1,
+        first_seed=1000 * seed,
+    )
     record = power.records[0]
     assert power.reference == pytest.approx(0.027338, abs=1e-6)  # the worst constant eta
     assert record["outcome"] == "violated", record

@@ -1,4 +1,4 @@
-r"""Worst-law search targets of klm19's rate claims (issue 27).
+r"""Worst-law search targets of klm19's rate claims.
 
 Used by :mod:`calcheck.theory_checks.search.rates`.
 

@@ -1,4 +1,4 @@
-r"""Worst-law search target of nch14 Corollary 3.2 (issue 27).
+r"""Worst-law search target of nch14 Corollary 3.2.
 
 Used by :mod:`calcheck.theory_checks.search.rates`.
 

@@ -21,16 +21,15 @@ The searches run without the comparison with the family's known worst laws
 (``search(..., known=False)``; ``calcheck.theory_checks.search.known``), which would hand
 them the answer: the power measured is the optimiser's own.
 
-:data:`POWER_ROWS` are the rows of the documented table (``calcheck search --power``), at
-n = 1000, B = 20, alpha = 0.01 on ``beta_piecewise`` (k = 5), each at a factor where the
-worst constant eta (exact, ``analytic_reference``)
-violates the scaled bound; ``gr21.thm3.times_0.9`` is a row where no constant eta does (no
-search should flag it). For top-label binning (gr22 Theorem 1, per predicted class) the
-hardest known law is a constant eta in every class, but its exact failure depends on the
-class weights through the class counts (0.010-0.022 at eta = 1/2 over a grid of weights for
-the row below):
-its reference is the exact failure of each class's worst constant eta *at the class weights
-of the law found*, one per seed.
+:data:`~calcheck.theory_checks.catalog.search_sweep.POWER_ROWS` are the rows of the
+documented table (``calcheck search --power``), at n = 1000, B = 20, alpha = 0.01 on
+``beta_piecewise`` (k = 5), each at a factor where the worst constant eta (exact,
+``analytic_reference``) violates the scaled bound; ``gr21.thm3.times_0.9`` is a row where no
+constant eta does (no search should flag it). For top-label binning (gr22 Theorem 1, per
+predicted class) the hardest known law is a constant eta in every class, but its exact
+failure depends on the class weights through the class counts (0.010-0.022 at eta = 1/2 over
+a grid of weights for the row below): its reference is the exact failure of each class's
+worst constant eta *at the class weights of the law found*, one per seed.
 """
 
 from __future__ import annotations

@@ -121,13 +121,18 @@ def test_definition_52_on_a_users_model_and_the_plugin_control():
 def test_proposition_33_on_a_users_law_with_atoms_and_its_control():
     user = law_from_spec(
         {
-            "scores": {"kind": "mixture", "a": 2.0, "b": 3.0, "atoms": [0.3, 0.9],
-                       "atom_probs": [0.1, 0.1]},
+            "scores": {
+                "kind": "mixture",
+                "a": 2.0,
+                "b": 3.0,
+                "atoms": [0.3, 0.9],
+                "atom_probs": [0.1, 0.1],
+            },
             "eta": {"kind": "piecewise_linear", "knots": [0, 0.5, 1], "values": [0.1, 0.7, 0.4]},
             "atom_eta": [0.95, 0.05],
         },
         "user_atoms",
-    )  # fmt: skip
+    )
     check = for_law("klm19.prop33", user, grid={"n_bins": [2, 20]}, alphas=(0.1,))
     (control,) = studiable()["klm19.prop33"].controls(check)
     res, ctl = _run([check, control], reps=100)

@@ -97,22 +97,29 @@ def test_a_plugin_that_fails_to_import_is_one_line_and_hides_nothing(
     [
         ({"gr21": "calcheck_example_paper.paper"}, "", "is a built-in paper's"),
         ({"Bad-Key": "calcheck_example_paper.paper"}, "", "lower-case letters"),
-        ({"ex23": "calcheck_example_paper.paper", "ex24": "clash_ex24"},
-         "from calcheck_example_paper.paper import GUARANTEES\ndef checks(budget): return []\n",
-         "'ex23.bin_hoeffding' .paper 'ex23'.: a guarantee of paper 'ex24'"),
-        ({"ex25": "clash_ex25"},
-         "import dataclasses\nfrom calcheck.bounds import registry\n"
-         "GUARANTEES = [dataclasses.replace(registry.get('gr21.thm3'), paper='ex25', "
-         "id='ex25.x'), dataclasses.replace(registry.get('gr21.thm3'), paper='ex25', "
-         "id='ex25.x')]\ndef checks(budget): return []\n",
-         "'ex25.x' is already registered"),
+        (
+            {"ex23": "calcheck_example_paper.paper", "ex24": "clash_ex24"},
+            "from calcheck_example_paper.paper import GUARANTEES\ndef checks(budget): return []\n",
+            "'ex23.bin_hoeffding' .paper 'ex23'.: a guarantee of paper 'ex24'",
+        ),
+        (
+            {"ex25": "clash_ex25"},
+            "import dataclasses\nfrom calcheck.bounds import registry\n"
+            "GUARANTEES = [dataclasses.replace(registry.get('gr21.thm3'), paper='ex25', "
+            "id='ex25.x'), dataclasses.replace(registry.get('gr21.thm3'), paper='ex25', "
+            "id='ex25.x')]\ndef checks(budget): return []\n",
+            "'ex25.x' is already registered",
+        ),
         ({"ex26": "clash_ex26"}, "GUARANTEES = []\n", "GUARANTEES is empty"),
-        ({"ex27": "clash_ex27"},
-         "import dataclasses\nfrom calcheck.bounds import registry\n"
-         "GUARANTEES = [dataclasses.replace(registry.get('gr21.thm3'), paper='ex27', "
-         "id='ex27.x')]\n", "defines no checks"),
+        (
+            {"ex27": "clash_ex27"},
+            "import dataclasses\nfrom calcheck.bounds import registry\n"
+            "GUARANTEES = [dataclasses.replace(registry.get('gr21.thm3'), paper='ex27', "
+            "id='ex27.x')]\n",
+            "defines no checks",
+        ),
     ],
-)  # fmt: skip
+)
 def test_collisions_and_malformed_plugins_are_refused(
     fake_plugins, caplog, tmp_path, points, text, match
 ):
@@ -178,13 +185,29 @@ def test_the_installed_example_plugin_in_list_and_run(tmp_path):
 
     env = {k: v for k, v in os.environ.items() if k != plugins.ENV}
     listed = subprocess.run(
-        [sys.executable, "-m", "calcheck", "list"], capture_output=True, text=True, env=env,
+        [sys.executable, "-m", "calcheck", "list"],
+        capture_output=True,
+        text=True,
+        env=env,
         check=True,
-    )  # fmt: skip
+    )
     assert "ex23.bin_hoeffding" in listed.stdout
     run = subprocess.run(
-        [sys.executable, "-m", "calcheck", "run", "--checks", "ex23", "--reps", "300",
-         "--out", str(tmp_path / "run")], capture_output=True, text=True, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "calcheck",
+            "run",
+            "--checks",
+            "ex23",
+            "--reps",
+            "300",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert run.returncode == 0, run.stderr
     assert "3 of 3 checks as expected" in run.stdout

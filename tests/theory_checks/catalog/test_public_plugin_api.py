@@ -111,8 +111,20 @@ def test_a_plugin_of_define_guarantee_alone_runs_through_list_run_search(
     # the search of the stated bound, at a budget small enough for a test
     tiny = search_core.SearchBudget("quick", population=5, generations=1, reps=100, fresh_reps=500)
     monkeypatch.setitem(search_core.SEARCH_BUDGETS, "quick", tiny)
-    argv = ["search", "dg24.bin_radius", "--family", "beta_piecewise", "--n", "200",
-            "--n-bins", "4", "--out", str(out), "--jobs", "1"]  # fmt: skip
+    argv = [
+        "search",
+        "dg24.bin_radius",
+        "--family",
+        "beta_piecewise",
+        "--n",
+        "200",
+        "--n-bins",
+        "4",
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+    ]
     assert main(argv) == 0
     stored = json.loads(next((out / "search").glob("dg24.bin_radius-*.json")).read_text())
     assert stored["target"] == "dg24.bin_radius"
@@ -141,23 +153,31 @@ def radius(n, n_bins, alpha):
 @pytest.mark.parametrize(
     ("key", "text", "message"),
     [
-        ("dg25", "GUARANTEES = [define_guarantee('other.x', radius, method='umd', "
-         "event='conditional')]",
-         "calcheck: paper plugin 'dg25' (mod_dg25) not loaded: PluginError: guarantee "
-         "'other.x' (defined with calcheck.define_guarantee): a guarantee of paper 'dg25' has "
-         "an id starting with 'dg25.' (the other papers are unaffected)"),
-        ("dg26", "GUARANTEES = [define_guarantee('dg26.x', radius, method='umd', "
-         "event='conditional')]\nCHECK_ON = {'dg26.x': {'laws': ['nope'], 'grid': {}}}",
-         "calcheck: the checks of paper plugin 'dg26' (mod_dg26) not loaded: ValueError: "
-         "CHECK_ON['dg26.x']: unknown law name 'nope' (calcheck.LAWS and `calcheck list` name "
-         "the shipped laws)"),
-        ("dg27", "GUARANTEES = [define_guarantee('dg27.x', lambda n, alpha: 0.5 + 0 * n, "
-         "method='tl_hb', event='conditional')]",
-         "calcheck: the checks of paper plugin 'dg27' (mod_dg27) not loaded: ValueError: "
-         "dg27.x (laws of family top_label, grid ['n', 'points_per_bin']) has no default "
-         "check: give CHECK_ON = {'dg27.x': {'laws': [...], 'grid': {...}}} in mod_dg27"),
+        (
+            "dg25",
+            "GUARANTEES = [define_guarantee('other.x', radius, method='umd', event='conditional')]",
+            "calcheck: paper plugin 'dg25' (mod_dg25) not loaded: PluginError: guarantee "
+            "'other.x' (defined with calcheck.define_guarantee): a guarantee of paper 'dg25' has "
+            "an id starting with 'dg25.' (the other papers are unaffected)",
+        ),
+        (
+            "dg26",
+            "GUARANTEES = [define_guarantee('dg26.x', radius, method='umd', "
+            "event='conditional')]\nCHECK_ON = {'dg26.x': {'laws': ['nope'], 'grid': {}}}",
+            "calcheck: the checks of paper plugin 'dg26' (mod_dg26) not loaded: ValueError: "
+            "CHECK_ON['dg26.x']: unknown law name 'nope' (calcheck.LAWS and `calcheck list` name "
+            "the shipped laws)",
+        ),
+        (
+            "dg27",
+            "GUARANTEES = [define_guarantee('dg27.x', lambda n, alpha: 0.5 + 0 * n, "
+            "method='tl_hb', event='conditional')]",
+            "calcheck: the checks of paper plugin 'dg27' (mod_dg27) not loaded: ValueError: "
+            "dg27.x (laws of family top_label, grid ['n', 'points_per_bin']) has no default "
+            "check: give CHECK_ON = {'dg27.x': {'laws': [...], 'grid': {...}}} in mod_dg27",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_malformed_define_plugin_is_one_warning_line(
     fake_plugins, caplog, tmp_path, key, text, message
 ):
@@ -192,13 +212,20 @@ def _page_blocks(heading: str) -> list[str]:
 @pytest.mark.parametrize(
     ("heading", "ids"),
     [
-        ("### GUARANTEES from define_guarantee alone",
-         {"xyz.thm1": "consistent", "xyz.thm1.control.times_0.7": "violated"}),
-        ("### GUARANTEES, checks and STUDIES with calcheck.plugin",
-         {"xyz.thm1": "consistent", "xyz.thm1.control.wrong_n": "violated",
-          "xyz.thm1.control.times_0.7": "violated"}),
+        (
+            "### GUARANTEES from define_guarantee alone",
+            {"xyz.thm1": "consistent", "xyz.thm1.control.times_0.7": "violated"},
+        ),
+        (
+            "### GUARANTEES, checks and STUDIES with calcheck.plugin",
+            {
+                "xyz.thm1": "consistent",
+                "xyz.thm1.control.wrong_n": "violated",
+                "xyz.thm1.control.times_0.7": "violated",
+            },
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_plugin_modules_of_the_extending_page_run(fake_plugins, tmp_path, heading, ids):
     (block,) = _page_blocks(heading)
     prelude = (
@@ -245,8 +272,10 @@ def test_the_callable_eta_law_of_the_extending_page_is_checked():
     namespace = {"calcheck": calcheck, "np": np}
     exec(compile(block, "extending.md", "exec"), namespace)
     assert namespace["law"].name == "sine"
-    assert calcheck.verify("gr21.thm3", namespace["law"], n=500, n_bins=5, reps=200,
-                           rng=0).verdict == "consistent"  # fmt: skip
+    assert (
+        calcheck.verify("gr21.thm3", namespace["law"], n=500, n_bins=5, reps=200, rng=0).verdict
+        == "consistent"
+    )
 
 
 def test_a_plugin_module_imported_before_the_plugins_load(fake_plugins, monkeypatch, caplog):
@@ -259,8 +288,12 @@ def test_a_plugin_module_imported_before_the_plugins_load(fake_plugins, monkeypa
     monkeypatch.delitem(sys.modules, "calcheck_define_paper.paper")
     paper = importlib.import_module("calcheck_define_paper.paper")
     assert registry._PLUGINS is None  # importing it did not look for plugins
-    assert calcheck.verify(paper.GUARANTEES[0], "uniform_half", n=200, n_bins=4, reps=100,
-                           rng=0).verdict == "consistent"  # fmt: skip
+    assert (
+        calcheck.verify(
+            paper.GUARANTEES[0], "uniform_half", n=200, n_bins=4, reps=100, rng=0
+        ).verdict
+        == "consistent"
+    )
     assert registry.paper_keys()[-1] == "dg24"
     ids = [c.id for c in catalog.all_checks("quick") if c.id.startswith("dg24.")]
     assert ids == ["dg24.bin_radius", "dg24.bin_radius.control.times_0.6"]

@@ -132,9 +132,16 @@ def _outcome(error, mass, groups):
     error, mass = np.asarray(error, float), np.asarray(mass, float)
     zeros = np.zeros(error.shape)
     return BinDataOutcome(
-        error, mass, np.full((error.shape[0], 2), 0.99), np.zeros(error.shape[0], int),
-        zeros.astype(int), zeros, zeros, np.zeros(error.shape[0], int), np.asarray(groups),
-    )  # fmt: skip
+        error,
+        mass,
+        np.full((error.shape[0], 2), 0.99),
+        np.zeros(error.shape[0], int),
+        zeros.astype(int),
+        zeros,
+        zeros,
+        np.zeros(error.shape[0], int),
+        np.asarray(groups),
+    )
 
 
 def test_merged_outputs_take_their_largest_radius_and_zero_mass_columns_do_not_count():
@@ -203,9 +210,11 @@ def test_a_calibrator_of_your_own_gives_its_level_sets_data():
 
 def test_one_radius_per_replicate_from_the_data_serves_the_ece_event():
     ece = calcheck.define_guarantee(
-        "mine.ece_n", lambda n_used, alpha: np.sqrt(np.log(1 / alpha) / n_used) + 0.1,
-        method="ums", event="ece",
-    )  # fmt: skip
+        "mine.ece_n",
+        lambda n_used, alpha: np.sqrt(np.log(1 / alpha) / n_used) + 0.1,
+        method="ums",
+        event="ece",
+    )
     assert calcheck.verify(ece, "uniform_half", n=400, n_bins=5, reps=200, rng=0).verdict == (
         "consistent"
     )

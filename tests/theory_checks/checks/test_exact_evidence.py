@@ -157,8 +157,9 @@ def test_layout_coverage_refuses_bad_input():
 
 def test_verify_gives_the_exact_verdict_on_the_issues_bound():
     """Issue 35: 0.6 x a Bernstein-type bound at n = 10^4, B = 10, alpha = 0.1."""
-    mine = calcheck.define_guarantee("mine.bernstein_x06", issue_bound, method="umd",
-                                     event="conditional")  # fmt: skip
+    mine = calcheck.define_guarantee(
+        "mine.bernstein_x06", issue_bound, method="umd", event="conditional"
+    )
     exact = calcheck.exact_coverage(mine, n=10**4, n_bins=10, alpha=0.1)
     assert round(exact.coverage, 4) == 0.8931
     assert not exact.holds

@@ -9,9 +9,24 @@ from calcheck.theory_checks.cli.main import main
 
 def test_search_finds_a_wrong_bound_violated_and_stores_it(tmp_path, capsys):
     out = tmp_path / "res"  # what is tested is what a search stores, not its size
-    argv = ["search", "gr21.thm3.control.wrong_bound", "--family", "atoms", "--family-opt",
-            "k=2", "--n", "200", "--n-bins", "5", "--out", str(out),
-            "--evaluations", "40", "--jobs", "1"]  # fmt: skip
+    argv = [
+        "search",
+        "gr21.thm3.control.wrong_bound",
+        "--family",
+        "atoms",
+        "--family-opt",
+        "k=2",
+        "--n",
+        "200",
+        "--n-bins",
+        "5",
+        "--out",
+        str(out),
+        "--evaluations",
+        "40",
+        "--jobs",
+        "1",
+    ]
     assert main(argv) == 0  # a wrong bound: success means a violating law was found
     text = capsys.readouterr().out
     assert "fresh seed: violated" in text
@@ -44,10 +59,35 @@ def test_search_refuses_unknown_targets_and_family_options(tmp_path):
     with pytest.raises(SystemExit):
         main(["search", "gr21.thm3", "--family", "nope", "--out", str(tmp_path)])
     with pytest.raises(SystemExit):
-        main(["search", "gr21.thm3", "--family", "atoms", "--family-opt", "k", "--out",
-              str(tmp_path)])  # fmt: skip
-    assert main(["search", "gr99.x", "--family", "atoms", "--n", "100", "--n-bins", "5",
-                 "--out", str(tmp_path)]) == 2  # fmt: skip
+        main(
+            [
+                "search",
+                "gr21.thm3",
+                "--family",
+                "atoms",
+                "--family-opt",
+                "k",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+    assert (
+        main(
+            [
+                "search",
+                "gr99.x",
+                "--family",
+                "atoms",
+                "--n",
+                "100",
+                "--n-bins",
+                "5",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 2
+    )
 
 
 STUDY = """

@@ -44,8 +44,12 @@ def _html(path):
 
 def test_report_from_python_equals_the_cli_report(folders):
     cli, py, paths, _ = folders
-    assert paths == {"json": py / "results.json", "markdown": py / "report.md",
-                     "html": py / "report.html", "plots": py / "plots"}  # fmt: skip
+    assert paths == {
+        "json": py / "results.json",
+        "markdown": py / "report.md",
+        "html": py / "report.html",
+        "plots": py / "plots",
+    }
     a, b = (json.loads((d / "results.json").read_text()) for d in (cli, py))
     # meta: the CLI adds what the engine did (blocks computed, CPU seconds, workers, budget,
     # its command line); the Python report knows only the results and the seed it is given

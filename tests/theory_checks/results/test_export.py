@@ -39,15 +39,27 @@ def run():
 
 @pytest.fixture(scope="module")
 def verified():
-    return verify("gr21.thm3", ["uniform_logistic", "uniform_half"], n=200, n_bins=5,
-                  alphas=(0.1, 0.2), reps=200, rng=0)  # fmt: skip
+    return verify(
+        "gr21.thm3",
+        ["uniform_logistic", "uniform_half"],
+        n=200,
+        n_bins=5,
+        alphas=(0.1, 0.2),
+        reps=200,
+        rng=0,
+    )
 
 
 @pytest.fixture(scope="module")
 def searched():
     tiny = SearchBudget("tiny", population=5, generations=1, reps=100, fresh_reps=200)
-    return calcheck.search("gr21.thm3.times_0.5", "beta_piecewise", grid={"n": 200, "n_bins": 5},
-                  budget=tiny, criterion="mean_ratio")  # fmt: skip
+    return calcheck.search(
+        "gr21.thm3.times_0.5",
+        "beta_piecewise",
+        grid={"n": 200, "n_bins": 5},
+        budget=tiny,
+        criterion="mean_ratio",
+    )
 
 
 def _round_trips(result, check=None):
@@ -72,8 +84,10 @@ def test_check_result_round_trips_with_and_without_its_check(verified):
     assert loaded.check.law_specs() == verified.check.law_specs()
     assert loaded.cells == verified.cells
     assert (loaded.verdict, loaded.passed, repr(loaded)) == (
-        verified.verdict, verified.passed, repr(verified)
-    )  # fmt: skip
+        verified.verdict,
+        verified.passed,
+        repr(verified),
+    )
     assert loaded.to_json() == verified.to_json()
     assert results_to_dict([loaded], {}) == results_to_dict([verified], {})
     assert loaded.cells[0].successes().tolist() == verified.cells[0].successes().tolist()
@@ -88,8 +102,12 @@ def test_cell_and_verdict_round_trip(verified):
 
 def test_every_series_result_and_the_run_round_trip(run):
     kinds = {type(r).__name__ for r in run.results}
-    assert kinds == {"TradeoffCheckResult", "RateCheckResult", "ExponentCheckResult",
-                     "MeanZeroCheckResult"}  # fmt: skip
+    assert kinds == {
+        "TradeoffCheckResult",
+        "RateCheckResult",
+        "ExponentCheckResult",
+        "MeanZeroCheckResult",
+    }
     for result in run.results:
         _round_trips(result, check=result.check)
         loaded = type(result).from_json(result.to_json())
@@ -125,11 +143,18 @@ def test_exact_coverage_and_bench_round_trip():
 
 def test_non_finite_numbers_numpy_and_containers_are_exact():
     value = {
-        "inf": math.inf, "-inf": -math.inf, "nan": math.nan, "list": [1, (2.5, None)],
-        (1, 2): "tuple key", "__type__": "a plain key that looks like a tag",
-        "array": np.array([[0.5, np.inf], [np.nan, -0.0]]), "ints": np.arange(3, dtype=np.int32),
-        "empty": np.zeros((0, 2), dtype=bool), "scalar": np.float32(0.1), "flag": np.bool_(True),
-    }  # fmt: skip
+        "inf": math.inf,
+        "-inf": -math.inf,
+        "nan": math.nan,
+        "list": [1, (2.5, None)],
+        (1, 2): "tuple key",
+        "__type__": "a plain key that looks like a tag",
+        "array": np.array([[0.5, np.inf], [np.nan, -0.0]]),
+        "ints": np.arange(3, dtype=np.int32),
+        "empty": np.zeros((0, 2), dtype=bool),
+        "scalar": np.float32(0.1),
+        "flag": np.bool_(True),
+    }
     text = json.dumps(encode(value), allow_nan=False)
     back = decode(json.loads(text))
     assert set(back) == set(value)

@@ -88,9 +88,11 @@ def test_within_marks_radius_at_the_range_as_vacuous_per_replicate():
 def test_a_weaker_radius_on_the_same_draws_is_implied_and_counted_apart():
     strong = define_guarantee("proto.strong", _radius, method="umd", event="conditional")
     weak = define_guarantee(
-        "proto.weak", lambda n, n_bins, alpha: 1.5 * _radius(n, n_bins, alpha),
-        method="umd", event="conditional",
-    )  # fmt: skip
+        "proto.weak",
+        lambda n, n_bins, alpha: 1.5 * _radius(n, n_bins, alpha),
+        method="umd",
+        event="conditional",
+    )
     law = BINARY_LAWS["uniform_logistic"]
     grid = {"n": (1000,), "n_bins": (10,)}
     checks = [
@@ -110,15 +112,43 @@ def test_a_weaker_radius_on_the_same_draws_is_implied_and_counted_apart():
 
 def test_headline_counts_only_what_could_have_failed():
     records = [
-        {"id": "g", "role": "guarantee", "expect": "consistent", "verdict": "consistent",
-         "passed": True, "mutant": {"caught": True}, "powerless": []},
-        {"id": "g2", "role": "guarantee", "expect": "consistent", "verdict": "consistent",
-         "passed": False, "mutant": {"caught": False}, "powerless": ["x"]},
-        {"id": "i", "role": "identity", "expect": "consistent", "verdict": "consistent",
-         "passed": True, "mutant": None, "powerless": []},
-        {"id": "c", "role": "control", "expect": "violated", "verdict": "inconclusive",
-         "passed": False, "mutant": None, "powerless": []},
-    ]  # fmt: skip
+        {
+            "id": "g",
+            "role": "guarantee",
+            "expect": "consistent",
+            "verdict": "consistent",
+            "passed": True,
+            "mutant": {"caught": True},
+            "powerless": [],
+        },
+        {
+            "id": "g2",
+            "role": "guarantee",
+            "expect": "consistent",
+            "verdict": "consistent",
+            "passed": False,
+            "mutant": {"caught": False},
+            "powerless": ["x"],
+        },
+        {
+            "id": "i",
+            "role": "identity",
+            "expect": "consistent",
+            "verdict": "consistent",
+            "passed": True,
+            "mutant": None,
+            "powerless": [],
+        },
+        {
+            "id": "c",
+            "role": "control",
+            "expect": "violated",
+            "verdict": "inconclusive",
+            "passed": False,
+            "mutant": None,
+            "powerless": [],
+        },
+    ]
     h = headline(records)
     assert (h["guarantees_verified"], h["guarantees"]) == (1, 2)
     assert h["cannot_fail_on_design"] == ["g2"]
@@ -203,8 +233,20 @@ def test_within_mutant_is_the_event_at_the_tightened_radius():
 
 def test_repeated_checks_options_add_up(tmp_path, capsys):
     out = tmp_path / "o"
-    main(["run", "--checks", "gr21.thm3", "--checks", "nch14.eq2", "--reps", "200",
-          "--out", str(out), "--json"])  # fmt: skip
+    main(
+        [
+            "run",
+            "--checks",
+            "gr21.thm3",
+            "--checks",
+            "nch14.eq2",
+            "--reps",
+            "200",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     ids = {c["id"] for c in json.loads(capsys.readouterr().out)["checks"]}
     assert "gr21.thm3" in ids
     assert "nch14.eq2" in ids

@@ -65,13 +65,13 @@ def _simulated_power(reps, claimed, true_coverage, level, draws, seed):
     [(0.1, 0.05, 0.9, 1e-3, 1), (0.05, 0.03, 0.8, 1e-3, 4), (0.2, 0.1, 0.95, 0.01, 1)],
 )
 def test_planned_power_agrees_with_simulation(alpha, shortfall, power, false_alarm, cells):
-    p = plan(alpha=alpha, shortfall=shortfall, power=power, false_alarm=false_alarm,
-             cells=cells)  # fmt: skip
+    p = plan(alpha=alpha, shortfall=shortfall, power=power, false_alarm=false_alarm, cells=cells)
     draws = 20_000
     for reps in (p.reps, p.first_reps, p.block_reps):
         hits = _simulated_power(reps, p.claimed, p.true_coverage, p.level, draws, seed=reps)
-        exact = rejection_power(reps, p.claimed, p.true_coverage, false_alarm=false_alarm,
-                                cells=cells)  # fmt: skip
+        exact = rejection_power(
+            reps, p.claimed, p.true_coverage, false_alarm=false_alarm, cells=cells
+        )
         ci = stats.binomtest(hits, draws).proportion_ci(0.999, method="exact")
         assert ci.low <= exact <= ci.high, (reps, hits / draws, exact)
     assert p.achieved_power == rejection_power(
@@ -82,8 +82,12 @@ def test_planned_power_agrees_with_simulation(alpha, shortfall, power, false_ala
     c = critical_counts(r, p.claimed, p.level)
     assert np.all(stats.binom.cdf(c, r, p.true_coverage) >= power)
     # ... and one fewer falls short: the same test's detectable shortfall (shortfall_90)
-    assert rejection_power(p.reps - 1, p.claimed, p.true_coverage, false_alarm=false_alarm,
-                           cells=cells) < power  # fmt: skip
+    assert (
+        rejection_power(
+            p.reps - 1, p.claimed, p.true_coverage, false_alarm=false_alarm, cells=cells
+        )
+        < power
+    )
     assert detectable_shortfall(p.reps, p.claimed, p.level, power) <= shortfall + 1e-12
     assert detectable_shortfall(p.reps - 1, p.claimed, p.level, power) > shortfall
 

@@ -112,8 +112,9 @@ def test_blocks_stay_until_every_reader_of_the_run_is_recorded(plain, tmp_path):
             return drop(root_seed, cell_key, code)
 
         store.drop_blocks = watched
-        run = run_checks([control, check], store, reps=REPS, root_seed=3, records=True,
-                         keep_replicates=False)  # fmt: skip
+        run = run_checks(
+            [control, check], store, reps=REPS, root_seed=3, records=True, keep_replicates=False
+        )
     assert all(ok for _, ok in seen)
     assert sorted(k for k, _ in seen) == sorted({e.key for e in check.simulations()})
     assert run.dropped_blocks == run.stats.computed

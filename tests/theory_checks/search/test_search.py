@@ -110,9 +110,14 @@ def test_gr21_thm3_search_from_benign_laws_reaches_eta_half():
     """The search's law fails at least as often as eta = 1/2, within Monte Carlo error."""
     budget = SearchBudget("test", 10, 15, 1000, 4000)
     r = search(
-        "gr21.thm3", "beta_piecewise", grid={"n": 100, "n_bins": 5}, alpha=0.2,
-        budget=budget, criterion="tightness", seed=0,
-    )  # fmt: skip
+        "gr21.thm3",
+        "beta_piecewise",
+        grid={"n": 100, "n_bins": 5},
+        alpha=0.2,
+        budget=budget,
+        criterion="tightness",
+        seed=0,
+    )
     half = r.reference["failure_at_half"]  # exact, eta = 1/2 (without refinement)
     fresh = r.search.fresh
     assert fresh.verdict.trials == 4000
@@ -125,16 +130,28 @@ def test_gr21_thm3_search_from_benign_laws_reaches_eta_half():
     ("target", "family", "opts", "grid", "alpha", "criterion"),
     [
         # n in place of n/B (the catalog's control): benign laws already fail
-        ("gr21.thm3.control.wrong_bound", "beta_piecewise", {}, {"n": 200, "n_bins": 5}, 0.1,
-         "failure"),
+        (
+            "gr21.thm3.control.wrong_bound",
+            "beta_piecewise",
+            {},
+            {"n": 200, "n_bins": 5},
+            0.1,
+            "failure",
+        ),
         # the stated bound times 0.8, at a cell where eta = 1/2 fails it (exact 0.027 > 0.01)
         # (mean_ratio: at alpha = 0.01 the 0.99-quantile of 200 replicates is too noisy)
-        ("gr21.thm3.times_0.8", "beta_piecewise", {"k": 2}, {"n": 1000, "n_bins": 20}, 0.01,
-         "mean_ratio"),
+        (
+            "gr21.thm3.times_0.8",
+            "beta_piecewise",
+            {"k": 2},
+            {"n": 1000, "n_bins": 20},
+            0.01,
+            "mean_ratio",
+        ),
         # gpr20 Corollary 3 as printed: the hand-built counterexample is found, not picked
         ("gpr20.cor3", "atoms", {"k": 2}, {"n": 1000, "n_bins": 2}, 0.1, "failure"),
     ],
-)  # fmt: skip
+)
 def test_wrong_bounds_are_found_violated_from_benign_laws(
     target, family, opts, grid, alpha, criterion
 ):
@@ -161,12 +178,16 @@ def test_wrong_bounds_are_found_violated_from_benign_laws(
     ("target", "family", "opts", "grid"),
     [
         ("gpr20.thm7", "linear_shift", {}, {"n": 200, "n_bins": 5}),
-        ("gr22.thm2.conditional", "dirichlet_affine", {"n_classes": 3},
-         {"n": 300, "points_per_bin": 30}),
+        (
+            "gr22.thm2.conditional",
+            "dirichlet_affine",
+            {"n_classes": 3},
+            {"n": 300, "points_per_bin": 30},
+        ),
         ("nch14.thm31", "beta_piecewise", {"k": 3}, {"n": 200, "n_bins": 5}),
         ("nch14.thm33", "beta_piecewise", {"k": 3}, {"n": 200, "n_bins": 5}),
     ],
-)  # fmt: skip
+)
 def test_shift_class_wise_and_nch14_guarantees_are_searchable(target, family, opts, grid):
     fam = get_family(family, **opts)
     r = search(target, fam, grid=grid, alpha=0.1, budget=TINY, seed=0)

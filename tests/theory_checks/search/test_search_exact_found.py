@@ -69,8 +69,8 @@ def test_not_found_when_neither_route_fails(result):
     assert ">= claimed 0.9: holds" in ok.summary()
     # a fresh-seed violation alone is found, as before
     flagged = dataclasses.replace(
-        ok, search=dataclasses.replace(ok.search, fresh=dataclasses.replace(fresh,
-                                                                           outcome="violated"))
-    )  # fmt: skip
+        ok,
+        search=dataclasses.replace(ok.search, fresh=dataclasses.replace(fresh, outcome="violated")),
+    )
     assert flagged.found
     assert flagged.found_by == "fresh seed"

@@ -56,8 +56,9 @@ def test_eta_groups_by_name():
 def _criterion(target, family, grid, alpha, **opts):
     gid, bound = resolve_target(target)
     fam = get_family(family, **opts)
-    return CheckCriterion(target, gid, bound, fam, tuple(sorted(grid.items())), alpha,
-                          "mean_ratio", 200, 0)  # fmt: skip
+    return CheckCriterion(
+        target, gid, bound, fam, tuple(sorted(grid.items())), alpha, "mean_ratio", 200, 0
+    )
 
 
 def test_lattice_lines_are_the_nearest_lattice_points():
@@ -73,8 +74,13 @@ def test_lattice_lines_are_the_nearest_lattice_points():
     want = np.sort(lattice[np.argsort(np.abs(lattice - 0.3))[:16]])
     assert np.array_equal(rows[:, 1], want)
     # top-label: lo_j and hi_j move together (class j constant), on class j's bin sizes
-    top = _criterion("gr22.thm1.conditional.times_0.8", "top_label",
-                     {"n": 2000, "points_per_bin": 50}, 0.01, n_classes=3)  # fmt: skip
+    top = _criterion(
+        "gr22.thm1.conditional.times_0.8",
+        "top_label",
+        {"n": 2000, "points_per_bin": 50},
+        0.01,
+        n_classes=3,
+    )
     theta = np.array([1.0, 0.5, 0.3, 0.4, 0.6, 0.5, 0.5, 0.5, 0.5])
     rows = LatticeLines(top, 16)(0, 5, theta)
     assert np.array_equal(rows[:, 5], rows[:, 6])
@@ -104,13 +110,13 @@ def test_refinement_with_lattice_lines_is_bit_identical_for_any_jobs():
     from calcheck.simulations.search import SearchBudget
     from calcheck.theory_checks.search.refine import refine_incumbent
 
-    crit = _criterion("gr21.thm3.times_0.8", "beta_piecewise", {"n": 200, "n_bins": 4}, 0.05,
-                      k=2)  # fmt: skip
+    crit = _criterion("gr21.thm3.times_0.8", "beta_piecewise", {"n": 200, "n_bins": 4}, 0.05, k=2)
     budget = SearchBudget("lattice", 5, 1, 100, 100, refine=48)
     kw = {"seed": 7}
     one = refine_incumbent(crit, crit.family, (0.3, 0.6), budget, n_jobs=1, **kw)
-    two = refine_incumbent(crit, crit.family, (0.3, 0.6), budget, n_jobs=2, backend="threading",
-                           **kw)  # fmt: skip
+    two = refine_incumbent(
+        crit, crit.family, (0.3, 0.6), budget, n_jobs=2, backend="threading", **kw
+    )
     assert one == two
     stages = one[1]["stages"]
     assert [s["evaluations"] for s in stages] == [33, 65]  # 16 and 32 per parameter, + start

@@ -32,9 +32,12 @@ def test_the_estimate_counts_every_evaluation_and_is_logged(caplog):
     assert estimate.measured_on == len(r.benign) == 3
     assert estimate.seconds > 0
     line = estimate.line()
-    assert re.match(r"about \d+ evaluations of 100 replicates at n=200, n_bins=4, and 2 re-checks "
-                    r"of 400; about \d+ s \(.* s an evaluation, measured on the first 3; 1 "
-                    r"worker\)$", line), line  # fmt: skip
+    assert re.match(
+        r"about \d+ evaluations of 100 replicates at n=200, n_bins=4, and 2 re-checks "
+        r"of 400; about \d+ s \(.* s an evaluation, measured on the first 3; 1 "
+        r"worker\)$",
+        line,
+    ), line
     assert line in caplog.text
 
 
@@ -81,23 +84,39 @@ def test_a_budget_sized_by_evaluations_spends_that_many(dim, evaluations):
 
 
 def test_the_command_line_sizes_a_search_and_says_its_estimate(tmp_path, capsys):
-    argv = ["search", "gr21.thm3", "--family", "beta_piecewise", "--family-opt", "k=1",
-            "--n", "200", "--n-bins", "4", "--out", str(tmp_path)]  # fmt: skip
+    argv = [
+        "search",
+        "gr21.thm3",
+        "--family",
+        "beta_piecewise",
+        "--family-opt",
+        "k=1",
+        "--n",
+        "200",
+        "--n-bins",
+        "4",
+        "--out",
+        str(tmp_path),
+    ]
     assert main([*argv, "--evaluations", "12", "--reps", "100"]) == 0
     out = capsys.readouterr()
-    assert re.search(r"^calcheck: about \d+ evaluations of 100 replicates at n=200, n_bins=4",
-                     out.err, re.M), out.err  # fmt: skip
+    assert re.search(
+        r"^calcheck: about \d+ evaluations of 100 replicates at n=200, n_bins=4", out.err, re.M
+    ), out.err
     assert "budget quick, 12 evaluations x 100:" in out.out
 
 
 @pytest.mark.parametrize(
     ("extra", "line"),
     [
-        (["--evaluations", "3"], "calcheck: error: --evaluations must be an integer >= 10, got 3 "
-         "(the least search: a population of 5 over 2 generations)"),
+        (
+            ["--evaluations", "3"],
+            "calcheck: error: --evaluations must be an integer >= 10, got 3 "
+            "(the least search: a population of 5 over 2 generations)",
+        ),
         (["--reps", "0"], "calcheck: error: --reps must be an integer >= 1, got 0"),
     ],
-)  # fmt: skip
+)
 def test_sizes_below_a_search_are_one_line(extra, line, tmp_path, capsys):
     argv = ["search", "gr21.thm3", "--family", "beta_piecewise", "--n", "200", "--n-bins", "4"]
     assert main([*argv, *extra, "--out", str(tmp_path)]) == 2

@@ -55,5 +55,7 @@ def test_a_grid_that_does_not_bracket_the_threshold_gives_no_consistent_verdict(
     assert result.verdict == "inconclusive"
     assert not result.passed
     assert "inconclusive" in repr(result)
-    assert result.powerless == ("grids above n*: inconclusive: 3 threshold(s) off the grid "
-                                "(n_bins=10, n_bins=30, n_bins=100)",)  # fmt: skip
+    assert result.powerless == (
+        "grids above n*: inconclusive: 3 threshold(s) off the grid "
+        "(n_bins=10, n_bins=30, n_bins=100)",
+    )

@@ -65,11 +65,14 @@ def test_the_search_defaults_are_those_the_schema_states(tmp_path):
         ("evaluations = 5", "[search] evaluations must be an integer >= 10, got 5"),
         ("reps = 0", "[search] reps must be an integer >= 1, got 0"),
         ('budget = "huge"', "[search] budget must be one of ['quick', 'full'], got 'huge'"),
-        ('criterion = "max"', "[search] criterion must be one of ['soft_failure', 'failure', "
-         "'tightness', 'mean_ratio'], got 'max'"),
+        (
+            'criterion = "max"',
+            "[search] criterion must be one of ['soft_failure', 'failure', "
+            "'tightness', 'mean_ratio'], got 'max'",
+        ),
         ("target = 3", "[search] target must be a string, got 3"),
     ],
-)  # fmt: skip
+)
 def test_bad_search_values_are_one_line(line, message, tmp_path):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         load_search_study(_write(tmp_path, STUDY + line + "\n"))

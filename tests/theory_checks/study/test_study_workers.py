@@ -78,9 +78,13 @@ def _study(tmp_path, method="umd"):
 
 def _calcheck(args, cwd):
     return subprocess.run(
-        [sys.executable, "-m", "calcheck", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=300, check=False,
-    )  # fmt: skip
+        [sys.executable, "-m", "calcheck", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.mark.slow  # about 6 s: a fresh interpreter and two loky workers

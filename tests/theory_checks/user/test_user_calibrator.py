@@ -115,11 +115,21 @@ def test_the_klm19_authors_package_as_a_calibrator():
     ok = calcheck.verify(g, "uniform_logistic", n=600, n_bins=10, alphas=(0.1,), reps=200, rng=0)
     assert ok.verdict == "consistent"
     tight = calcheck.define_guarantee(
-        "mine.klm19code.tight", lambda n, alpha: 1e-4, method=AuthorsScalingBinning(),
+        "mine.klm19code.tight",
+        lambda n, alpha: 1e-4,
+        method=AuthorsScalingBinning(),
         event="ece",
-    )  # fmt: skip
-    bad = calcheck.verify(tight, "uniform_logistic", n=600, n_bins=10, alphas=(0.1,), reps=200,
-                          rng=0, expect="violated")  # fmt: skip
+    )
+    bad = calcheck.verify(
+        tight,
+        "uniform_logistic",
+        n=600,
+        n_bins=10,
+        alphas=(0.1,),
+        reps=200,
+        rng=0,
+        expect="violated",
+    )
     assert bad.verdict == "violated"
 
 

@@ -66,18 +66,27 @@ def test_testing_helpers_accept_a_defined_guarantee(mine, mine_075):
 def test_search_on_a_defined_guarantee_in_two_processes(mine):
     # n_jobs=2: the workers start without the definition and must receive it
     res = calcheck.search(
-        mine, "beta_piecewise", grid={"n": 1000, "n_bins": 10}, alpha=0.1, budget=TINY,
-        n_jobs=2, baseline=False,
-    )  # fmt: skip
+        mine,
+        "beta_piecewise",
+        grid={"n": 1000, "n_bins": 10},
+        alpha=0.1,
+        budget=TINY,
+        n_jobs=2,
+        baseline=False,
+    )
     assert res.guarantee == "mine.thm"
     assert res.search.fresh.outcome == "consistent"
     exact = calcheck.exact_coverage(mine, n=1000, n_bins=10, alpha=0.1)
     assert res.reference["failure_at_half"] == pytest.approx(exact.failure, abs=0)  # eta = 1/2
     assert res.reference["failure"] >= exact.failure  # the worst constant eta
     one = calcheck.search(
-        "mine.thm.times_0.5", "beta_piecewise", grid={"n": 1000, "n_bins": 10}, alpha=0.1,
-        budget=TINY, baseline=False,
-    )  # fmt: skip
+        "mine.thm.times_0.5",
+        "beta_piecewise",
+        grid={"n": 1000, "n_bins": 10},
+        alpha=0.1,
+        budget=TINY,
+        baseline=False,
+    )
     assert one.search.fresh.outcome == "violated"
 
 
@@ -139,16 +148,22 @@ def test_study_file_names_a_bound_as_module_function(tmp_path):
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ('bound = "nowhere_module_x:radius"\nmethod = "umd"\nevent = "conditional"\n',
-         "cannot import 'nowhere_module_x'"),
-        ('bound = "json:nothing_here"\nmethod = "umd"\nevent = "conditional"\n',
-         "has no attribute 'nothing_here'"),
+        (
+            'bound = "nowhere_module_x:radius"\nmethod = "umd"\nevent = "conditional"\n',
+            "cannot import 'nowhere_module_x'",
+        ),
+        (
+            'bound = "json:nothing_here"\nmethod = "umd"\nevent = "conditional"\n',
+            "has no attribute 'nothing_here'",
+        ),
         ('bound = "no colon"\nmethod = "umd"\nevent = "conditional"\n', "package.module:name"),
         ('bound = "json:dumps"\nmethod = "umd"\n', "needs bound, method and event"),
-        ('bound = "math:sqrt"\nmethod = "umd"\nevent = "conditional"\n',
-         "cannot be read|named keywords only"),
+        (
+            'bound = "math:sqrt"\nmethod = "umd"\nevent = "conditional"\n',
+            "cannot be read|named keywords only",
+        ),
     ],
-)  # fmt: skip
+)
 def test_study_file_errors_name_the_key(tmp_path, text, match):
     from calcheck.theory_checks.study.files import load_study
 
@@ -265,8 +280,11 @@ def test_each_method_supplies_what_its_experiment_does():
     from calcheck.simulations.laws import LAWS
     from calcheck.theory_checks.catalog import methods
 
-    sample = {"binary": "uniform_half", "top_label": "tl_balanced_half",
-              "dirichlet_affine": "cw_dirichlet_balanced"}  # fmt: skip
+    sample = {
+        "binary": "uniform_half",
+        "top_label": "tl_balanced_half",
+        "dirichlet_affine": "cw_dirichlet_balanced",
+    }
     for name, spec in methods().items():
         law = LAWS[sample[spec.families[0]]]
         point = {"n": 600, "n_bins": 5, "points_per_bin": 20}
