@@ -3,9 +3,9 @@
 A worker returns the blocks it simulated already packed, each with its digest
 (:func:`calcheck.simulations.payload.pack_block`). The main process only appends them to a
 batch and inserts the batch in one transaction once it is :data:`BATCH_SECONDS` old or
-:data:`BATCH_BLOCKS` long (:meth:`Collector.flush`). Before, it packed, digested and committed
-every block on its own, and that capped a run at about 240 blocks/s whatever the number of
-workers; ``calcheck bench`` measures the ceiling now
+:data:`BATCH_BLOCKS` long (:meth:`Collector.flush`): packing, digesting and committing each
+block in the main process would cap a run at about 240 blocks/s whatever the number of
+workers. ``calcheck bench`` measures the ceiling
 (:func:`calcheck.theory_checks.running.bench.benchmark_main_process`).
 
 A killed run loses the blocks of the last uncommitted batch (at most ``BATCH_SECONDS`` of

@@ -47,7 +47,12 @@ class DefaultsHelp(argparse.HelpFormatter):
 # named as before the options shared it: for a value that is not an integer at all, argparse
 # prints the type's name ("argument --jobs: invalid _positive_int value: 'x'")
 def _positive_int(text):
-    v = int(text)
+    try:
+        v = int(text)
+    except ValueError:  # argparse would name this function: "invalid _positive_int value"
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer or -1, got {text!r}"
+        ) from None
     if v < 1 and v != -1:
         raise argparse.ArgumentTypeError(f"expected a positive integer or -1, got {text!r}")
     return v

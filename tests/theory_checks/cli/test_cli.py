@@ -233,3 +233,13 @@ def test_a_closed_pipe_stops_quietly():
     proc.wait(timeout=60)
     assert "Traceback" not in err
     assert "BrokenPipeError" not in err
+
+
+@pytest.mark.parametrize("command", ["run", "search", "figures"])
+def test_a_jobs_value_that_is_no_integer_is_named_in_words(command, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([command, "--jobs", "x"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --jobs: expected a positive integer or -1, got 'x'" in err
+    assert "_positive_int" not in err
