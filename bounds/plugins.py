@@ -37,6 +37,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 from importlib import import_module, metadata
 
 from .guarantee import Guarantee
@@ -49,6 +50,7 @@ GROUP = "calcheck.papers"
 ENV = "CALCHECK_PLUGINS"
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+_PACKAGE = __name__.partition(".")[0]  # "calcheck"
 logger = logging.getLogger("calcheck.plugins")
 
 
@@ -130,6 +132,41 @@ def _validated(key: str, module, validate) -> None:
         d.ensure_registered()  # a paper's id is refused (ValueError)
 
 
+def _is_interruption(exc: BaseException) -> bool:
+    """Whether ``exc`` stops the command: Ctrl-C, or calcheck's own interruption (a signal).
+
+    calcheck's interruption is a BaseException of its command line (a layer above this
+    one), recognised by its package; any other exception is the plugin's failure.
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    return not isinstance(exc, Exception) and type(exc).__module__.partition(".")[0] == _PACKAGE
+
+
+def _failure_text(exc: BaseException) -> str:
+    """What a plugin did: ``Error: first line`` (``sys.exit`` said as such), with file:line."""
+    import traceback
+
+    if isinstance(exc, SystemExit):
+        what = f"it called sys.exit({exc.code!r})"
+    else:
+        try:
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        except Exception:  # an exception whose __str__ fails still gets its line
+            message = ""
+        what = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    # the innermost frame of the plugin's code: neither calcheck's nor the standard
+    # library's (importlib, its frozen bootstrap)
+    frames = [
+        (frame.f_code.co_filename, lineno)
+        for frame, lineno in traceback.walk_tb(exc.__traceback__)
+        if not frame.f_code.co_filename.startswith("<frozen")
+        and str(frame.f_globals.get("__name__")).partition(".")[0]
+        not in (_PACKAGE, *sys.stdlib_module_names)
+    ]
+    return f"{what} ({frames[-1][0]}:{frames[-1][1]})" if frames else what
+
+
 def discover(reserved, validate) -> dict:
     """Import every plugin paper: key -> module, skipping (with a warning) those that fail.
 
@@ -168,12 +205,13 @@ def discover(reserved, validate) -> dict:
                 raise PluginError(f"key {ep.name!r} is already taken by another plugin")
             module = import_module(ep.value) if ":" not in ep.value else ep.load()
             _validated(ep.name, module, validate)
-        except Exception as exc:
+        except BaseException as exc:  # sys.exit() at import too: the plugin's, not ours
+            if _is_interruption(exc):
+                raise
             logger.warning(
-                "calcheck: %s not loaded: %s: %s (the other papers are unaffected)",
+                "calcheck: %s not loaded: %s (the other papers are unaffected)",
                 where,
-                type(exc).__name__,
-                str(exc).splitlines()[0] if str(exc) else "",
+                _failure_text(exc),
             )
             continue
         papers[ep.name] = module

@@ -130,6 +130,7 @@ _EXPORTS = {
     "ConditionalMean": ("calcheck.simulations.laws", "ConditionalMean"),
     "law_from_spec": ("calcheck.simulations.laws", "law_from_spec"),
     "report": ("calcheck.theory_checks.report.from_results", "report"),
+    "plot_coverage": ("calcheck.theory_checks.report.pictures", "plot_coverage"),
     "plan": ("calcheck.theory_checks.running.plan", "plan"),
     "ReplicatePlan": ("calcheck.theory_checks.running.plan", "ReplicatePlan"),
 }

@@ -30,7 +30,7 @@ import numpy as np
 
 from .collector import Collector
 from .experiments.base import BLOCK_REPS
-from .parallel import parallel_results, usable_cpus
+from .parallel import attributed_call, parallel_results, usable_cpus
 from .payload import pack_block
 from .provenance import check_root_seed, generator
 from .store import ResultStore
@@ -403,7 +403,8 @@ def _results_source(execution: _Execution, stamps: dict, stack: ExitStack):
 
     def results_of(batch):
         if sequential:
-            return (_simulate_chunk(*task) for task in batch)
+            # the user's code that raises is one line, as from a worker (attributed_call)
+            return (attributed_call(_simulate_chunk, *task) for task in batch)
         n_jobs, backend = execution.n_jobs, execution.backend
         results = parallel_results(_simulate_chunk, batch, n_jobs, backend, stack, generation)
         # an interruption (SIGINT, SIGTERM) or an error between two results leaves the

@@ -8,15 +8,21 @@ handles an interruption and stops them.
 
 from __future__ import annotations
 
+import functools
 from contextlib import ExitStack, contextmanager
 
 __all__ = [
+    "DASK_SCHEMES",
     "LOG_FORMAT",
     "SidePool",
+    "UserCodeError",
+    "attributed_call",
+    "attributed_error",
     "exit_with_parent",
     "parallel_results",
     "probe_dask_scheduler",
     "usable_cpus",
+    "user_code_error",
     "workers_spawned_ignoring_sigint",
 ]
 
@@ -69,6 +75,170 @@ def exit_with_parent(parent_pid: int, generation: int = 0):
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="calcheck-watchdog").start()
+
+
+class UserCodeError(ValueError):
+    """The user's code (a calibrator, a law's eta, a plugin's bound or experiment) raised.
+
+    Its message is one line: what raised, the exception and the user's ``file:line``
+    (:func:`user_code_error`). Made where the code ran (a worker, whose traceback the main
+    process does not get) and picklable, so every backend reports it alike.
+    """
+
+
+#: Top-level packages that are not the user's code: calcheck's dependencies and the
+#: workers' plumbing (the standard library is recognised apart). A frame of these between
+#: calcheck and the user's code is neither what raised nor where.
+_LIBRARIES = frozenset(
+    {
+        "cloudpickle",
+        "dask",
+        "distributed",
+        "joblib",
+        "loky",
+        "matplotlib",
+        "mpmath",
+        "numpy",
+        "scipy",
+        "sklearn",
+        "statsmodels",
+        "threadpoolctl",
+        "tqdm",
+    }
+)
+#: Methods a calibrator is called by (their frames name "the calibrator").
+_CALIBRATOR_METHODS = ("fit", "predict", "predict_proba")
+
+
+def _module_of(frame) -> str:
+    return str(frame.f_globals.get("__name__") or "")
+
+
+@functools.cache
+def _python_folders() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The standard library's folders, and the installed packages' (which lie inside them)."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return (
+        tuple({paths["stdlib"], paths["platstdlib"]}),
+        tuple({paths["purelib"], paths["platlib"]}),
+    )
+
+
+def _is_users(frame) -> bool:
+    """Whether a frame runs the user's code: neither calcheck's, a library's nor Python's.
+
+    The standard library is recognised by its folder, not by module name: a user's module
+    may be called ``code`` or ``test``.
+    """
+    top = _module_of(frame).partition(".")[0]
+    if not top or top == "calcheck" or top in _LIBRARIES:
+        return False
+    file = frame.f_code.co_filename
+    if file.startswith("<frozen"):  # importlib's bootstrap
+        return False
+    stdlib, installed = _python_folders()
+    return not file.startswith(stdlib) or file.startswith(installed)
+
+
+def _location(frame, lineno: int) -> str:
+    """``file:line`` of a frame; the module's file where the code came by value (a worker)."""
+    file = frame.f_code.co_filename
+    if file.startswith("<"):  # cloudpickle sends code by value as "<dynamic-code>"
+        file = frame.f_globals.get("__file__") or file
+    return f"{file}:{lineno}"
+
+
+def _interruption_in(exc: BaseException) -> bool:
+    """Whether an interruption (KeyboardInterrupt, calcheck's Interrupted) is behind ``exc``."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if not isinstance(exc, Exception):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _user_frames(exc: BaseException) -> list:
+    """``(frame, lineno)`` of the user's code in ``exc``'s traceback, outermost first."""
+    import traceback
+
+    return [(f, n) for f, n in traceback.walk_tb(exc.__traceback__) if _is_users(f)]
+
+
+def user_code_error(what: str, exc: BaseException) -> UserCodeError:
+    """The one line of the user's code that raised: ``<what> raised <Error>: <msg> (file:line)``.
+
+    ``file:line`` is the innermost frame of the user's code in the traceback (the line that
+    raised, or called the library that did); left out where no such frame is found.
+    """
+    try:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    except Exception:  # an exception whose __str__ fails still gets its line
+        message = ""
+    frames = _user_frames(exc)
+    where = f" ({_location(*frames[-1])})" if frames else ""
+    said = f": {message}" if message else ""
+    return UserCodeError(f"{what} raised {type(exc).__name__}{said}{where}")
+
+
+def _role(frames, exc: BaseException) -> str:
+    """What the outermost user frame is to calcheck: a calibrator, a law's eta, a function."""
+    import traceback
+
+    from calcheck.bounds.guarantee import Guarantee
+
+    from .laws.callable_eta import CallableMean
+
+    entry = frames[0][0]
+    code = entry.f_code
+    name = f"{_module_of(entry)}.{code.co_qualname}"
+    if code.co_name in _CALIBRATOR_METHODS and "self" in code.co_varnames[:1]:
+        return f"the calibrator {name}"
+    callers = [f for f, _ in traceback.walk_tb(exc.__traceback__)]
+    caller = _module_of(callers[callers.index(entry) - 1]) if callers.index(entry) else ""
+    if caller == CallableMean.__module__:
+        return f"the law's eta {name}"
+    if caller == Guarantee.__module__:  # a registered bound evaluated (a plugin's)
+        return f"the bound {name}"
+    if code.co_name == "simulate":
+        return f"the experiment {name}"
+    return f"the function {name}"
+
+
+def attributed_error(exc: BaseException) -> UserCodeError | None:
+    """``exc`` as a :class:`UserCodeError` where the user's code raised it, else None.
+
+    The user's code is a frame of the traceback outside calcheck, its libraries and the
+    standard library (a calibrator's ``fit``, a law's eta, a plugin's experiment); calcheck's
+    own errors (raised in its frames), a UserCodeError already made, a MemoryError and an
+    interruption behind the error are left as they are.
+    """
+    # memory running out is the run's size, wherever it struck: the command line says so in
+    # its own words, with the flags that lower it
+    if isinstance(exc, UserCodeError | MemoryError) or _interruption_in(exc):
+        return None
+    frames = _user_frames(exc)
+    if not frames:
+        return None
+    return user_code_error(_role(frames, exc), exc)
+
+
+def attributed_call(function, *args):
+    """``function(*args)``, an exception of the user's code raised as its one line.
+
+    Tasks run through it in the workers (and in the main process): a worker's traceback
+    does not reach the main process, so the line is made where the code ran.
+    """
+    try:
+        return function(*args)
+    except Exception as exc:
+        error = attributed_error(exc)
+        if error is None:
+            raise
+        raise error from exc
 
 
 #: joblib's warnings when a generator of results is closed before its tasks are all used.
@@ -129,7 +299,8 @@ def parallel_results(chunk, tasks, n_jobs, backend, stack: ExitStack, generation
         parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     else:
         parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
-    calls = (joblib.delayed(chunk)(*task) for task in tasks)
+    # an exception of the user's code becomes its one line in the worker (attributed_call)
+    calls = (joblib.delayed(attributed_call)(chunk, *task) for task in tasks)
     if backend != "loky":
         return parallel(calls)
     with _sigint_blocked():
@@ -185,9 +356,42 @@ def workers_spawned_ignoring_sigint():
         return
     spawner.fork_exec = _spawn_ignoring_sigint(original)
     try:
-        yield
+        with _trackers_quiet_about_leaks():
+            yield
     finally:
         spawner.fork_exec = original
+
+
+@contextmanager
+def _trackers_quiet_about_leaks():
+    """Resource trackers started in this context clean up after a killed run without warning.
+
+    loky starts a resource tracker process beside its workers (and multiprocessing one of its
+    own). When the run dies by SIGKILL, it cannot unregister its semaphores and memmapping
+    folders; the tracker then unlinks them, as it should, but first warns ("There appear to
+    be 8 leaked semlock objects to clean up at shutdown: {...}") on the terminal, in the
+    middle of the resumed run. Nothing leaks: the warning is noise to the user. A tracker
+    reads its warning filters from its command line, which copies ``sys.warnoptions``, so a
+    filter for the trackers' own modules is there while loky starts it, and only then.
+    """
+    import sys
+
+    try:
+        from joblib.externals.loky.backend import resource_tracker
+    except ImportError:  # pragma: no cover - another joblib layout
+        modules = ["multiprocessing.resource_tracker"]
+    else:
+        modules = [resource_tracker.main.__module__, "multiprocessing.resource_tracker"]
+    # -W takes no colon inside a field: the message is matched from its start
+    options = [f"ignore:resource_tracker:UserWarning:{m}" for m in modules]
+    added = [o for o in options if o not in sys.warnoptions]
+    sys.warnoptions.extend(added)
+    try:
+        yield
+    finally:
+        for option in added:
+            if option in sys.warnoptions:
+                sys.warnoptions.remove(option)
 
 
 def _spawn_ignoring_sigint(fork_exec):
@@ -269,10 +473,17 @@ class SidePool:
 PROBE_SECONDS = 5.0
 
 
-def probe_dask_scheduler(address: str, timeout: float | None = None) -> None:
+#: The address schemes dask's client knows (``distributed.comm.registry``).
+DASK_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
+
+
+def probe_dask_scheduler(
+    address: str, timeout: float | None = None, what: str = "--scheduler"
+) -> None:
     """Raise ValueError unless a dask scheduler answers at ``address`` within ``timeout`` s.
 
-    ``timeout`` None is ``PROBE_SECONDS``.
+    ``timeout`` None is ``PROBE_SECONDS``; ``what`` names the address in the messages (the
+    flag, or ``verify``'s keyword ``scheduler``).
 
     A dask scheduler speaks first: on a new TCP connection it sends its handshake (a
     msgpack frame naming ``compression``) at once. So the probe connects, waits for that,
@@ -285,6 +496,14 @@ def probe_dask_scheduler(address: str, timeout: float | None = None) -> None:
 
     timeout = PROBE_SECONDS if timeout is None else timeout
     scheme, sep, rest = address.rpartition("://")
+    if sep and scheme not in DASK_SCHEMES:
+        # dask's own refusal is a traceback from deep in tornado that names no flag
+        dashboard = " (an http:// address is a dashboard's)" if scheme.startswith("http") else ""
+        raise ValueError(
+            f"{what} must be a dask scheduler's address, tcp://HOST:PORT or HOST:PORT (dask's "
+            f"default port is 8786), got {address!r}: dask knows no scheme {scheme!r}"
+            f"{dashboard}; its schemes: {', '.join(DASK_SCHEMES)}"
+        )
     if sep and scheme != "tcp":
         return
     host, colon, port_text = rest.rpartition(":")
@@ -294,7 +513,7 @@ def probe_dask_scheduler(address: str, timeout: float | None = None) -> None:
         port = -1
     if not colon or not host or not 0 < port < 65536:
         raise ValueError(
-            f"--scheduler must be HOST:PORT or tcp://HOST:PORT (dask's default port is 8786), "
+            f"{what} must be HOST:PORT or tcp://HOST:PORT (dask's default port is 8786), "
             f"got {address!r}"
         )
     where = f"the dask scheduler {address!r}"

@@ -9,6 +9,7 @@ stores written before this format (``.npz``, starting with ``PK``) are still rea
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -66,27 +67,83 @@ def _digest(root_seed, cell_key, code, block, reps, payload: bytes) -> str:
     return hashlib.sha256(head + b"\0" + payload).hexdigest()
 
 
+def _header(blob) -> tuple[tuple, bool, int]:
+    """The arrays a block-format payload declares: ``(arrays, deflated, start of the body)``.
+
+    Each array is ``(name, dtype, shape)``, checked: a plain numeric dtype, a shape of
+    sizes. Raises ValueError for a header that is not one.
+    """
+    start = len(BLOCK_MAGIC) + _HEAD.size
+    (n_head,) = _HEAD.unpack_from(blob, len(BLOCK_MAGIC))
+    if start + n_head > len(blob):
+        raise ValueError(f"payload header of {n_head} bytes runs past the payload's end")
+    return (*_parsed_header(bytes(blob[start : start + n_head])), start + n_head)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_header(text: bytes) -> tuple[tuple, bool]:
+    # the blocks of an experiment share one header: it is parsed and checked once
+    head = json.loads(text)
+    if not isinstance(head, dict) or not isinstance(head.get("arrays"), list):
+        raise ValueError("payload header names no arrays")
+    arrays = []
+    for entry in head["arrays"]:
+        name, dtype, shape = entry  # a ValueError or TypeError for another form
+        dtype = np.dtype(dtype)
+        if dtype.hasobject or dtype.fields is not None:
+            raise ValueError(f"array {name!r} has dtype {dtype}")
+        if not isinstance(shape, list) or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape
+        ):
+            raise ValueError(f"array {name!r} has shape {shape!r:.80}")
+        arrays.append((name, dtype, tuple(shape)))
+    return tuple(arrays), bool(head.get("zlib"))
+
+
+def _inflated(body, size: int) -> bytes:
+    """``body`` inflated (zlib), refused as soon as it holds more than ``size`` bytes.
+
+    A crafted block that inflates to hundreds of megabytes is refused after ``size + 1``
+    bytes: never inflated whole (its header declares what a sound block holds).
+    """
+    inflate = zlib.decompressobj()
+    out = inflate.decompress(body, size + 1)
+    if len(out) > size or inflate.unconsumed_tail:
+        raise ValueError(f"payload inflates to more than the {size} bytes its header declares")
+    if not inflate.eof:
+        raise ValueError("payload's deflated bytes end before their stream does")
+    return out
+
+
 def _unpack(blob: bytes) -> dict:
     if not blob.startswith(BLOCK_MAGIC):  # a store written before the block format
         with np.load(io.BytesIO(blob), allow_pickle=False) as data:
             return {k: data[k] for k in data.files}
-    start = len(BLOCK_MAGIC) + _HEAD.size
-    (n_head,) = _HEAD.unpack_from(blob, len(BLOCK_MAGIC))
-    head = json.loads(blob[start : start + n_head])
-    body = memoryview(blob)[start + n_head :]
-    if head["zlib"]:
-        body = zlib.decompress(body)
+    declared, deflated, start = _header(blob)
+    size = sum(math.prod(shape) * dtype.itemsize for _, dtype, shape in declared)
+    body = memoryview(blob)[start:]
+    if deflated:
+        body = _inflated(body, size)
+    if size != len(body):
+        raise ValueError(f"payload holds {len(body)} bytes of arrays, its header says {size}")
     arrays, at = {}, 0
-    for name, dtype, shape in head["arrays"]:
-        dtype = np.dtype(dtype)
-        if dtype.hasobject:
-            raise ValueError(f"array {name!r} has dtype {dtype}")
+    for name, dtype, shape in declared:
         count = math.prod(shape)
         arrays[name] = np.frombuffer(body, dtype, count, at).reshape(shape)
         at += count * dtype.itemsize
-    if at != len(body):
-        raise ValueError(f"payload holds {len(body)} bytes of arrays, its header says {at}")
     return arrays
+
+
+def _declares_reps(payload, reps) -> bool:
+    """Whether a block-format payload's header declares ``reps`` rows in every array.
+
+    Read before anything is inflated: a header declaring more rows than the block's
+    replicates (a block crafted to inflate far) is refused at no cost.
+    """
+    if not payload.startswith(BLOCK_MAGIC):
+        return True  # an .npz payload: its arrays are read, then counted
+    declared, _, _ = _header(payload)
+    return bool(declared) and all(shape[:1] == (reps,) for _, _, shape in declared)
 
 
 #: What reading a malformed payload raises (np.load of bytes that are not an .npz). Named, so
@@ -108,6 +165,8 @@ _MALFORMED = (
 def _decoded(payload: bytes, reps) -> dict | None:
     """The arrays of a payload whose digest was verified, or None if they are malformed."""
     try:
+        if not _declares_reps(payload, reps):
+            return None
         arrays = _unpack(payload)
     except _MALFORMED:
         return None

@@ -11,8 +11,13 @@ Code stamps
 Code outside calcheck
     :func:`code_inputs` (and its hash :func:`code_fingerprint`) covers a user's or a plugin
     paper's bound, calibrator or figure: the source files of its module and of the user
-    modules that module uses, and the module-level values (numbers, strings, tuples, arrays)
-    as they are now, so an edited helper or constant is never read back from a store.
+    modules that module uses or imports (an import statement anywhere in the source, a
+    function's body included), and the module-level values (numbers, strings, tuples,
+    arrays) as they are now, so an edited helper or constant is never read back from a store.
+Behaviour outside calcheck
+    :func:`values_fingerprint` hashes what a function returns (or which exception it
+    raises) at fixed probe arguments: what code cannot show -- a file the function reads on
+    each call, a value computed at run time -- still changes the keys of its results.
 Seeds
     :func:`generator` is the one seed protocol: ``SeedSequence(root_seed, spawn_key=path)``
     with the path made of integers (strings are hashed). The engine draws block ``k`` of an
@@ -22,13 +27,16 @@ Seeds
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import importlib.util
 import inspect
 import json
 import sys
 import sysconfig
 import types
+import warnings
 from importlib import metadata
 from pathlib import Path
 
@@ -45,6 +53,7 @@ __all__ = [
     "generator",
     "package_version",
     "source_hash",
+    "values_fingerprint",
 ]
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -245,14 +254,107 @@ def _function_inputs(function, out: dict, seen: set) -> None:
         _closure_inputs(function, out, seen)
 
 
+@functools.lru_cache(maxsize=512)
+def _imported_names(path: str, size: int, mtime_ns: int, package: str) -> tuple[str, ...]:
+    """Absolute names of the modules a source file imports, anywhere in it (functions too).
+
+    ``from a import b`` gives ``a`` and ``a.b`` (``b`` may be a submodule); relative imports
+    are resolved against ``package``. Read once per (path, size, modification time).
+    """
+    try:
+        tree = ast.parse(Path(path).read_bytes(), filename=path)
+    except (SyntaxError, ValueError, OSError):  # not Python that parses: its digest covers it
+        return ()
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                if node.level - 1 > len(parts):
+                    continue
+                prefix = ".".join(parts[: len(parts) - node.level + 1])
+                base = f"{prefix}.{base}" if prefix and base else prefix or base
+            if base:
+                names.append(base)
+                names += [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+    return tuple(dict.fromkeys(names))
+
+
+def _user_source_of(name: str) -> tuple[str, Path, str] | None:
+    """``(label, source file, package)`` of a user module by name, else None.
+
+    A module not imported yet (an import inside a function not called yet) is found without
+    importing it: its spec, looked up only where its parent package is already imported.
+    """
+    root = name.split(".")[0]
+    if root == "calcheck" or root in sys.stdlib_module_names or root in sys.builtin_module_names:
+        return None
+    module = sys.modules.get(name)
+    if module is not None:
+        # by its file's name first (cached, no stat): most imports are installed packages
+        if not _is_user_path(name, getattr(module, "__file__", None) or ""):
+            return None
+        path = _source_file(module)
+        if path is None:
+            return None
+        spec = getattr(module, "__spec__", None)
+        package = getattr(spec, "parent", None) or getattr(module, "__package__", "") or ""
+        return _label(module), path, package
+    parent = name.rpartition(".")[0]
+    top = sys.modules.get(root)
+    if parent and (
+        parent not in sys.modules or not _is_user_path(root, getattr(top, "__file__", None) or "")
+    ):
+        return None  # no import to look for it; or inside an installed package (scipy.special)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError, AttributeError):  # a name that is no module
+        return None
+    origin = getattr(spec, "origin", None) or ""
+    if not origin.endswith(".py") or not _is_user_path(name, origin):
+        return None
+    path = Path(origin)
+    init = "/__init__.py" if path.name == "__init__.py" else ".py"
+    return name.replace(".", "/") + init, path, spec.parent or ""
+
+
+def _imported_files(path: Path, package: str, out: dict, seen: set) -> None:
+    """The source files of the user modules a file imports, transitively (digests in ``out``).
+
+    An import of constants (``from helper import K``) or inside a function leaves no module
+    among the importer's globals: the import statement still names the file to cover.
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return
+    for name in _imported_names(str(path), stat.st_size, stat.st_mtime_ns, package):
+        found = _user_source_of(name)
+        if found is None or ("file", str(found[1])) in seen:
+            continue
+        label, source, inner = found
+        seen.add(("file", str(source)))
+        digest = file_digest(source)
+        if digest is not None:
+            out[label] = digest
+        _imported_files(source, inner, out, seen)
+
+
 def _module_inputs(module, out: dict, seen: set) -> None:
     """A user module's source file and module-level values, then the user modules it uses."""
     if id(module) in seen:
         return
     seen.add(id(module))
     path = _source_file(module)
-    if path is not None:
+    if path is not None and ("file", str(path)) not in seen:  # not yet found by an import
+        seen.add(("file", str(path)))
         out[_label(module)] = file_digest(path)
+        spec = getattr(module, "__spec__", None)
+        package = getattr(spec, "parent", None) or getattr(module, "__package__", "") or ""
+        _imported_files(path, package, out, seen)
     values, used = [], []
     for name, value in sorted(vars(module).items()):
         if name.startswith("__") and name.endswith("__"):
@@ -324,6 +426,59 @@ def code_fingerprint(obj) -> str | None:
     if parts is None:
         return None
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _returned_text(value) -> str:
+    """A stable text of what a probed function returned: dtype, shape and a hash of the values."""
+    try:
+        data = np.asarray(value)
+    except Exception:  # an object numpy cannot hold: its type is what can be compared
+        return f"returned {type(value).__qualname__}"
+    if data.dtype.kind not in "biufc":
+        try:
+            data = data.astype(float)
+        except (TypeError, ValueError):
+            return f"returned {type(value).__qualname__}"
+    data = data.astype(complex if data.dtype.kind == "c" else float)
+    if data.dtype.kind == "f":
+        data = np.where(np.isnan(data), np.nan, data)  # one NaN, whatever its payload
+    data = np.ascontiguousarray(data)
+    return f"{data.dtype}{data.shape}:{hashlib.sha256(data.tobytes()).hexdigest()[:16]}"
+
+
+def values_fingerprint(function, probes) -> str:
+    """SHA-256 (16 hex) of what ``function`` returns at each of the fixed ``probes``.
+
+    The behaviour of code outside calcheck, which its source cannot show: a bound that
+    reads a file on each call, or a value it computes at run time, gives other values
+    after the file changes, and so another fingerprint.
+
+    Parameters
+    ----------
+    function : callable
+        Called as ``function(**kwargs)`` for each probe, warnings silenced (a probe is not
+        a point the user runs).
+    probes : sequence of dict
+        The keyword arguments of each call, fixed by the caller.
+
+    Returns
+    -------
+    str
+        The hash of each call's outcome in order: the values returned (dtype, shape and
+        every number, NaN made one value), or ``raised <ExceptionType>`` for a call that
+        raised (a bound may refuse some sizes; the message is left out, it may hold
+        addresses). Equal values give equal fingerprints in every process.
+    """
+    digest = hashlib.sha256()
+    for kwargs in probes:
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                text = _returned_text(function(**kwargs))
+        except Exception as exc:  # the user's code refusing a probe is part of its behaviour
+            text = f"raised {type(exc).__qualname__}"
+        digest.update(text.encode() + b"\n")
+    return digest.hexdigest()[:16]
 
 
 class ContentKeyed:

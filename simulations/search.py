@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .experiments.base import BLOCK_REPS
-from .parallel import exit_with_parent, workers_spawned_ignoring_sigint
+from .parallel import attributed_call, exit_with_parent, workers_spawned_ignoring_sigint
 from .provenance import check_root_seed, generator
 from .search_budget import SEARCH_BUDGETS, SearchBudget, get_search_budget
 
@@ -122,7 +122,7 @@ def evaluate_batch(objective, thetas, *, n_jobs: int = 1, backend: str = "loky")
     if backend == "sequential" or n_jobs == 1 or len(rows) <= 1:
         out = []
         for t in rows:
-            out.append(_call(objective, t))
+            out.append(attributed_call(_call, objective, t))
             count(1)
         return np.array(out, dtype=float)
     import joblib
@@ -146,7 +146,7 @@ def evaluate_batch(objective, thetas, *, n_jobs: int = 1, backend: str = "loky")
             stack.enter_context(workers_spawned_ignoring_sigint())
         else:
             parallel = joblib.Parallel(n_jobs=n_jobs, backend=backend)
-        out = parallel(joblib.delayed(_call)(objective, t) for t in rows)
+        out = parallel(joblib.delayed(attributed_call)(_call, objective, t) for t in rows)
     count(len(rows))
     return np.array(out, dtype=float)
 

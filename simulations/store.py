@@ -31,7 +31,8 @@ file system.
 A store file without write permission opens read-only: a report can be re-rendered from it
 when it already holds every block (:attr:`ResultStore.read_only`). SQLite errors never leave
 this module raw: a damaged file raises :class:`StoreDamaged`, a full disk :class:`StoreFull`
-(both ``ValueError`` subclasses whose message says what to do).
+(both ``ValueError`` subclasses whose message says what to do), and so does any I/O
+error of SQLite's (a file-size limit, a disk quota, a failing device).
 """
 
 from __future__ import annotations
@@ -85,7 +86,25 @@ class StoreDamaged(ValueError):
 
 
 class StoreFull(ValueError):
-    """The disk filled while writing a block (the blocks already committed are kept)."""
+    """No room to write the store: a full disk, a file-size limit or a quota (blocks kept).
+
+    Also raised for SQLite's other I/O errors: the blocks already committed are kept.
+    """
+
+
+#: SQLite's primary result codes of a write that found no room: SQLITE_FULL (no space;
+#: some systems report a quota so), SQLITE_IOERR (a write refused: a file-size limit gives
+#: EFBIG, a quota EDQUOT, a failing device EIO, all reported as "disk I/O error").
+_SQLITE_FULL, _SQLITE_IOERR = 13, 10
+
+
+def _no_room(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed for want of room (or of a working disk) to write the store."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (_SQLITE_FULL, _SQLITE_IOERR)
+    text = str(exc)
+    return "full" in text or "disk I/O error" in text
 
 
 def _translated(method):
@@ -97,11 +116,16 @@ def _translated(method):
             return method(self, *args, **kwargs)
         except sqlite3.OperationalError as exc:
             text = str(exc)
-            if "full" in text:
+            if _no_room(exc):
+                said = (
+                    "the disk is full while writing the store"
+                    if "full" in text
+                    else "no room to write the store"
+                )
                 raise StoreFull(
-                    f"the disk is full while writing the store {self.path!r} ({text}); the "
-                    "blocks stored so far are kept: free space and rerun the same command to "
-                    "resume"
+                    f"{said} {self.path!r} ({text}: no space, a file-size limit (ulimit -f) "
+                    "or a disk quota); the blocks stored so far are kept: free space (or "
+                    "raise the limit) and rerun the same command to resume"
                 ) from None
             if "readonly" in text or "read-only" in text:
                 raise ValueError(

@@ -15,6 +15,7 @@ PUBLIC_MODULES = (
     "calcheck.testing",
     "calcheck.theory_checks.running.plan",
     "calcheck.theory_checks.report.from_results",
+    "calcheck.theory_checks.report.pictures",
     "calcheck.theory_checks.results.export",
     "calcheck.simulations.exact_coverage",
     "calcheck.plugin",

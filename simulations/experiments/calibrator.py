@@ -48,6 +48,7 @@ from .base import BLOCK_REPS, BinOutcome, Experiment, _jsonable
 from .calibrator_protocol import (
     AllowUnresolved,
     allow_unresolved,
+    calibrator_call,
     check_calibrator,
     describe_calibrator,
     fit_copy,
@@ -271,14 +272,17 @@ class CalibratorExperiment(Experiment):
     # ------------------------------------------------------------------ fitting
     def _predict(self, fitted, scores: np.ndarray) -> np.ndarray:
         name = type(self.calibrator).__name__
-        if callable(getattr(fitted, "predict_proba", None)):
-            out = np.asarray(fitted.predict_proba(scores), dtype=float)
-            if out.ndim == 2 and out.shape == (scores.size, 2):
-                out = out[:, 1]
-            how = "predict_proba"
-        else:
-            out = np.asarray(fitted.predict(scores), dtype=float)
-            how = "predict"
+        how = "predict_proba" if callable(getattr(fitted, "predict_proba", None)) else "predict"
+        raw = calibrator_call(fitted, how, scores)  # the user's exception: one line naming it
+        try:
+            out = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name}.{how} must return probabilities in [0, 1], got "
+                f"{type(raw).__name__} {raw!r:.80}"
+            ) from None
+        if how == "predict_proba" and out.ndim == 2 and out.shape == (scores.size, 2):
+            out = out[:, 1]
         if out.shape != scores.shape:
             raise ValueError(
                 f"{name}.{how} must return one probability per score (shape {scores.shape}, "

@@ -43,7 +43,7 @@ from .calibrator import (
     data_by_level,
     split_changing_cells,
 )
-from .calibrator_protocol import fit_copy, unresolved_advice
+from .calibrator_protocol import calibrator_call, fit_copy, unresolved_advice
 
 __all__ = ["MulticlassCalibratorExperiment", "MulticlassLevelSetOutcome"]
 
@@ -166,7 +166,7 @@ class MulticlassCalibratorExperiment(CalibratorExperiment):
     def _predict(self, fitted, scores: np.ndarray) -> np.ndarray:
         """``predict_proba`` of the fitted copy, checked: ``(m, L)`` numbers in [0, 1]."""
         name = type(self.calibrator).__name__
-        out = np.asarray(fitted.predict_proba(scores), dtype=float)
+        out = np.asarray(calibrator_call(fitted, "predict_proba", scores), dtype=float)
         if out.shape != scores.shape:
             raise ValueError(
                 f"{name}.predict_proba must return an (m, L) matrix, one row per score vector "

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..parallel import UserCodeError, user_code_error
 from .base import _jsonable, foreign_source_hash
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "DEFAULT_MAX_UNRESOLVED",
     "AllowUnresolved",
     "allow_unresolved",
+    "calibrator_call",
     "check_calibrator",
     "check_max_unresolved",
     "describe_calibrator",
@@ -195,11 +197,29 @@ def unresolved_advice(experiment, unresolved: float) -> str:
     )
 
 
+def calibrator_call(calibrator, method: str, *args, **kwargs):
+    """``calibrator.<method>(*args, **kwargs)``; what the user's calibrator raises, in one line.
+
+    The line names the calibrator's method and the user's ``file:line``
+    (:class:`~calcheck.simulations.parallel.UserCodeError`, a ValueError), in whichever
+    worker the replicate runs. calcheck's own calibrators raise as they are.
+    """
+    try:
+        return getattr(calibrator, method)(*args, **kwargs)
+    except Exception as exc:
+        cls = type(calibrator)
+        if isinstance(exc, UserCodeError) or cls.__module__.partition(".")[0] == "calcheck":
+            raise
+        what = f"the calibrator {cls.__module__}.{cls.__qualname__}.{method}"
+        raise user_code_error(what, exc) from exc
+
+
 def fit_copy(calibrator, scores, labels, rng, n_bins=None):
     """Fit a deep copy of ``calibrator``, passing ``rng=`` and ``n_bins=`` where ``fit`` takes them.
 
     Returns the fitted object: ``fit``'s result where it returns a calibrator (scikit-learn
-    returns self), else the copy (fitted in place).
+    returns self), else the copy (fitted in place). An exception of the user's ``fit`` is one
+    line naming it (:func:`calibrator_call`).
     """
     fitted = copy.deepcopy(calibrator)
     kwargs = {}
@@ -207,7 +227,7 @@ def fit_copy(calibrator, scores, labels, rng, n_bins=None):
         kwargs["rng"] = rng
     if n_bins is not None and _accepts(fitted.fit, "n_bins"):
         kwargs["n_bins"] = int(n_bins)
-    result = fitted.fit(scores, labels, **kwargs)
+    result = calibrator_call(fitted, "fit", scores, labels, **kwargs)
     return result if result is not None and hasattr(result, "fit") else fitted
 
 

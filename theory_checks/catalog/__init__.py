@@ -180,7 +180,7 @@ def _plugin_checks(key, module, budget) -> list:
             if not c.id.startswith(key + "."):
                 raise ValueError(f"check id {c.id!r} does not start with '{key}.'")
             registry.get(c.guarantee)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a plugin that exits must not end the command
         logger.warning(
             "calcheck: the checks of paper plugin %r (%s) not loaded: %s: %s",
             key,

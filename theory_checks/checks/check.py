@@ -246,6 +246,37 @@ class CheckResult(Exportable):
         caught = self.mutant is None or self.mutant.caught
         object.__setattr__(self, "passed", self.verdict == self.check.expect and caught)
 
+    def check_invariants(self) -> None:
+        """Raise ValueError unless the cells are those of one evaluation of the check.
+
+        Called on a result read from data (:func:`~calcheck.theory_checks.results.export.decode`,
+        its cells already checked), never on one computed: at least one cell, every cell
+        counts ``reps`` replicates and is tested at ``false_alarm / cells`` (Bonferroni), and
+        a guarantee's result holds its mutant (a missing mutant would pass a check that
+        catches no tightened claim).
+        """
+        if not 0 < self.false_alarm < 1:
+            raise ValueError(f"false_alarm must lie in (0, 1), got {self.false_alarm!r}")
+        if not self.cells:
+            raise ValueError("a check's result has at least one cell, got none")
+        level = self.false_alarm / len(self.cells)
+        for i, c in enumerate(self.cells):
+            if c.verdict.trials != self.reps:
+                raise ValueError(
+                    f"cells[{i}] counts {c.verdict.trials!r} replicates, the result {self.reps!r}"
+                )
+            if not math.isclose(c.verdict.level, level, rel_tol=1e-12):
+                raise ValueError(
+                    f"cells[{i}] is tested at level {c.verdict.level!r}, not false_alarm / "
+                    f"cells = {self.false_alarm!r} / {len(self.cells)}"
+                )
+        has_mutant = role_of(self.check) == "guarantee" and not is_sure_claim(self.check.claim)
+        if has_mutant != (self.mutant is not None):
+            raise ValueError(
+                f"a {role_of(self.check)} check of claim {self.check.claim!r} "
+                + ("holds a mutant" if self.mutant is not None else "needs its mutant, got None")
+            )
+
     def evidence(self) -> dict:
         """The cells with their numbers, JSON-able (the protocol's evidence)."""
         return {

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from ..results.export import Exportable
 from ..results.power import detectable_factor, mean_detectable_factor, no_power, quantile_interval
 from ..results.protocol import Mutant, json_number
 from ..results.verdicts import CoverageVerdict, coverage_verdict, critical_count
 from .events import MUTANT_FACTORS, MeanAtMost
+from .exact_evidence import CROSS_CHECK_LEVEL
 
 __all__ = [
     "CellResult",
@@ -111,6 +114,104 @@ class CellResult(Exportable):
         """The per-replicate successes (kept packed: implied checks compare them)."""
         bits = np.frombuffer(base64.b64decode(self.success_bits), dtype=np.uint8)
         return np.unpackbits(bits, count=self.verdict.trials).astype(bool)
+
+    def check_invariants(self) -> None:
+        """Raise ValueError unless the cell's numbers agree with each other and its verdict.
+
+        Called on a cell read from data (:func:`~calcheck.theory_checks.results.export.decode`,
+        its verdict already checked), never on one computed: the sizes and counts lie in
+        their ranges, the packed successes count the verdict's successes, exact and
+        certified coverages are probabilities that agree with the replicates as
+        :func:`~calcheck.theory_checks.checks.exact_evidence.cross_check` demanded (a
+        certificate cannot pass a cell its replicates fail), and a cell said to have power
+        has it (a forged ``no_power=""`` would turn a vacuous check into a passed one).
+        """
+        v = self.verdict
+        if self.n < 0 or self.n_bins < 0 or self.empty_bins < 0:
+            raise ValueError(
+                f"need n, n_bins and empty_bins >= 0, got {self.n!r}, "
+                f"{self.n_bins!r}, {self.empty_bins!r}"
+            )
+        if self.alpha is not None and not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must lie in (0, 1) or be None, got {self.alpha!r}")
+        if not 0 <= self.vacuous_replicates <= v.trials:
+            raise ValueError(
+                f"vacuous_replicates must lie in [0, trials={v.trials}], got "
+                f"{self.vacuous_replicates!r}"
+            )
+        if self.success_bits:
+            _check_packed_successes(self.success_bits, v.successes, v.trials)
+        for name, lower_bound in (("exact_coverage", False), ("certified_coverage", True)):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not 0 <= value <= 1:  # NaN fails too
+                raise ValueError(f"{name} must lie in [0, 1] or be None, got {value!r}")
+            if _beyond_replicates(value, v.successes, v.trials, lower_bound):
+                raise ValueError(
+                    f"{name} {value!r} disagrees with {v.successes} of {v.trials} replicates "
+                    f"(beyond their {1 - CROSS_CHECK_LEVEL:.6g} Clopper-Pearson interval)"
+                )
+            if value >= 1 and not self.no_power:
+                raise ValueError(f"{name} is 1, yet no_power is empty (the claim cannot fail)")
+        ci = self.critical_factor_ci
+        if ci is not None and (len(ci) != 2 or not all(isinstance(x, float | int) for x in ci)):
+            raise ValueError(f"critical_factor_ci must be a pair of numbers or None, got {ci!r}")
+        if not self.no_power and not _test_has_power(v, self.vacuous_replicates):
+            raise ValueError(
+                f"no_power is empty, but {v.trials} replicates at claimed {v.claimed!r} and "
+                f"level {v.level!r} with {self.vacuous_replicates} vacuous ones flag nothing"
+            )
+
+
+def _check_packed_successes(bits: str, successes: int, trials: int) -> None:
+    """Raise ValueError unless ``bits`` packs ``trials`` bits of which ``successes`` are set."""
+    try:
+        packed = base64.b64decode(bits, validate=True)
+    except ValueError as exc:  # binascii.Error
+        raise ValueError(f"success_bits is not base64 ({exc})") from None
+    if len(packed) != (trials + 7) // 8:
+        raise ValueError(
+            f"success_bits holds {len(packed)} bytes, {trials} replicates take {(trials + 7) // 8}"
+        )
+    ones = int(np.unpackbits(np.frombuffer(packed, dtype=np.uint8), count=trials).sum())
+    if ones != successes:
+        raise ValueError(f"success_bits holds {ones} successes, the verdict {successes}")
+
+
+def _test_has_power(verdict, vacuous_replicates: int) -> bool:
+    """Whether some outcome is flagged with ``vacuous_replicates`` sure successes.
+
+    The condition :func:`~calcheck.theory_checks.results.power.no_power` tests (the flag
+    count at least the sure successes), by one binomial cdf instead of a root search.
+    """
+    if verdict.claimed >= 1:
+        return vacuous_replicates <= verdict.trials - 1
+    return _flags_at(int(vacuous_replicates), int(verdict.trials), verdict.claimed, verdict.level)
+
+
+@functools.lru_cache(maxsize=4096)
+def _flags_at(successes: int, trials: int, claimed: float, level: float) -> bool:
+    # a check's cells share their trials, claim and level: once each
+    return bool(stats.binom.cdf(successes, trials, claimed) < level)
+
+
+def _beyond_replicates(value: float, successes: int, trials: int, lower_bound: bool) -> bool:
+    """Whether a probability lies beyond what the replicates allow, as ``cross_check`` says.
+
+    Outside the two-sided Clopper-Pearson interval at confidence ``1 -``
+    :data:`~calcheck.theory_checks.checks.exact_evidence.CROSS_CHECK_LEVEL` (with its
+    1e-12 slack); a lower bound (``lower_bound``) only above it. The interval's ends are
+    where a binomial tail is half the level: one cdf decides, not two root searches.
+    """
+    tail = CROSS_CHECK_LEVEL / 2
+    if successes < trials and stats.binom.cdf(successes, trials, value - 1e-12) < tail:
+        return True  # above the interval's upper end
+    return (
+        not lower_bound
+        and successes > 0
+        and stats.binom.sf(successes - 1, trials, value + 1e-12) < tail  # below its lower end
+    )
 
 
 def cell_result(check, exp, outcome, alpha, values, claim, level) -> CellResult:

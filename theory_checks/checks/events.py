@@ -30,10 +30,12 @@ Events
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.exceptions import ComplexWarning
 
 from calcheck.bounds import registry
 from calcheck.simulations.experiments.base import ratio
@@ -57,6 +59,7 @@ __all__ = [
     "Within",
     "constant",
     "other_guarantee",
+    "real_bound_values",
     "stated",
     "statistic_sup",
     "substitute",
@@ -136,17 +139,58 @@ class BoundRule:
     scale: float = 1.0
 
     def radius(self, guarantee_id: str, symbols: dict, alpha):
-        """The radius at miscoverage ``alpha`` (None for alpha-free guarantees)."""
+        """The radius at miscoverage ``alpha`` (None for alpha-free guarantees).
+
+        Raises
+        ------
+        ValueError
+            Where the bound returns complex values (naming the guarantee).
+        """
         pool = dict(symbols)
         for name, f in self.substitutions:
             pool[name] = f(symbols)
         if self.function is not None:
-            return self.scale * np.asarray(self.function(pool, alpha), dtype=float)
+            what = f"the bound rule {self.name!r} of {guarantee_id}"
+            return self.scale * real_bound_values(lambda: self.function(pool, alpha), what)
         g = registry.get(self.guarantee or guarantee_id)
         if alpha is not None:
             pool["alpha"] = alpha
         kwargs = {k: pool[k] for k in g.parameters if k in pool}
-        return self.scale * np.asarray(g.function(**kwargs), dtype=float)
+        return self.scale * real_bound_values(lambda: g.function(**kwargs), f"the bound of {g.id}")
+
+
+def real_bound_values(evaluate: Callable, what: str) -> np.ndarray:
+    """``evaluate()`` (a bound's values) as floats; complex values are refused.
+
+    Casting complex values to float drops their imaginary part with only a numpy warning,
+    and the check would go on with numbers the bound never returned (``sqrt`` of a
+    negative argument, say). The cast may happen inside the bound's own wrapper (a user's
+    bound is cast there), so numpy's ComplexWarning is an error while it is evaluated.
+
+    Parameters
+    ----------
+    evaluate : callable
+        Evaluates the bound, without arguments.
+    what : str
+        The bound, named in the error (``"the bound of mine.thm1"``).
+
+    Raises
+    ------
+    ValueError
+        Where the values are complex (even with a zero imaginary part).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ComplexWarning)
+        try:
+            raw = evaluate()
+            if not np.iscomplexobj(raw):
+                return np.asarray(raw, dtype=float)
+        except ComplexWarning:  # cast to float inside the bound's wrapper: complex all the same
+            pass
+    raise ValueError(
+        f"{what} returned complex values; a bound must return real numbers >= 0 (a "
+        "complex value is never cast to real: its imaginary part would be dropped)"
+    )
 
 
 def stated() -> BoundRule:

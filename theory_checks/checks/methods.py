@@ -28,14 +28,26 @@ __all__ = [
 #: The data keywords a bound may ask for (one home), name -> meaning; each is given per
 #: replicate, vectorised: ``(R, B)`` arrays have one row per replicate and one column per bin
 #: (per level set of a user's calibrator), ``(R,)`` arrays one entry per replicate.
+#: Which points they count depends on the method: histogram binning's own bins know the
+#: points each bin averages; a calibrator object (a user's, scaling_binning) is seen only
+#: through its outputs, so its level set holds every calibration point mapped to it, also
+#: those it did not average (a sample-splitting calibrator's other split).
 DATA_KEYWORDS = {
-    "counts": "(R, B) calibration points whose labels the bin averages (its level set's points)",
-    "means": "(R, B) the bin's sample mean of those labels (its prediction for histogram "
-    "binning); for a bin without points, the value the calibrator predicts there",
-    "variances": "(R, B) the bin's biased sample variance (1/N) sum (y - mean)^2 of those "
-    "labels (0 for a bin without points)",
-    "n_used": "(R,) calibration points the bin means were computed from (counts summed: "
-    "n - (B - 1) for UMD, the second split for UMS)",
+    "counts": "(R, B) calibration points counted in the bin. Histogram binning (umd, "
+    "zadrozny_elkan, randomized_umd, ums, fixed_width): the points whose labels the bin "
+    "averages (not UMD's B - 1 edge points, not UMS's first split). A calibrator of your "
+    "own, and scaling_binning: every calibration point given to fit whose output is the "
+    "level set's (summing to n), also the points it did not average: a sample-splitting "
+    "calibrator averaged fewer (user guide, 'What the data keywords count'); its columns past "
+    "its level sets are 0",
+    "means": "(R, B) the sample mean of the labels of the points `counts` counts: histogram "
+    "binning's prediction; for a calibrator of your own, not its prediction unless it "
+    "averages exactly those labels; for a bin without points, the value predicted there",
+    "variances": "(R, B) the biased sample variance (1/N) sum (y - mean)^2 of the labels of "
+    "the points `counts` counts (0 for a bin without points)",
+    "n_used": "(R,) `counts` summed: n - (B - 1) for umd and randomized_umd, the second "
+    "split for ums, n for zadrozny_elkan and fixed_width; for a calibrator of your own and "
+    "scaling_binning n (less the points whose output lies in a stretch left unresolved)",
 }
 
 #: Events whose bound may be a radius per bin ``(R, B)``: every output within its bin's

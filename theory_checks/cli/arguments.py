@@ -14,6 +14,7 @@ __all__ = [
     "BUDGET_NAMES",
     "DEFAULT_OUT",
     "DefaultsHelp",
+    "RecordGiven",
     "add_alpha_argument",
     "add_budget_argument",
     "add_false_alarm_argument",
@@ -25,6 +26,7 @@ __all__ = [
     "add_progress_argument",
     "add_seed_argument",
     "add_study_argument",
+    "given_on_command_line",
     "resolve_jobs",
 ]
 
@@ -42,6 +44,39 @@ class DefaultsHelp(argparse.HelpFormatter):
         if "default" in text or action.default in (None, False, argparse.SUPPRESS):
             return text
         return f"{text} (default: %(default)s)"
+
+
+#: The namespace attribute where :class:`RecordGiven` notes the options the command line gave.
+GIVEN_OPTIONS = "given_options"
+
+
+class RecordGiven(argparse.Action):
+    """Store an option's value, and note that the command line gave it.
+
+    An option with a default (``--criterion failure``, ``--seed 0``) reads the same whether
+    it was typed or not; a study file's key yields only to a typed one
+    (:func:`given_on_command_line`). The help is that of a plain stored option.
+    """
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        """Store ``values`` at the option's ``dest`` and add ``dest`` to the given ones."""
+        setattr(namespace, self.dest, values)
+        given = getattr(namespace, GIVEN_OPTIONS, frozenset())
+        setattr(namespace, GIVEN_OPTIONS, given | {self.dest})
+
+
+def given_on_command_line(args, dest: str) -> bool:
+    """Whether the command line gave the option stored in ``dest`` (by :class:`RecordGiven`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments.
+    dest : str
+        The option's attribute (``"criterion"`` for ``--criterion``); an option stored by
+        another action answers False (one whose default is None says it by its value).
+    """
+    return dest in getattr(args, GIVEN_OPTIONS, ())
 
 
 # named as before the options shared it: for a value that is not an integer at all, argparse
@@ -74,7 +109,7 @@ def resolve_jobs(args) -> None:
 
 def add_seed_argument(s: argparse.ArgumentParser, default: int, help: str = "root seed") -> None:
     """``--seed SEED``: the root seed of the command's random draws."""
-    s.add_argument("--seed", type=int, default=default, help=help)
+    s.add_argument("--seed", type=int, default=default, help=help, action=RecordGiven)
 
 
 def add_out_argument(
@@ -86,7 +121,7 @@ def add_out_argument(
 
 def add_budget_argument(s: argparse.ArgumentParser, help: str) -> None:
     """``--budget {quick,full}``: the size of the work (quick by default)."""
-    s.add_argument("--budget", choices=BUDGET_NAMES, default="quick", help=help)
+    s.add_argument("--budget", choices=BUDGET_NAMES, default="quick", help=help, action=RecordGiven)
 
 
 def add_study_argument(s: argparse.ArgumentParser, help: str, metavar: str | None = None) -> None:
@@ -120,7 +155,7 @@ def add_n_bins_argument(
 
 def add_alpha_argument(s: argparse.ArgumentParser, help: str, default: float | None = None) -> None:
     """``--alpha ALPHA``: the miscoverage."""
-    s.add_argument("--alpha", type=float, default=default, help=help)
+    s.add_argument("--alpha", type=float, default=default, help=help, action=RecordGiven)
 
 
 def add_false_alarm_argument(

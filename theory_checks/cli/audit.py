@@ -7,7 +7,7 @@ from pathlib import Path
 
 from calcheck.simulations.files import json_text
 
-from ..report.audit import audit_problems, audit_rows, audit_table, cell_rows
+from ..report.audit import audit_problems, audit_rows, audit_table, cell_rows, check_results
 from .arguments import DEFAULT_OUT, add_json_argument
 
 __all__ = ["add_audit_arguments", "cmd_audit"]
@@ -35,16 +35,22 @@ def cmd_audit(args) -> int:
         )
     try:
         data = json.loads(path.read_text())
-        rows = audit_rows(data)
-    except (ValueError, KeyError, TypeError) as exc:
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:  # not JSON (or nested beyond reading)
         raise ValueError(f"{path} is not a calcheck run's results.json ({exc})") from None
+    try:
+        check_results(data)  # what the audit reads, named where it is wrong
+    except ValueError as exc:
+        raise ValueError(f"{path} is not a calcheck run's results.json: {exc}") from None
+    rows = audit_rows(data)
     problems = audit_problems(data)
     if args.json:
         out = {"results": str(path), "rows": rows, "cells": cell_rows(data), "problems": problems}
         print(json_text(out, indent=1))
     else:
         print(audit_table(data))
-        head = data.get("headline", {}).get("text")
+        head = (data.get("headline") or {}).get("text")
         if head:
             print(f"\n{head}.")
         if problems:

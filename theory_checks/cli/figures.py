@@ -181,8 +181,15 @@ def _check_requirements(modules: dict) -> None:
             except ImportError:
                 missing.setdefault(pip_name, []).append(fig_id)
     if missing:
-        needs = "; ".join(f"{', '.join(ids)} need {pkg}" for pkg, ids in missing.items())
+        # one figure "needs", several "need"; one package "is", several "are"
+        needs = "; ".join(
+            f"{', '.join(ids)} {'needs' if len(ids) == 1 else 'need'} {pkg}"
+            for pkg, ids in missing.items()
+        )
+        absent = "which is" if len(missing) == 1 else "which are"
+        figures = {fig_id for ids in missing.values() for fig_id in ids}
+        leave = "that figure" if len(figures) == 1 else "those figures"
         raise ValueError(
-            f"{needs}, which is not installed: python -m pip install "
-            f"{' '.join(missing)} (or leave those figures out)"
+            f"{needs}, {absent} not installed: python -m pip install "
+            f"{' '.join(missing)} (or leave {leave} out)"
         )

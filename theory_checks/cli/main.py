@@ -16,7 +16,7 @@ from pathlib import Path
 
 from calcheck.bounds import registry
 from calcheck.simulations.files import json_text
-from calcheck.simulations.parallel import LOG_FORMAT
+from calcheck.simulations.parallel import LOG_FORMAT, attributed_error
 from calcheck.simulations.provenance import package_version
 
 from .arguments import (
@@ -83,6 +83,13 @@ def _cmd_list(args) -> int:
 
     if args.methods:
         return _print_methods(args.json)
+    if args.laws:
+        return _print_laws(args.json)
+    if args.study_schema:
+        from ..study.files import schema_markdown
+
+        print(schema_markdown())
+        return 0
     checks = all_checks("quick")
     covered = {}
     for c in checks:
@@ -244,6 +251,23 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _print_laws(as_json: bool) -> int:
+    """``calcheck list --laws``: each shipped law's name, family and definition."""
+    from calcheck.simulations.laws import LAWS
+
+    rows = [
+        {"name": name, "family": type(law).__name__, "law": repr(law)} for name, law in LAWS.items()
+    ]
+    if as_json:
+        print(json_text(rows, indent=1))
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        text = r["law"] if len(r["law"]) <= 100 else r["law"][:97] + "..."
+        print(f"{r['name']:<{width}}  {text}")
+    return 0
+
+
 def _add_list_arguments(s: argparse.ArgumentParser) -> None:
     """The options of ``calcheck list``."""
     add_json_argument(s)
@@ -251,6 +275,16 @@ def _add_list_arguments(s: argparse.ArgumentParser) -> None:
         "--methods",
         action="store_true",
         help="list the method x event pairs a guarantee of your own can name",
+    )
+    s.add_argument(
+        "--laws",
+        action="store_true",
+        help="list the laws the suite ships (calcheck.LAWS), by name, as a study file names them",
+    )
+    s.add_argument(
+        "--study-schema",
+        action="store_true",
+        help="print every key a study file may hold, with its type and meaning (Markdown)",
     )
 
 
@@ -390,10 +424,21 @@ def main(argv=None) -> int:
         return interrupted_status(interruption, _kept_when_interrupted(args))
 
 
+#: errno of a write that found no room: a full disk, a file-size limit, a disk quota.
+_NO_ROOM = frozenset(
+    code for code in (errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", None)) if code
+)
+
+
 def _failed(exc: BaseException) -> int:
-    """The exit status (and one line) of a command that raised ``exc``; re-raises the rest."""
+    """The exit status (and one line) of a command that raised ``exc``; re-raises the rest.
+
+    An exception of the user's code (a calibrator, a law's eta, a plugin's code) that ran
+    here is one line naming it, as one from a worker is (``attributed_error``).
+    """
+    user_error = attributed_error(exc) if isinstance(exc, Exception) else None
     try:
-        raise exc
+        raise user_error or exc
     except BrokenPipeError:
         # the reader of our output went away (``calcheck list | head``): stop quietly, and
         # keep Python from reporting the pipe again when it flushes stdout at exit
@@ -412,13 +457,15 @@ def _failed(exc: BaseException) -> int:
         )
         return 2
     except OSError as exc:
-        if exc.errno != errno.ENOSPC:
+        if exc.errno not in _NO_ROOM:
             raise
         # atomic writes leave the previous files whole; the store keeps its blocks
         where = f" writing {exc.filename}" if exc.filename else ""
+        why = "no space left on the device" if exc.errno == errno.ENOSPC else exc.strerror
         print(
-            f"calcheck: error: no space left on the device{where}; the previous outputs are "
-            "unchanged and stored blocks are kept: free space and rerun the same command",
+            f"calcheck: error: {why}{where} (a full disk, a file-size limit (ulimit -f) or a "
+            "disk quota); the previous outputs are unchanged and stored blocks are kept: free "
+            "space (or raise the limit) and rerun the same command",
             file=sys.stderr,
         )
         return 2

@@ -38,6 +38,7 @@ from .arguments import (
     add_progress_argument,
     add_seed_argument,
     add_study_argument,
+    given_on_command_line,
 )
 from .progress import (
     LIMIT_BYTES,
@@ -172,32 +173,6 @@ def _exclusive(out: Path):
             f.truncate()
 
 
-@contextmanager
-def _cluster(args):
-    """``--scheduler``: connect a dask client to the cluster for the run (the engine uses it)."""
-    if args.scheduler is None:
-        yield
-        return
-    if args.backend not in ("loky", "dask"):
-        raise ValueError(f"--scheduler needs --backend dask, got --backend {args.backend}")
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ValueError(
-            "--scheduler needs dask.distributed: python -m pip install 'dask[distributed]'"
-        ) from None
-    from calcheck.simulations.parallel import probe_dask_scheduler
-
-    probe_dask_scheduler(args.scheduler)  # refused / timed out / not a scheduler, in seconds
-    args.backend = "dask"
-    try:
-        client = Client(args.scheduler, timeout=SCHEDULER_TIMEOUT)
-    except (OSError, TimeoutError) as exc:
-        raise ValueError(f"cannot reach the dask scheduler {args.scheduler!r}: {exc}") from None
-    with client:
-        yield
-
-
 def _move_aside(path: Path) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.stem}.damaged-{stamp}{path.suffix}")
@@ -223,6 +198,28 @@ class _Plan:
     clock: Clock
 
 
+def _study_replacements(args) -> dict:
+    """What the command line replaces in a study file: key -> (value, the flag as typed).
+
+    A flag the command line gave wins over the file's key, and the run says so in one line:
+    ``--reps`` over ``reps`` (so does an explicit ``--budget``, whose replicates it sets
+    where ``--reps`` is not given), ``--false-alarm`` over ``false_alarm``. The file's
+    laws, grid and alphas are its own (``run`` has no flags for them; ``--checks`` with
+    ``--study`` is refused).
+    """
+    from ..checks.budgets import BUDGETS
+
+    out = {}
+    if args.reps is not None:
+        out["reps"] = (args.reps, f"--reps {args.reps}")
+    elif given_on_command_line(args, "budget"):
+        reps = BUDGETS[args.budget].reps
+        out["reps"] = (reps, f"--budget {args.budget} ({reps} replicates per cell)")
+    if args.false_alarm is not None:
+        out["false_alarm"] = (args.false_alarm, f"--false-alarm {args.false_alarm}")
+    return out
+
+
 def _plan(args) -> _Plan:
     """The checks (of the catalog or of a --study), their sizes and the checked output folder."""
     from ..catalog import all_checks
@@ -233,7 +230,16 @@ def _plan(args) -> _Plan:
     if args.study:
         if args.checks:
             raise ValueError("give either --study or --checks, not both")
-        check, options = load_study(args.study)
+        replace = _study_replacements(args)
+        check, options = load_study(
+            args.study,
+            {key: value for key, (value, _) in replace.items()},
+            on_replace=lambda key, file_value: print(
+                f"calcheck: {replace[key][1]} overrides the study file's {key} = {file_value}",
+                file=sys.stderr,
+                flush=True,
+            ),
+        )
         checks = [check, *options["controls"]]
     else:
         checks = _select(all_checks(args.budget), args.checks)
@@ -272,8 +278,15 @@ def cmd_run(args) -> int:
         stored["blocks"] += 1
 
     from ..report.picture_drawer import PictureDrawer, picture_processes
+    from ..running.cluster import dask_scheduler
 
-    with _exclusive(plan.out), stop_on_signals(), _cluster(args):
+    with (
+        _exclusive(plan.out),
+        stop_on_signals(),
+        dask_scheduler(
+            args.scheduler, args.backend, flag="--scheduler", timeout=SCHEDULER_TIMEOUT
+        ) as args.backend,
+    ):
         # each guarantee's picture is drawn while the run goes on, as its checks end
         processes = picture_processes(args.jobs, plan.pictures)
         drawer = PictureDrawer(plan.checks, plan.out / "plots", plan.reps, processes=processes)

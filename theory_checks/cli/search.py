@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .arguments import (
+    RecordGiven,
     add_alpha_argument,
     add_budget_argument,
     add_jobs_argument,
@@ -17,6 +18,7 @@ from .arguments import (
     add_progress_argument,
     add_seed_argument,
     add_study_argument,
+    given_on_command_line,
 )
 
 __all__ = ["add_search_arguments", "cmd_search"]
@@ -106,6 +108,7 @@ def _add_size_arguments(s: argparse.ArgumentParser) -> None:
         "--criterion",
         choices=CRITERIA,
         default="failure",
+        action=RecordGiven,
         help="what is maximised: failure (counterexamples with a narrow basin, e.g. "
         "gpr20.cor3), tightness or mean_ratio (worst cases where the whole error "
         "distribution grows, e.g. eta -> 1/2 in Hoeffding steps)",
@@ -349,6 +352,58 @@ def _expected(result) -> bool:
     return result.found if result.bound != "stated" else not result.found
 
 
+def _study_replacements(args) -> dict:
+    """What the command line replaces in a study file: dotted key -> (value, the flag as typed).
+
+    An option the command line gave wins over the file's key (:func:`_study` says so in one
+    line); one it did not give leaves the file's value (or the file's default). ``--alpha``
+    replaces the file's ``alphas``, ``--n``, ``--n-bins`` and ``--grid KEY=VALUE`` one grid
+    list each, ``--family-opt KEY=VALUE`` one of the ``[search]`` table's ``options``.
+    """
+    # each replaces the [search] key of its name; --evaluations and --reps have no default
+    given = [d for d in ("budget", "criterion", "seed") if given_on_command_line(args, d)]
+    given += [d for d in ("evaluations", "reps") if getattr(args, d) is not None]
+    out = {f"search.{d}": (getattr(args, d), f"--{d} {getattr(args, d)}") for d in given}
+    if given_on_command_line(args, "alpha"):
+        out["alphas"] = ([args.alpha], f"--alpha {args.alpha}")
+    grid = [(k, v, f"--grid {k}={v}") for k, v in args.grid]
+    grid += [(k, v, f"--{k.replace('_', '-')} {v}") for k, v in _size_options(args)]
+    for key, value, flag in grid:
+        if f"grid.{key}" in out:
+            raise ValueError(f"grid {key} is given twice ({out[f'grid.{key}'][1]} and {flag})")
+        out[f"grid.{key}"] = ([value], flag)
+    for key, value in args.family_opt:
+        out[f"search.options.{key}"] = (value, f"--family-opt {key}={value}")
+    return out
+
+
+def _size_options(args) -> list:
+    """``--n`` and ``--n-bins`` where given: (grid key, value)."""
+    return [(k, v) for k, v in (("n", args.n), ("n_bins", args.n_bins)) if v is not None]
+
+
+def _say_replaced(flags: dict):
+    """``on_replace`` of the study loaders: one line per key of the file a flag replaces."""
+
+    def said(key, file_value):
+        shown = key.removeprefix("search.")
+        print(
+            f"calcheck: {flags[key]} overrides the study file's {shown} = "
+            f"{_toml_value(file_value)}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return said
+
+
+def _toml_value(value) -> str:
+    """A study file's value as the override line shows it (``failure``, ``[500, 2000]``)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def _study(args) -> int:
     from calcheck.simulations.laws.families import get_family
     from calcheck.simulations.search import get_search_budget
@@ -357,7 +412,12 @@ def _study(args) -> int:
     from ..search.report import check_search_folder, save_search
     from ..study.files import load_search_study
 
-    runs = load_search_study(args.study)
+    replace = _study_replacements(args)
+    runs = load_search_study(
+        args.study,
+        {key: value for key, (value, _) in replace.items()},
+        on_replace=_say_replaced({key: flag for key, (_, flag) in replace.items()}),
+    )
     families = [get_family(kw["family"], **kw["family_options"]) for kw in runs]
     pairs = list(zip(runs, families, strict=True))
     check_search_folder(
@@ -366,15 +426,9 @@ def _study(args) -> int:
     results = []
     for i, (kw, family) in enumerate(pairs):
         guarantee, _ = resolve_target(kw["target"])
-        sizes = {k: kw[k] for k in ("evaluations", "reps")}  # the file's, then the flags'
-        sizes.update(
-            {
-                k: v
-                for k, v in (("evaluations", args.evaluations), ("reps", args.reps))
-                if v is not None
-            }
+        budget = get_search_budget(kw["budget"]).sized(
+            evaluations=kw["evaluations"], reps=kw["reps"], dim=family.dim
         )
-        budget = get_search_budget(kw["budget"]).sized(**sizes, dim=family.dim)
         result = search(
             kw["target"],
             family,

@@ -21,6 +21,7 @@ __all__ = [
     "audit_rows",
     "audit_table",
     "cell_rows",
+    "check_results",
     "critical_factor_text",
     "tolerance_text",
     "tuned_without_reason",
@@ -45,6 +46,97 @@ AUDIT_HEADERS = (
 
 #: The default tolerance of each series kind (a check that sets another is listed).
 DEFAULT_TOLERANCES = {"rate": ("slack", 0.05), "exponent": ("tolerance", 0.1)}
+
+
+_TEXT = (str, type(None))
+_NUMBER = (int, float, type(None))
+#: What the audit reads of each check's record: key -> (JSON types allowed, required).
+_CHECK_FIELDS = {
+    "id": ((str,), True),
+    "role": ((str,), True),
+    "verdict": ((str,), True),
+    "counted_as": (_TEXT, False),
+    "kind": (_TEXT, False),
+    "event": (_TEXT, False),
+    "decided_by": (_TEXT, False),
+    "mutant": ((dict, type(None)), False),
+    "power": ((str, int, float, type(None)), False),
+    "powerless": ((list, type(None)), False),
+    "implied_by": (_TEXT, False),
+    "cells": ((list, type(None)), False),
+    "slack": (_NUMBER, False),
+    "tolerance": (_NUMBER, False),
+    "tolerance_reason": (_TEXT, False),
+}
+#: What the audit reads of a mutant: key -> (JSON types allowed, required).
+_MUTANT_FIELDS = {
+    "claim": ((str,), True),
+    "caught": ((bool,), True),
+    "detail": (_TEXT, False),
+}
+_JSON_NAMES = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    bool: "true or false",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
+
+
+def _json_kind(value) -> str:
+    """A JSON value in words, echoed briefly: ``a list [1, 2]``."""
+    return f"{_JSON_NAMES.get(type(value), type(value).__name__)} {_snippet(value)}"
+
+
+def _snippet(value, limit: int = 60) -> str:
+    """``value`` as short text (its repr, cut to ``limit`` characters)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_fields(record: dict, fields: dict, where: str) -> None:
+    for key, (types, required) in fields.items():
+        if key not in record:
+            if required:
+                raise ValueError(f"{where} has no {key!r}")
+            continue
+        value = record[key]
+        # bool is an int to Python, not a number to JSON
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            wanted = " or ".join(dict.fromkeys(_JSON_NAMES[t] for t in types))
+            raise ValueError(f"{where}.{key} must be {wanted}, got {_json_kind(value)}")
+
+
+def check_results(data) -> None:
+    """Raise ValueError saying what of a ``results.json`` the audit cannot read.
+
+    The audit reads ``checks`` (a list of objects with ``id``, ``role`` and ``verdict``;
+    their mutant, cells and tolerances where given) and ``headline`` (an object, its
+    ``text``); the message names the first field that is missing or of another type.
+    """
+    if not isinstance(data, dict):
+        raise ValueError(f"its top level must be an object, got {_json_kind(data)}")
+    if "checks" not in data:
+        raise ValueError("it has no 'checks'")
+    if not isinstance(data["checks"], list):
+        raise ValueError(f"'checks' must be a list, got {_json_kind(data['checks'])}")
+    for i, record in enumerate(data["checks"]):
+        where = f"checks[{i}]"
+        if not isinstance(record, dict):
+            raise ValueError(f"{where} must be an object, got {_json_kind(record)}")
+        _check_fields(record, _CHECK_FIELDS, where)
+        if record.get("mutant") is not None:
+            _check_fields(record["mutant"], _MUTANT_FIELDS, f"{where}.mutant")
+        for j, cell in enumerate(record.get("cells") or ()):
+            if not isinstance(cell, dict):
+                raise ValueError(f"{where}.cells[{j}] must be an object, got {_json_kind(cell)}")
+    headline = data.get("headline")
+    if headline is not None and not isinstance(headline, dict):
+        raise ValueError(f"'headline' must be an object, got {_json_kind(headline)}")
+    if headline is not None:
+        _check_fields(headline, {"text": (_TEXT, False)}, "headline")
 
 
 def audit_rows(data: dict) -> list[dict]:
@@ -146,7 +238,7 @@ def tuned_without_reason(data: dict) -> list[str]:
 def audit_problems(data: dict) -> list[str]:
     """Guarantees that cannot fail on their design, and tolerances tuned without a reason."""
     out = [
-        f"{c['id']}: mutant not caught ({c['mutant']['claim']}: {c['mutant']['detail']})"
+        f"{c['id']}: mutant not caught ({c['mutant']['claim']}: {c['mutant'].get('detail')})"
         for c in data["checks"]
         if c["role"] == "guarantee" and c.get("mutant") and not c["mutant"]["caught"]
     ]

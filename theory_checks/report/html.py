@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from pathlib import Path
 
 from calcheck.figures.findings import status
@@ -26,7 +27,8 @@ body{font-family:system-ui,sans-serif;max-width:1300px;margin:2em auto;padding:0
 figure.pic{display:block;max-width:100%;margin:0.5em 0 1.5em 0;border-top:none;padding-top:0}
 table{border-collapse:collapse;font-size:0.85em;margin:1em 0;display:block;overflow-x:auto}
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;
-overflow-wrap:break-word;max-width:28em} td code{overflow-wrap:anywhere}
+overflow-wrap:break-word;max-width:28em}
+td code.id{overflow-wrap:normal;word-break:normal}
 td:nth-child(2){white-space:nowrap}
 th{background:#f0f0f0;overflow-wrap:normal} .ok{color:#060} .fail{color:#b00;font-weight:bold}
 figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em} img{max-width:100%}
@@ -59,13 +61,23 @@ def _docs_note(base: str | None) -> str:
     )
 
 
+def _check_id_html(check_id: str) -> str:
+    """A check id in ``<code>``, breakable only after a dot between names.
+
+    A narrow column otherwise broke ids mid-name (``gr21.t`` / ``hm3``); a dot inside a
+    number (``times_0.7``) is no place to break either.
+    """
+    escaped = html.escape(check_id)
+    return f"<code class='id'>{re.sub(r'[.](?![0-9])', '.<wbr>', escaped)}</code>"
+
+
 def _verdict_table(results: dict, base: str | None = None) -> str:
     meta = results.get("meta", {})
     rows = []
     for c in results["checks"]:
         cls = "ok" if c["passed"] else "fail"
         cols = list(summary_row(c))
-        cols[0] = f"<code>{html.escape(cols[0])}</code>{_doc_link(c['guarantee'], base)}"
+        cols[0] = _check_id_html(cols[0]) + _doc_link(c["guarantee"], base)
         cols[2] = f"<span class='{cls}'>{html.escape(cols[2])}</span>"
         cols[1:2] = [html.escape(cols[1])]
         cols[3:] = [html.escape(x) for x in cols[3:]]
@@ -109,7 +121,7 @@ def _audit(results: dict) -> str:
             )
             for h in AUDIT_HEADERS
         ]
-        cells[0] = f"<code>{cells[0]}</code>"
+        cells[0] = _check_id_html(str(r[AUDIT_HEADERS[0]]))
         rows.append(
             f"<tr class='{'fail' if bad else ''}'>"
             + "".join(f"<td>{c}</td>" for c in cells)

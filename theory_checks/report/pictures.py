@@ -19,7 +19,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["draw_guarantee_pictures", "picture_tasks"]
+__all__ = ["draw_guarantee_pictures", "picture_tasks", "plot_coverage"]
 
 logger = logging.getLogger(__name__)
 
@@ -368,3 +368,212 @@ def draw_guarantee_pictures(results: dict, folder, skip=frozenset()) -> dict[str
     drawn = dict(_draw_one(*task) for task in tasks)
     logger.info("%d guarantee pictures in %s", len(drawn), folder)
     return drawn
+
+
+# ------------------------------------------------------------- coverage against a grid key
+def plot_coverage(results, x: str = "n", ax=None):
+    """Coverage against ``x`` (n, or any grid key), with Clopper-Pearson intervals and the claim.
+
+    :meth:`CheckResult.plot <calcheck.theory_checks.checks.check.CheckResult.plot>` draws
+    every cell of one result on its own row; this draws how the coverage moves along a grid:
+    one line per law and per value of the other grid keys (and per check, where there are
+    several), each cell's interval as a bar, the claimed probability dashed and the flagged
+    cells in red. Cells of several results join one line where they differ only in ``x``
+    (``verify`` called once per n, say).
+
+    Parameters
+    ----------
+    results : CheckResult, RunResult or sequence of CheckResult
+        Coverage results (``verify``'s, ``run_checks``'s); one with several grid points is
+        enough.
+    x : str, default "n"
+        The grid key along the horizontal axis: ``"n"``, ``"n_bins"``, ``"alpha"`` or a
+        grid parameter of the experiments (``"points_per_bin"``, ``"n1"``...). A range over
+        a factor of 10 or more is drawn on a log scale.
+    ax : matplotlib Axes, optional
+        Drawn on a new figure when omitted (its legend below the axes).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    ValueError
+        For a result that is no coverage result, no results, or an ``x`` that no cell has
+        (the message lists the keys they have) or that is not a number.
+
+    Examples
+    --------
+    >>> from calcheck import verify
+    >>> from calcheck.theory_checks.report.pictures import plot_coverage
+    >>> result = verify("gr21.thm3", "uniform_half", n=[200, 500, 1000], n_bins=10, reps=200, rng=0)
+    >>> ax = plot_coverage(result, x="n")
+    >>> ax.get_xlabel()
+    'n'
+    """
+    checked = _coverage_results(results)
+    series = _coverage_series(checked, x)
+    own = ax is None
+    if own:
+        from matplotlib.figure import Figure
+
+        ax = Figure(figsize=(6.4, 4.2), layout="constrained").subplots()
+    _draw_coverage(ax, series, x)
+    ids = sorted({r.check.id for r in checked})
+    failed = sum(not r.passed for r in checked)
+    status = "as expected" if not failed else f"{failed} of {len(checked)} NOT as expected"
+    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+    ax.set_title(f"{shown}: coverage against {x} ({status})", fontsize=9)
+    if own:  # a figure of our own: the legend goes below the axes, outside the data
+        ax.figure.legend(fontsize=7, loc="outside lower center", ncol=2, frameon=False)
+    else:
+        ax.legend(fontsize=7, loc="best")
+    return ax
+
+
+def _coverage_results(results) -> list:
+    """``results`` as a list of coverage results, refusing anything else."""
+    if hasattr(results, "cells") and hasattr(results, "check"):
+        items = [results]
+    elif hasattr(results, "results") and not isinstance(results, dict):  # a RunResult
+        items = list(results.results)
+    elif isinstance(results, list | tuple):
+        items = list(results)
+    else:
+        raise ValueError(
+            "results must be a CheckResult, a RunResult or a sequence of CheckResults, got "
+            f"{type(results).__name__}"
+        )
+    if not items:
+        raise ValueError("results is empty: give at least one coverage result")
+    for item in items:
+        if getattr(item, "kind", None) != "coverage" or not getattr(item, "cells", None):
+            what = getattr(getattr(item, "check", None), "id", type(item).__name__)
+            raise ValueError(
+                f"results: {what} is no coverage result with cells (kind "
+                f"{getattr(item, 'kind', None)!r}); plot_coverage draws coverage checks"
+            )
+    return items
+
+
+def _grid_point(cell, experiment) -> dict:
+    """The grid values of a cell: the experiment's own (scalars), then alpha.
+
+    n and B come from the cell only where the experiment has no field of that name
+    (gpr20's n is n1 + n2: a line along n1 must not split on it).
+    """
+    import numpy as np
+
+    fields = getattr(experiment, "__dict__", {}) if experiment is not None else {}
+    point = {
+        k: v.item() if isinstance(v, np.generic) else v
+        for k, v in fields.items()
+        if not k.startswith("_") and isinstance(v, int | float | str | np.number)
+    }
+    point["alpha"] = cell.alpha
+    return point
+
+
+def _cell_x(cell, point: dict, x: str):
+    if x in point:
+        return point[x]
+    return getattr(cell, x) if x in ("n", "n_bins") else None
+
+
+def _coverage_series(results: list, x: str) -> dict:
+    """``{(check id, law, other grid values): [(x, cell), ...]}``, each sorted along x."""
+    series: dict[tuple, list] = defaultdict(list)
+    keys: set[str] = {"n", "n_bins"}
+    for result in results:
+        by_label = {e.label(): e for e in result.check.experiments}
+        for cell in result.cells:
+            point = _grid_point(cell, by_label.get(cell.experiment))
+            keys |= set(point)
+            value = _cell_x(cell, point, x)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"x must be a numeric grid key; {x!r} is {value!r}")
+            rest = tuple(sorted((k, v) for k, v in point.items() if k != x))
+            series[(result.check.id, cell.law, rest)].append((float(value), cell))
+    if not series:
+        raise ValueError(f"x must be a grid key of the cells, one of {sorted(keys)}; got {x!r}")
+    return {k: sorted(v, key=lambda p: p[0]) for k, v in series.items()}
+
+
+def _series_labels(series: dict) -> dict:
+    """A short label per line: its law, and of the rest only what differs between lines."""
+    ids = {k[0] for k in series}
+    varying = {
+        name
+        for name in {n for k in series for n, _ in k[2]}
+        if len({dict(k[2]).get(name) for k in series}) > 1
+    }
+    labels = {}
+    for key in series:
+        check_id, law, rest = key
+        parts = [check_id] if len(ids) > 1 else []
+        parts += [law]
+        parts += [
+            f"{'B' if n == 'n_bins' else 'a' if n == 'alpha' else n}={v:g}"
+            if isinstance(v, int | float)
+            else f"{n}={v}"
+            for n, v in rest
+            if n in varying
+        ]
+        labels[key] = ", ".join(parts)
+    return labels
+
+
+def _draw_coverage(ax, series: dict, x: str) -> None:
+    """The lines, their intervals, the claims and the flagged cells; the axes' labels."""
+    import numpy as np
+
+    labels = _series_labels(series)
+    # a claim constant along every line (1 - alpha) is one black line per value, labelled;
+    # one that moves with x (1 - bound) is dashed in its line's colour
+    flat = all(len({c.verdict.claimed for _, c in cells}) == 1 for cells in series.values())
+    claims = sorted({c.verdict.claimed for cells in series.values() for _, c in cells})
+    xs_all, flagged = [], False
+    for i, (key, points) in enumerate(series.items()):
+        colour = f"C{i % 10}"
+        xs = np.array([p[0] for p in points])
+        v = [c.verdict for _, c in points]
+        cov = np.array([t.coverage for t in v])
+        err = [cov - np.array([t.ci_low for t in v]), np.array([t.ci_high for t in v]) - cov]
+        ax.errorbar(xs, cov, yerr=err, fmt="o-", ms=4, lw=1, capsize=3, color=colour)
+        ax.plot([], [], "o-", color=colour, label=labels[key])  # a legend entry without bars
+        if not flat:
+            ax.plot(xs, [t.claimed for t in v], "--", lw=1, color=colour)
+        bad = np.array([c.violated for _, c in points])
+        if bad.any():
+            ax.scatter(xs[bad], cov[bad], s=60, facecolor="none", edgecolor="tab:red", zorder=3)
+            flagged = True
+        xs_all += list(xs)
+    if flat:
+        for claimed in claims:
+            ax.axhline(claimed, ls="--", lw=1, color="black")
+            if len(claims) > 1:
+                ax.annotate(
+                    f"claimed {claimed:g}",
+                    (0.01, claimed),
+                    xycoords=("axes fraction", "data"),
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                    fontsize=7,
+                )
+        ax.plot([], [], "--", lw=1, color="black", label="claimed")
+    else:
+        ax.plot([], [], "--", color="grey", label="claimed (in each line's colour)")
+    if flagged:
+        ax.scatter([], [], s=60, facecolor="none", edgecolor="tab:red", label="violated")
+    positive = [v for v in xs_all if v > 0]
+    if len(positive) == len(xs_all) and max(xs_all) >= 10 * min(xs_all):
+        ax.set_xscale("log")
+        _plain_log_axis(ax.xaxis, xs_all)
+    levels = {c.verdict.ci_level for cells in series.values() for _, c in cells}
+    level = f"{100 * levels.pop():g}% " if len(levels) == 1 else ""
+    ax.set_xlabel(_X_LABEL.get(x, x) if x != "n_bins" else "B (bins)")
+    ax.set_ylabel(f"coverage, {level}Clopper-Pearson interval", fontsize=8)
+    ax.tick_params(labelsize=7)

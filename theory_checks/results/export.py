@@ -20,6 +20,14 @@
 
 Floats are written by ``repr``, so every float64 comes back bit for bit.
 
+Nothing read is trusted: :func:`decode` (``from_dict``, ``from_json`` and the store's
+result records) refuses with a ValueError that says where in the data, never a TypeError or
+a RecursionError, text with ``NaN`` or ``Infinity`` literals or an untagged non-finite
+float, data nested deeper than :data:`MAX_DEPTH`, a field whose value is not of its
+annotated type, and a result whose numbers contradict each other: each class's
+``check_invariants()`` ties them (a verdict is recomputed from its counts and compared, a
+cell's packed successes are counted, a certificate is checked against the replicates).
+
 ``to_frame()`` needs pandas (not a dependency of calcheck). Rows: one per cell for a
 coverage check (its check's id, guarantee, role, verdict and passed repeated on each), one
 per series (or member, or cell group) for the series checks, one per law a search reports
@@ -31,14 +39,26 @@ other results. Nested results are flattened with dotted column names
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import json
 import math
+import types
+import typing
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CheckRecord", "EventRecord", "Exportable", "decode", "encode"]
+__all__ = [
+    "MAX_DEPTH",
+    "CheckRecord",
+    "EventRecord",
+    "Exportable",
+    "decode",
+    "encode",
+    "parse_json",
+]
 
 #: Keys that mark an encoded value (a plain dict using one is written as pairs).
 _TAGS = frozenset({"__type__", "__list__", "__dict__", "__float__", "__ndarray__", "__numpy__"})
@@ -96,16 +116,25 @@ class Exportable:
         Raises
         ------
         ValueError
-            For data that is not a written result of this class, or a single ``check``
-            whose id is not the result's.
+            For data that is not a written result of this class (a field of the wrong type,
+            a raw non-finite number, nesting deeper than :data:`MAX_DEPTH`, numbers that
+            contradict each other: a verdict that its counts do not give, ...), or a single
+            ``check`` whose id is not the result's.
         """
+        return cls._from_data(data, check, f"{cls.__name__}.from_dict")
+
+    @classmethod
+    def _from_data(cls, data, check, how: str):
         if not isinstance(data, dict) or "__type__" not in data:
             raise ValueError(
-                f"{cls.__name__}.from_dict needs a dict written by to_dict() (with "
-                f"'__type__'), got {type(data).__name__}"
+                f"{how} needs a dict written by to_dict() (with '__type__'), got "
+                f"{type(data).__name__}"
             )
         checks = _live_checks(check)
-        out = decode(data, checks)
+        try:
+            out = decode(data, checks)
+        except ValueError as exc:
+            raise ValueError(f"{how}: {exc}") from None
         if not isinstance(out, cls):
             raise ValueError(
                 f"the data holds a result of class {data['__type__']}, not {cls.__name__}"
@@ -120,12 +149,24 @@ class Exportable:
 
     @classmethod
     def from_json(cls, text: str, *, check=None):
-        """The result in JSON ``text`` (written by :meth:`to_json`); see :meth:`from_dict`."""
-        try:
-            data = json.loads(text)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{cls.__name__}.from_json: not JSON text ({exc})") from None
-        return cls.from_dict(data, check=check)
+        """The result in JSON ``text`` (written by :meth:`to_json`); see :meth:`from_dict`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`from_dict`, and for text that is not strict JSON (a ``NaN`` or
+            ``Infinity`` literal: the codec tags non-finite numbers).
+        """
+        how = f"{cls.__name__}.from_json"
+        return cls._from_data(parse_json(text, how), check, how)
+
+    def check_invariants(self) -> None:
+        """Raise ValueError where the fields contradict each other (none by default).
+
+        :func:`decode` calls it on every result it rebuilds from data, after checking each
+        field's type; a class whose numbers are tied (a verdict and its counts) overrides
+        it. Results computed by calcheck never need it: the normal path does not call it.
+        """
 
     def to_frame(self):
         """The result as a pandas DataFrame (rows: see the module docstring).
@@ -195,6 +236,11 @@ class CheckRecord(Exportable):
     def is_control(self) -> bool:
         """Whether the check was a negative control (expected to be flagged)."""
         return self.expect == "violated"
+
+    def check_invariants(self) -> None:
+        """Raise ValueError for an expectation a check cannot have (what ``passed`` reads)."""
+        if self.expect not in ("consistent", "violated"):
+            raise ValueError(f"expect must be 'consistent' or 'violated', got {self.expect!r}")
 
     def law_specs(self) -> dict:
         """Readable description of each experiment, by label."""
@@ -314,6 +360,33 @@ def encode(value):
 
 
 # ------------------------------------------------------------------------------ decode
+#: Deepest nesting :func:`decode` reads. A run's result nests about ten levels (run, its
+#: results, their cells, verdicts, tagged values); data nested deeper is not a written
+#: result, and following it would exhaust Python's recursion (a RecursionError, not a
+#: ValueError).
+MAX_DEPTH = 64
+#: What building a class from decoded fields may raise on data that does not fit it (a
+#: ``__post_init__`` reading a field of the wrong kind): all reported as ValueError.
+_DOES_NOT_FIT = (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError)
+
+
+class _Malformed(ValueError):
+    """Malformed data, with where in the data it sits (filled in on the way up)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+        self.where: list[str] = []
+
+    def __str__(self) -> str:
+        if not self.where:
+            return self.message
+        path = "".join(self.where).lstrip(".")
+        if len(path) > 120:  # data nested too deep: its path says no more than its start
+            path = f"{path[:100]}..."
+        return f"{path}: {self.message}"
+
+
 def _types() -> dict:
     """Every class a dict may name: the result classes and the few they hold.
 
@@ -335,53 +408,309 @@ def _types() -> dict:
     }
 
 
-def _unfloat(x):
-    if isinstance(x, list):
-        return [_unfloat(v) for v in x]
-    if isinstance(x, dict):
-        return decode(x)
-    return x
+def parse_json(text, what: str = "parse_json"):
+    """Strict JSON ``text`` as data: what :func:`decode` reads.
+
+    Raises
+    ------
+    ValueError
+        For text that is not JSON, holds a ``NaN`` or ``Infinity`` literal (the codec tags
+        non-finite floats, ``{"__float__": "nan"}``), an integer of more digits than Python
+        reads, or nests deeper than Python's recursion allows.
+    """
+    if not isinstance(text, str | bytes | bytearray):
+        raise ValueError(f"{what}: not JSON text but a {type(text).__name__}")
+
+    def untagged(literal):
+        tag = {"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}[literal]
+        raise ValueError(
+            f"the literal {literal}: the codec writes a non-finite number as "
+            f'{{"__float__": "{tag}"}}'
+        )
+
+    try:
+        return json.loads(text, parse_constant=untagged)
+    except RecursionError:
+        raise ValueError(f"{what}: not JSON text Python reads (nested too deep)") from None
+    except ValueError as exc:  # JSONDecodeError, an untagged literal, too many digits
+        raise ValueError(f"{what}: not JSON text ({exc})") from None
 
 
 def decode(data, checks: dict | None = None):
-    """The value ``data`` encodes (:func:`encode`); ``checks``: live checks by id."""
-    if isinstance(data, list):
-        return tuple(decode(v, checks) for v in data)
-    if not isinstance(data, dict):
+    """The value ``data`` encodes (:func:`encode`); ``checks``: live checks by id.
+
+    Nothing is trusted: every result class's fields are checked against their types, and a
+    class's ``check_invariants()`` against each other (a verdict against its counts, ...).
+
+    Raises
+    ------
+    ValueError
+        For data that :func:`encode` could not have written, or that holds a result whose
+        numbers contradict each other; the message says where in the data.
+    """
+    try:
+        return _decode(data, checks or {}, 0)
+    except _Malformed as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _decode(data, checks: dict, depth: int):
+    if type(data) in _PLAIN and (type(data) is not float or math.isfinite(data)):
         return data
-    if "__type__" in data:
-        cls = _types().get(data["__type__"])
-        if cls is None:
-            raise ValueError(
-                f"unknown result class {data['__type__']!r} in the data (decode it with its "
-                "class's from_dict, or import the module that defines it first)"
+    if depth > MAX_DEPTH:
+        raise _Malformed(f"the data nests deeper than {MAX_DEPTH} levels")
+    if isinstance(data, list | tuple):
+        if all(type(v) in _PLAIN for v in data) and all(map(math.isfinite, _floats(data))):
+            return tuple(data)  # a series' numbers: nothing to decode, nothing nested
+        return tuple(_item(v, checks, depth, i) for i, v in enumerate(data))
+    if isinstance(data, float):
+        if not math.isfinite(data):
+            raise _Malformed(
+                f"an untagged non-finite number {data!r} (written as "
+                f'{{"__float__": "{_float(data)["__float__"]}"}})'
             )
-        kwargs = {k: decode(v, checks) for k, v in data.items() if k != "__type__"}
-        try:
-            out = cls(**kwargs)
-        except TypeError as exc:
-            raise ValueError(f"the data of a {cls.__name__} does not fit it ({exc})") from None
-        if cls is CheckRecord and checks and out.id in checks:
-            return checks[out.id]
-        return out
+        return data
+    if data is None or isinstance(data, bool | int | str):
+        return data
+    if not isinstance(data, dict):
+        raise _Malformed(f"a {type(data).__name__} is not JSON data: {data!r:.80}")
+    if "__type__" in data:
+        return _decode_result(data, checks, depth)
     if "__list__" in data:
-        return [decode(v, checks) for v in data["__list__"]]
+        return list(_decode(_tagged(data, "__list__", list), checks, depth + 1))
     if "__dict__" in data:
-        return {decode(k, checks): decode(v, checks) for k, v in data["__dict__"]}
+        return _decode_pairs(_tagged(data, "__dict__", list), checks, depth)
     if "__float__" in data:
         text = data["__float__"]
         if text not in ("inf", "-inf", "nan"):
-            raise ValueError(f"'__float__' must be 'inf', '-inf' or 'nan', got {text!r}")
+            raise _Malformed(f"'__float__' must be 'inf', '-inf' or 'nan', got {text!r:.80}")
         return float(text)
     if "__numpy__" in data or "__ndarray__" in data:
-        dtype = np.dtype(data["dtype"])
-        if dtype.kind not in _KINDS:
-            raise ValueError(f"unsupported numpy dtype {data['dtype']!r} in the data")
+        return _decode_numpy(data, depth)
+    return {k: _field(v, checks, depth, k) for k, v in data.items()}
+
+
+#: JSON values that decode to themselves (a float only when finite).
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+
+
+def _floats(items):
+    return (v for v in items if type(v) is float)
+
+
+def _item(value, checks: dict, depth: int, index: int):
+    try:
+        return _decode(value, checks, depth + 1)
+    except _Malformed as exc:
+        exc.where.insert(0, f"[{index}]")
+        raise
+
+
+def _field(value, checks: dict, depth: int, key):
+    try:
+        return _decode(value, checks, depth + 1)
+    except _Malformed as exc:
+        exc.where.insert(0, f".{key}")
+        raise
+
+
+def _tagged(data: dict, tag: str, kind: type):
+    value = data[tag]
+    if not isinstance(value, kind):
+        raise _Malformed(f"{tag!r} must hold a {kind.__name__}, got {value!r:.80}")
+    return value
+
+
+def _decode_pairs(pairs: list, checks: dict, depth: int) -> dict:
+    out = {}
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise _Malformed(f"'__dict__' must hold [key, value] pairs, got {pair!r:.80}")
+        key = _item(pair[0], checks, depth, i)
+        try:
+            hash(key)
+        except TypeError:
+            raise _Malformed(f"'__dict__' key {pair[0]!r:.80} cannot be a dict key") from None
+        out[key] = _item(pair[1], checks, depth, i)
+    return out
+
+
+def _decode_numpy(data: dict, depth: int):
+    dtype_name = data.get("dtype")
+    dtype = None
+    if isinstance(dtype_name, str):
+        with contextlib.suppress(TypeError):  # numpy's answer to a name that is no dtype
+            dtype = np.dtype(dtype_name)
+    if dtype is None or dtype.kind not in _KINDS:
+        raise _Malformed(f"unsupported numpy dtype {dtype_name!r:.80} in the data")
+    try:
         if "__numpy__" in data:
-            return dtype.type(decode(data["__numpy__"]))
-        items = _unfloat(data["__ndarray__"])
-        return np.array(items, dtype=dtype).reshape([int(s) for s in data["shape"]])
-    return {k: decode(v, checks) for k, v in data.items()}
+            value = _decode(data["__numpy__"], {}, depth + 1)
+            if not _fits(value, {"b": bool, "i": int, "u": int, "f": float}[dtype.kind]):
+                raise _Malformed(f"a numpy {dtype} scalar cannot hold {value!r:.80}")
+            return dtype.type(value)
+        shape = data.get("shape")
+        if not isinstance(shape, list) or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape
+        ):
+            raise _Malformed(f"a numpy array's shape must be a list of sizes, got {shape!r:.80}")
+        items = _array_values(data["__ndarray__"], depth + 1)
+        return np.array(items, dtype=dtype).reshape(shape)
+    except _Malformed:
+        raise
+    except (*_DOES_NOT_FIT, OverflowError) as exc:
+        raise _Malformed(f"a numpy {dtype} value does not fit the data ({exc})") from None
+
+
+def _array_values(x, depth: int):
+    """An array's nested lists of numbers (non-finite floats tagged), read."""
+    if depth > MAX_DEPTH:
+        raise _Malformed(f"the data nests deeper than {MAX_DEPTH} levels")
+    if isinstance(x, list):
+        return [_array_values(v, depth + 1) for v in x]
+    if isinstance(x, dict) and set(x) == {"__float__"}:
+        return _decode(x, {}, depth)
+    if isinstance(x, bool | int) or (isinstance(x, float) and math.isfinite(x)):
+        return x
+    raise _Malformed(f"a numpy array cannot hold {x!r:.80}")
+
+
+def _decode_result(data: dict, checks: dict, depth: int):
+    name = data["__type__"]
+    cls = _types().get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise _Malformed(
+            f"unknown result class {name!r:.80} in the data (decode it with its class's "
+            "from_dict, or import the module that defines it first)"
+        )
+    spec = _fields_of(cls)
+    kwargs = {}
+    for key, value in data.items():
+        if key == "__type__":
+            continue
+        if type(value) in _PLAIN and (type(value) is not float or math.isfinite(value)):
+            kwargs[key] = value  # a leaf: most fields
+        else:
+            kwargs[key] = _field(value, checks, depth, key)
+    unknown = sorted(set(kwargs) - spec.names)
+    missing = [k for k in spec.required if k not in kwargs]
+    if unknown or missing:
+        raise _Malformed(
+            f"the data of a {name} does not fit it"
+            + (f"; unknown fields {unknown}" if unknown else "")
+            + (f"; missing fields {missing}" if missing else "")
+        )
+    for key, value in kwargs.items():
+        if key == "check":  # a check's record, or the live check put in its place
+            if not isinstance(value, CheckRecord) and not any(value is c for c in checks.values()):
+                raise _Malformed(f"{name}.check must be a check's record, got {value!r:.80}")
+        elif key in spec.tests and not spec.tests[key](value):
+            raise _Malformed(f"{name}.{key} must be {spec.type_names[key]}, got {value!r:.80}")
+    try:
+        out = cls(**kwargs)
+    except _DOES_NOT_FIT as exc:
+        raise _Malformed(f"the data of a {name} does not fit it ({exc})") from None
+    if isinstance(out, Exportable):
+        try:
+            out.check_invariants()
+        except _DOES_NOT_FIT as exc:
+            raise _Malformed(f"a {name} whose numbers contradict each other: {exc}") from None
+    if cls is CheckRecord and out.id in checks:
+        return checks[out.id]
+    return out
+
+
+@dataclass(frozen=True)
+class _Fields:
+    """What data of a class must hold: its fields, the required ones, a test of each type."""
+
+    names: frozenset
+    required: tuple
+    tests: dict
+    type_names: dict
+
+
+#: What an annotation of ``int`` or ``float`` admits (numpy's scalars too, bools never).
+_INTEGERS = (int, np.integer)
+_NUMBERS = (int, float, np.integer, np.floating)
+_BOOLS = (bool, np.bool_)
+
+
+@functools.cache
+def _fields_of(cls) -> _Fields:
+    """The :class:`_Fields` of ``cls`` (types unchecked where its annotations do not resolve)."""
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+    try:
+        hints = typing.get_type_hints(cls)
+    except NameError:  # a name the class's module does not define
+        hints = {}
+    return _Fields(
+        frozenset(f.name for f in fields),
+        tuple(
+            f.name
+            for f in fields
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        ),
+        {f.name: _type_test(hints[f.name]) for f in fields if f.name in hints},
+        {f.name: _type_name(hints[f.name]) for f in fields if f.name in hints},
+    )
+
+
+def _fits(value, hint) -> bool:
+    """Whether a decoded ``value`` is of the annotated type ``hint`` (numbers loosely)."""
+    return _type_test(hint)(value)
+
+
+@functools.cache
+def _type_test(hint):
+    """A test of a decoded value against the annotation ``hint``: built once per annotation.
+
+    Numbers are read loosely (an ``int`` where a ``float`` is annotated, numpy scalars);
+    a tuple's items are tested; an annotation it does not know admits anything.
+    """
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        tests = tuple(_type_test(h) for h in typing.get_args(hint))
+        return lambda v: any(t(v) for t in tests)
+    if hint is None or hint is type(None):
+        return lambda v: v is None
+    if hint is bool:
+        return lambda v: isinstance(v, _BOOLS)
+    if hint is int:
+        return lambda v: isinstance(v, _INTEGERS) and not isinstance(v, bool)
+    if hint is float:
+        return lambda v: isinstance(v, _NUMBERS) and not isinstance(v, bool)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _type_test(args[0])
+            return lambda v: isinstance(v, tuple) and all(map(item, v))
+        items = tuple(_type_test(h) for h in args)
+        return lambda v: (
+            isinstance(v, tuple)
+            and (
+                not items
+                or (len(v) == len(items) and all(t(x) for t, x in zip(items, v, strict=True)))
+            )
+        )
+    if origin is not None:
+        return lambda v: isinstance(v, origin)
+    if hint is object or not isinstance(hint, type):
+        return lambda v: True
+    return lambda v: isinstance(v, hint)
+
+
+def _type_name(hint) -> str:
+    """An annotation in words: ``float or None``, ``tuple[CellResult, ...]``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(h) for h in args)
+    if hint is None or hint is type(None):
+        return "None"
+    if origin is not None and args:
+        inner = ", ".join("..." if h is Ellipsis else _type_name(h) for h in args)
+        return f"{origin.__name__}[{inner}]"
+    return getattr(hint, "__name__", None) or str(hint)
 
 
 def _live_checks(check) -> dict:

@@ -14,6 +14,7 @@ Z) at the price of some power.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,11 @@ __all__ = [
 #: False-alarm rate per check (Bonferroni over its cells): the one default of every verdict,
 #: budget, plan and run.
 DEFAULT_FALSE_ALARM = 1e-3
+
+
+#: Most replicates a verdict read from data may count: every count up to it is a float64
+#: exactly, and scipy's binomial takes it (a larger one overflows its C integer).
+_MOST_TRIALS = 2**53
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,62 @@ class CoverageVerdict(Exportable):
     ci_high: float
     ci_level: float
     shortfall_90: float
+
+    def check_invariants(self) -> None:
+        """Raise ValueError unless the numbers are those of a test of these counts.
+
+        Called on a verdict read from data (:func:`~calcheck.theory_checks.results.export.decode`),
+        never on one :func:`coverage_verdict` computed: the counts lie in ``0 <= successes
+        <= trials``, ``coverage`` is ``successes / trials``, the rates lie in their ranges,
+        the p-value and ``violated`` are recomputed from the counts (the same cached scipy
+        call) and compared, and the interval lies in [0, 1] around the coverage.
+        """
+        k, r = self.successes, self.trials
+        if r > _MOST_TRIALS:
+            raise ValueError(f"trials must be at most 2**53, got {r!r:.40}")
+        if r < 1 or not 0 <= k <= r:
+            raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {k!r} of {r!r}")
+        for name, low, high in (
+            ("claimed", 0.0, 1.0),
+            ("level", 0.0, 1.0),
+            ("ci_level", 0.0, 1.0),
+            ("coverage", 0.0, 1.0),
+            ("p_value", 0.0, 1.0),
+            ("ci_low", 0.0, 1.0),
+            ("ci_high", 0.0, 1.0),
+            ("shortfall_90", 0.0, 1.0),
+        ):
+            value = getattr(self, name)
+            if not low <= value <= high:  # NaN fails too
+                raise ValueError(f"{name} must lie in [{low:g}, {high:g}], got {value!r}")
+        if self.claimed == 0 or self.level in (0, 1) or self.ci_level in (0, 1):
+            raise ValueError(
+                f"need 0 < claimed <= 1 and level, ci_level in (0, 1), got {self.claimed!r}, "
+                f"{self.level!r}, {self.ci_level!r}"
+            )
+        if not math.isclose(self.coverage, k / r, rel_tol=1e-12, abs_tol=1e-15):
+            raise ValueError(f"coverage {self.coverage!r} is not successes / trials = {k}/{r}")
+        if not self.ci_low <= self.coverage <= self.ci_high:
+            raise ValueError(
+                f"the interval [{self.ci_low!r}, {self.ci_high!r}] must hold the coverage "
+                f"{self.coverage!r}"
+            )
+        claimed = float(self.claimed)
+        p_value = (
+            (1.0 if k == r else 0.0) if claimed == 1 else _p_value_less(int(k), int(r), claimed)
+        )
+        # scipy's p-value, as when the verdict was computed (a later scipy may differ in
+        # the last digits: a record is still read, a verdict that its counts flip is not)
+        if not math.isclose(self.p_value, p_value, rel_tol=1e-9, abs_tol=1e-12):
+            raise ValueError(
+                f"p_value {self.p_value!r} is not that of {k} of {r} against {claimed!r} "
+                f"({p_value!r})"
+            )
+        if bool(self.violated) != (p_value < self.level):
+            raise ValueError(
+                f"violated={self.violated!r}, but {k} of {r} against {claimed!r} at level "
+                f"{self.level!r} gives p={p_value:.3g}: violated={p_value < self.level}"
+            )
 
 
 def critical_count(trials: int, claimed: float, level: float) -> int:

@@ -12,10 +12,12 @@ Record keys
     :func:`result_key` hashes the check's description (type, id, guarantee, alphas, event,
     bound rule, experiments' content keys; callables by qualified name), the replicate
     count, the root seed, the false-alarm rate, the code stamp of the whole package
-    (bounds, simulations, theory_checks) and the code of a bound from outside calcheck (its
-    module, the user modules it uses, their module-level values): a record written by other
-    code is never read. :func:`changed_inputs` says which of these differ from a check's
-    earlier record (the run names why it recomputes).
+    (bounds, simulations, theory_checks) and, for a bound from outside calcheck, its code
+    (its module, the user modules it uses or imports, their module-level values) and its
+    values at fixed probe arguments (what the code cannot show: a file the bound reads on
+    each call), and the same of a user's calibrator: a record written by other code, or
+    by a bound that now returns other values, is never read. :func:`changed_inputs` says
+    which of these differ from a check's earlier record (the run names why it recomputes).
 Exactness
     A record is written in the one codec of calcheck's results
     (:mod:`~calcheck.theory_checks.results.export`: every float64 exactly, infinities and
@@ -36,11 +38,12 @@ from calcheck.bounds import registry
 from calcheck.simulations.provenance import code_inputs, code_stamp, content_key
 
 from ..checks.check import CheckResult
-from ..results.export import decode, encode
+from ..results.export import decode, encode, parse_json
 from ..series.exponents import ExponentCheckResult
 from ..series.means import MeanZeroCheckResult
 from ..series.rates import RateCheckResult
 from ..series.tradeoff import TradeoffCheckResult
+from ..user.guarantees import bound_values, definition_of
 
 __all__ = ["changed_inputs", "decode_result", "encode_result", "result_inputs", "result_key"]
 
@@ -76,11 +79,16 @@ def result_inputs(check, reps: int, root_seed, false_alarm: float) -> dict:
     """What a check's result depends on, hashed by part (:func:`result_key` hashes it).
 
     ``check`` (the hash of its description), ``reps``, ``root_seed``, ``false_alarm``,
-    ``code`` (calcheck's code stamp) and, for a bound outside calcheck, ``bound`` (the
-    parts of :func:`~calcheck.simulations.provenance.code_inputs`: its module's source, the
-    user modules it uses and their module-level values) and, for a guarantee defined at
-    run time, its ``calibrator``, ``method`` and ``event``. :func:`changed_inputs` names
-    the parts that differ between two of these.
+    ``code`` (calcheck's code stamp) and, for a plugin paper's bound, ``bound`` (the parts
+    of :func:`~calcheck.simulations.provenance.code_inputs`: its module's source, the user
+    modules it uses or imports and their module-level values) and ``bound_values`` (its
+    values at fixed probe arguments,
+    :func:`~calcheck.theory_checks.user.guarantees.bound_values`: what it reads on each
+    call counts too); for a guarantee defined at run time, ``user_guarantee``
+    (:meth:`~calcheck.theory_checks.user.guarantees.DefinedGuarantee.inputs`: the same for
+    its bound and calibrator, its ``method`` and ``event``). :func:`changed_inputs` names
+    the parts that differ between two of these. The catalog's own bounds add nothing:
+    calcheck's code stamp covers them.
     """
     inputs = {
         "check": content_key(_stable(check)),
@@ -90,14 +98,14 @@ def result_inputs(check, reps: int, root_seed, false_alarm: float) -> dict:
         "code": code_stamp(*_CODE),
     }
     if registry.is_user_defined(check.guarantee):
-        from ..user.guarantees import definition_of
-
         definition = definition_of(check.guarantee)
         inputs["user_guarantee"] = None if definition is None else definition.inputs()
     else:  # a plugin paper's bound: its source is not in calcheck's code stamp
-        outside = code_inputs(registry.get(check.guarantee).function)
-        if outside is not None:
+        function = registry.get(check.guarantee).function
+        outside = code_inputs(function)
+        if outside is not None:  # the catalog's own bounds: their code stamp covers them
             inputs["bound"] = outside
+            inputs["bound_values"] = bound_values(function)
     return inputs
 
 
@@ -122,6 +130,21 @@ def _code_change(what: str, old, new) -> list[str]:
     return []
 
 
+def _values_change(what: str, code_reasons: list, old, new) -> list[str]:
+    """The values at the probe points changed, said where no change of code explains it."""
+    if code_reasons or old == new:
+        return []
+    if old is None:  # a record from before values were fingerprinted
+        return [f"the stored record has no fingerprint of {what} values"]
+    return [f"{what} values changed at fixed probe arguments (its code did not)"]
+
+
+def _outside_change(what: str, old: dict, new: dict, code: str, values: str) -> list[str]:
+    """What changed of a bound or calibrator outside calcheck: code, else its values."""
+    reasons = _code_change(what, old.get(code), new.get(code))
+    return reasons + _values_change(what, reasons, old.get(values), new.get(values))
+
+
 def changed_inputs(old: dict, new: dict) -> list[str]:
     """What differs between two :func:`result_inputs`, in words (empty if nothing does)."""
     if not isinstance(old, dict):
@@ -130,10 +153,10 @@ def changed_inputs(old: dict, new: dict) -> list[str]:
     new_user = new.get("user_guarantee") or {}
     if not isinstance(old_user, dict):
         old_user = {}
-    reasons = _code_change("the bound's", old.get("bound"), new.get("bound"))
-    reasons += _code_change("the bound's", old_user.get("bound"), new_user.get("bound"))
-    reasons += _code_change(
-        "the calibrator's", old_user.get("calibrator"), new_user.get("calibrator")
+    reasons = _outside_change("the bound's", old, new, "bound", "bound_values")
+    reasons += _outside_change("the bound's", old_user, new_user, "bound", "bound_values")
+    reasons += _outside_change(
+        "the calibrator's", old_user, new_user, "calibrator", "calibrator_values"
     )
     for part in ("method", "event"):
         if old_user.get(part) != new_user.get(part):
@@ -183,7 +206,7 @@ def decode_result(text: str, check):
         For text that is not a recorded result of ``check`` (another type, another check's
         id, data that does not fit its class).
     """
-    data = json.loads(text)
+    data = parse_json(text, "a result record")
     if not isinstance(data, dict) or data.get("__type__") not in _RECORDED:
         name = data.get("__type__") if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"a record names an unknown result type {name!r}")

@@ -37,6 +37,7 @@ from ..catalog import for_law
 from ..checks.budgets import DEFAULT_FALSE_ALARM
 from ..checks.check import CheckResult
 from ..user.guarantees import guarantee_id as as_id
+from .cluster import dask_scheduler
 from .runner import RunOptions, check_run_options, run_validated
 
 __all__ = ["verify"]
@@ -111,10 +112,17 @@ def cloudpickle_module():
     return cloudpickle
 
 
-def check_picklable(experiments, n_jobs) -> None:
-    """Refuse, before any work, experiments that cannot be sent to parallel workers."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 1:
+def check_picklable(experiments, n_jobs, scheduler=None) -> None:
+    """Refuse, before any work, experiments that cannot be sent to parallel workers.
+
+    With a ``scheduler`` they go to the cluster's workers whatever ``n_jobs`` is.
+    """
+    one_process = isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 1
+    if scheduler is None and one_process:
         return
+    where = f"n_jobs = {n_jobs}" if scheduler is None else f"scheduler = {scheduler!r}"
+    remedy = "use n_jobs=1" if scheduler is None else "run without a scheduler"
+    bigger = "n_jobs > 1" if scheduler is None else "a scheduler"
     cloudpickle = cloudpickle_module()
     for exp in {id(e): e for e in experiments}.values():
         try:
@@ -122,10 +130,10 @@ def check_picklable(experiments, n_jobs) -> None:
         except Exception as exc:  # any failure to pickle: TypeError, PicklingError, ...
             what = type(getattr(exp, "calibrator", None) or exp).__name__
             raise ValueError(
-                f"n_jobs = {n_jobs}: {what} in {exp.label()} cannot be sent to the workers "
+                f"{where}: {what} in {exp.label()} cannot be sent to the workers "
                 f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
-                "a calibrator or bound of your own must be picklable for n_jobs > 1 (define "
-                "it at module level, without locks, open files or generators), or use n_jobs=1"
+                f"a calibrator or bound of your own must be picklable for {bigger} (define "
+                f"it at module level, without locks, open files or generators), or {remedy}"
             ) from None
 
 
@@ -142,6 +150,7 @@ def verify(
     false_alarm=DEFAULT_FALSE_ALARM,
     store=None,
     expect="consistent",
+    scheduler=None,
     **grid,
 ) -> CheckResult:
     """Check a registered guarantee on ``law``: exact evidence first, Monte Carlo beside it.
@@ -176,6 +185,13 @@ def verify(
         creates) the sqlite store there (a folder: its ``store.sqlite``) and closes it after.
     expect : {"consistent", "violated"}, default "consistent"
         ``"violated"`` marks a negative control: ``passed`` then says whether it was flagged.
+    scheduler : str, optional
+        The address of a running dask scheduler (``"tcp://10.0.0.5:8786"``; a
+        ``LocalCluster``'s ``scheduler_address``): the replicates are simulated on its
+        workers (``calcheck run --scheduler`` does the same), and the result is identical to
+        one without it. Needs ``dask[distributed]``; the experiments (a calibrator or bound
+        of your own included) must be picklable. ``n_jobs`` is then not used for the
+        simulation: the cluster's workers are.
     **grid : int or sequence of int
         Other grid parameters of the guarantee (e.g. ``points_per_bin=20``).
 
@@ -192,7 +208,9 @@ def verify(
         ones), a law of the wrong family, bad grid values, alphas, reps or store, a size
         whose memory estimate exceeds the memory available
         (:class:`~calcheck.simulations.memory.MemoryRefused`, naming the largest that
-        fits), or, with ``n_jobs`` > 1, a calibrator that cannot be pickled.
+        fits), or, with ``n_jobs`` > 1 or a scheduler, a calibrator that cannot be pickled;
+        a scheduler that does not answer as one (refused, timed out, another server) or
+        without dask.distributed installed.
     RuntimeError
         Where a cell's exact and Monte Carlo coverages disagree beyond Monte Carlo error (a
         bug in one of the two routes, never a verdict).
@@ -208,7 +226,15 @@ def verify(
     """
     n_blocks_for(reps)  # validates reps before anything is simulated
     check = _check_for(guarantee_id, law, _grid(n, n_bins, grid), alphas, expect)
-    return _run_one(check, store, reps=reps, rng=rng, n_jobs=n_jobs, false_alarm=false_alarm)
+    return _run_one(
+        check,
+        store,
+        scheduler,
+        reps=reps,
+        rng=rng,
+        n_jobs=n_jobs,
+        false_alarm=false_alarm,
+    )
 
 
 def _grid(n, n_bins, grid) -> dict:
@@ -229,22 +255,25 @@ def _check_for(guarantee_id, law, points, alphas, expect):
     return check
 
 
-def _run_one(check, store, *, reps, rng, n_jobs, false_alarm) -> CheckResult:
+def _run_one(check, store, scheduler, *, reps, rng, n_jobs, false_alarm) -> CheckResult:
     """Run one check, validating what :func:`verify` has not yet, before the store opens.
 
     The run itself (:func:`~calcheck.theory_checks.running.runner.run_validated`) checks
-    nothing again: a memory refusal names ``verify``, not the run.
+    nothing again: a memory refusal names ``verify``, not the run. A scheduler is reached
+    (or refused) before the store opens too.
     """
     check_experiments_fit(check.simulations(), reps=reps, n_jobs=n_jobs, what="verify")
-    check_picklable(check.simulations(), n_jobs)
+    check_picklable(check.simulations(), n_jobs, scheduler)
     options = RunOptions(
         reps=reps, root_seed=_root_seed(rng), false_alarm=false_alarm, n_jobs=n_jobs
     )
     check_run_options(options)
-    store, own = _store(store)
-    try:
-        run = run_validated([check], store, options)
-    finally:
-        if own:
-            store.close()
+    with dask_scheduler(scheduler, options.backend) as backend:
+        options = dataclasses.replace(options, backend=backend)
+        store, own = _store(store)
+        try:
+            run = run_validated([check], store, options)
+        finally:
+            if own:
+                store.close()
     return run.results[0]

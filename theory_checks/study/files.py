@@ -51,6 +51,12 @@ instead (one search per grid cell and alpha; :func:`load_search_study`)::
 Every key, its type, default and meaning: :data:`STUDY_SCHEMA` and :data:`SEARCH_SCHEMA`
 (the parser rejects any other key, listing these; the docs' table is generated from them by
 :func:`schema_markdown`).
+
+A command's flag that sets what a key sets wins over the file's key, and the command says so
+in one line before any work (``calcheck: --criterion tightness overrides the study file's
+criterion = failure``): the ``replace`` arguments of :func:`load_study` and
+:func:`load_search_study`. Flags that name something else to check (``run --checks``,
+``search TARGET --family``) are refused with ``--study``.
 """
 
 from __future__ import annotations
@@ -103,12 +109,14 @@ STUDY_SCHEMA = {
     "reps": StudyKey(
         "integer >= 1",
         "the run budget's (" + ", ".join(f"{k} {b.reps}" for k, b in BUDGETS.items()) + ")",
-        "replicates per cell of `calcheck run` (whole blocks of 100); `--reps` replaces it",
+        "replicates per cell of `calcheck run` (whole blocks of 100); `--reps` (or, without "
+        "it, a given `--budget`) replaces it",
     ),
     "alphas": StudyKey(
         "list of numbers in (0, 1)",
         f"{list(RUN_ALPHAS)}; a search: {list(SEARCH_ALPHAS)}",
-        "miscoverage levels: one cell (or one search) per alpha",
+        "miscoverage levels: one cell (or one search) per alpha; a search's `--alpha` "
+        "replaces them",
     ),
     "false_alarm": StudyKey(
         "number in (0, 1)",
@@ -128,7 +136,8 @@ STUDY_SCHEMA = {
     "grid": StudyKey(
         "table of non-empty lists of integers >= 1",
         "required",
-        "the guarantee's grid parameters, one cell per combination (the grid table below)",
+        "the guarantee's grid parameters, one cell per combination (the grid table below); "
+        "a search's `--n`, `--n-bins` and `--grid KEY=VALUE` replace one list each",
     ),
     "search": StudyKey(
         "table",
@@ -170,7 +179,11 @@ SEARCH_SCHEMA = {
     "family": StudyKey(
         "string", "required", "the law family searched (`calcheck search --help` lists them)"
     ),
-    "options": StudyKey("table", "{}", "the family's options, e.g. `{ k = 5 }`"),
+    "options": StudyKey(
+        "table",
+        "{}",
+        "the family's options, e.g. `{ k = 5 }`; `--family-opt KEY=VALUE` replaces one",
+    ),
     "target": StudyKey(
         "string",
         "the guarantee",
@@ -179,7 +192,9 @@ SEARCH_SCHEMA = {
         "control that changes the bound",
     ),
     "budget": StudyKey(
-        "string: quick or full", '"quick"', "the search's budget (`calcheck search --help`)"
+        "string: quick or full",
+        '"quick"',
+        "the search's budget (`calcheck search --help`); `--budget` replaces it",
     ),
     "evaluations": StudyKey(
         f"integer >= {MIN_EVALUATIONS}",
@@ -193,12 +208,13 @@ SEARCH_SCHEMA = {
         "string",
         '"failure"',
         "what the search maximises: failure, "
-        "soft_failure, tightness or mean_ratio (`calcheck.search`)",
+        "soft_failure, tightness or mean_ratio (`calcheck.search`); `--criterion` replaces it",
     ),
     "seed": StudyKey(
         "integer >= 0",
         "0",
-        "root seed of the search's common random numbers (the re-check uses seed + 1)",
+        "root seed of the search's common random numbers (the re-check uses seed + 1); "
+        "`--seed` replaces it",
     ),
 }
 _OWN = ("bound", "method", "method_options", "event", "statement")
@@ -284,17 +300,31 @@ def _controls(data: dict, check) -> list:
     return [c for f in factors for c in with_sharper_controls([check], {check.id: float(f)})[1:]]
 
 
-def load_study(path) -> tuple:
+def load_study(path, replace: dict | None = None, on_replace=None) -> tuple:
     """Parse a study file into a check and run options.
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML study file.
+    replace : dict, optional
+        Values a command's flags give in place of the file's: ``reps`` (an integer >= 1)
+        and ``false_alarm`` (``calcheck run --reps``, ``--false-alarm``).
+    on_replace : callable, optional
+        Called as ``on_replace(key, file_value)`` for each key of ``replace`` that the file
+        also sets, before anything runs (the command says that its flag overrides it).
 
     Returns
     -------
     check : Check
     options : dict
-        ``reps``, ``false_alarm`` and ``alphas`` when the file gives them, and
-        ``controls``: the checks of the stated bound times each factor of ``controls``
+        ``reps``, ``false_alarm`` and ``alphas`` when the file (or ``replace``) gives them,
+        and ``controls``: the checks of the stated bound times each factor of ``controls``
         (expected violated; same simulations).
     """
+    unknown = sorted(set(replace or {}) - {"reps", "false_alarm"})
+    if unknown:
+        raise ValueError(f"replace takes reps and false_alarm, got {unknown}")
     data = _read(path)
     if "search" in data and "law" not in data and "laws" not in data:
         raise ValueError(
@@ -305,17 +335,17 @@ def load_study(path) -> tuple:
     check_experiments_fit(
         check.simulations(), reps=options.get("reps"), what=f"study file {str(path)!r}"
     )
+    for key, value in (replace or {}).items():
+        if key == "reps":
+            _positive_int(value, "reps")
+        if key in data and on_replace is not None:
+            on_replace(key, data[key])
+        options[key] = value
     return check, options
 
 
 def _read(path) -> dict:
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"study file not found: {str(path)!r}")
-    try:
-        data = tomllib.loads(p.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"study file {str(path)!r} is not valid TOML: {exc}") from None
+    data = _parse(path)
     _unknown(data, STUDY_SCHEMA, f"study file {str(path)!r}")
     if "guarantee" not in data:
         raise ValueError(
@@ -329,8 +359,40 @@ def _read(path) -> dict:
         )
     if "reps" in data:
         _positive_int(data["reps"], f"study file {str(path)!r}: reps")
-    _define_own(data, p.resolve().parent)
+    _define_own(data, Path(path).resolve().parent)
     return data
+
+
+def _parse(path) -> dict:
+    """The study file's TOML, or one ValueError naming the file and what is wrong with it."""
+    p = Path(path)
+    where = f"study file {str(path)!r}"
+    if p.is_dir():
+        inside = sorted(q.name for q in p.glob("*.toml") if q.is_file())[:3]
+        hint = f" (it holds {', '.join(inside)})" if inside else ""
+        raise ValueError(f"{where} is a folder, not a file{hint}: give the TOML file itself")
+    if not p.exists():
+        raise ValueError(f"study file not found: {str(path)!r}")
+    if not p.is_file():  # a device, a pipe
+        raise ValueError(f"{where} is not a regular file")
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:  # no permission, an I/O error
+        raise ValueError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark (some editors write one) is dropped
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ValueError(
+            f"{where} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); TOML "
+            "files are UTF-8: save it as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{where} is not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or tables nested thousands deep
+        raise ValueError(f"{where} is not valid TOML: nested too deeply") from None
 
 
 def _study_check(data: dict, laws_needed: bool = True):
@@ -352,6 +414,11 @@ def _study_check(data: dict, laws_needed: bool = True):
         options["alphas"] = tuple(_unit(a, "alpha") for a in alphas)
     if "law" in data and "laws" in data:
         raise ValueError("give either [law] or laws / [[laws]], not both")
+    if "laws" in data and not isinstance(data["laws"], list):
+        # a string would be read letter by letter as law names
+        raise ValueError(
+            f"laws must be a list ([[laws]] tables or laws = [names]), got {data['laws']!r}"
+        )
     tables = data.get("laws", [data["law"]] if "law" in data else None)
     if not laws_needed:
         return gid, _grid(data, adapter), options
@@ -395,36 +462,118 @@ def _grid(data, adapter) -> dict:
     return clean
 
 
-def load_search_study(path) -> list[dict]:
+def load_search_study(path, replace: dict | None = None, on_replace=None) -> list[dict]:
     """The searches of a study file's ``[search]`` table: keyword arguments of each.
 
     One search per grid cell (the product of the grid lists) and alpha; each dict has
     ``target``, ``family`` (name), ``family_options``, ``grid``, ``alpha``, ``budget``,
     ``criterion``, ``seed``, ``evaluations`` and ``reps`` (None where the table has none).
     The keys are :data:`SEARCH_SCHEMA`'s.
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML study file.
+    replace : dict, optional
+        Values a command's flags give in place of the file's, by the key's dotted TOML
+        name: ``search.budget``, ``search.criterion``, ``search.seed``,
+        ``search.evaluations``, ``search.reps``, ``search.options.<option>`` (a family
+        option), ``alphas`` (a list) and ``grid.<parameter>`` (a list). The file's own
+        values are checked first; these are taken as given.
+    on_replace : callable, optional
+        Called as ``on_replace(key, file_value)`` for each key of ``replace`` that the file
+        also sets, before anything runs (the command says that its flag overrides it).
     """
     import itertools
 
     data = _read(path)
+    table = _search_table(data, path)
+    gid, grid, options = _study_check(data, laws_needed=False)
+    settings = {
+        "search": {**table, "options": dict(table.get("options", {}))},
+        "grid": grid,
+        "alphas": list(options.get("alphas", SEARCH_ALPHAS)),
+    }
+    for dotted, value in (replace or {}).items():
+        table_name, _, key = dotted.rpartition(".")
+        if dotted not in _REPLACEABLE and not (key and f"{table_name}.*" in _REPLACEABLE):
+            raise ValueError(
+                f"replace takes {list(_REPLACEABLE)} (* any key of that table), got {dotted!r}"
+            )
+        *tables, key = dotted.split(".")
+        node = settings
+        for name in tables:
+            node = node[name]
+        said = _file_value(data, dotted)
+        if said is not _ABSENT and on_replace is not None:
+            on_replace(dotted, said)
+        node[key] = value
+    search, grid = settings["search"], settings["grid"]
+    keys = sorted(grid)
+    return [
+        {
+            "target": str(search.get("target", gid)),
+            "family": search["family"],
+            "family_options": dict(search["options"]),
+            "grid": dict(zip(keys, cell, strict=True)),
+            "alpha": alpha,
+            "budget": search.get("budget", "quick"),
+            "criterion": search.get("criterion", "failure"),
+            "seed": search.get("seed", 0),
+            "evaluations": search.get("evaluations"),
+            "reps": search.get("reps"),
+        }
+        for cell in itertools.product(*(grid[k] for k in keys))
+        for alpha in settings["alphas"]
+    ]
+
+
+#: The keys of a study file that a search's flags replace (dotted; ``*``: any key of the table).
+_REPLACEABLE = (
+    "alphas",
+    "grid.*",
+    "search.budget",
+    "search.criterion",
+    "search.seed",
+    "search.evaluations",
+    "search.reps",
+    "search.options.*",
+)
+#: A key the study file does not set (:func:`_file_value`).
+_ABSENT = object()
+
+
+def _file_value(data: dict, dotted: str):
+    """The value the file writes at a dotted key (``search.criterion``), else :data:`_ABSENT`."""
+    node = data
+    for name in dotted.split("."):
+        if not isinstance(node, dict) or name not in node:
+            return _ABSENT
+        node = node[name]
+    return node
+
+
+def _search_table(data: dict, path) -> dict:
+    """The file's ``[search]`` table, each of its keys checked (one ValueError naming it)."""
     table = data.get("search")
-    if not isinstance(table, dict):
+    if table is None:
         raise ValueError(f"study file {str(path)!r} has no [search] table")
+    if not isinstance(table, dict):
+        raise ValueError(
+            f"study file {str(path)!r}: search must be a [search] table, got {table!r}"
+        )
     _unknown(table, SEARCH_SCHEMA, "[search]")
     if not isinstance(table.get("family"), str):
         raise ValueError(f"[search] needs family = a family name, got {table.get('family')!r}")
-    opts = table.get("options", {})
-    if not isinstance(opts, dict):
-        raise ValueError(f"[search] options must be a table, got {opts!r}")
+    if not isinstance(table.get("options", {}), dict):
+        raise ValueError(f"[search] options must be a table, got {table['options']!r}")
     seed = table.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"[search] seed must be a non-negative integer, got {seed!r}")
-    sizes = {}
     for key, least in (("evaluations", MIN_EVALUATIONS), ("reps", 1)):
-        if key in table:
-            value = table[key]
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"[search] {key} must be an integer >= {least}, got {value!r}")
-            sizes[key] = value
+        value = table.get(key, least)
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"[search] {key} must be an integer >= {least}, got {value!r}")
     from calcheck.simulations.search import SEARCH_BUDGETS
 
     from ..search.driver import CRITERIA
@@ -437,21 +586,4 @@ def load_search_study(path) -> list[dict]:
             raise ValueError(f"[search] {key} must be one of {list(allowed)}, got {table[key]!r}")
     if not isinstance(table.get("target", ""), str):
         raise ValueError(f"[search] target must be a string, got {table['target']!r}")
-    gid, grid, options = _study_check(data, laws_needed=False)
-    keys = sorted(grid)
-    return [
-        {
-            "target": str(table.get("target", gid)),
-            "family": table["family"],
-            "family_options": dict(opts),
-            "grid": dict(zip(keys, cell, strict=True)),
-            "alpha": alpha,
-            "budget": table.get("budget", "quick"),
-            "criterion": table.get("criterion", "failure"),
-            "seed": seed,
-            "evaluations": sizes.get("evaluations"),
-            "reps": sizes.get("reps"),
-        }
-        for cell in itertools.product(*(grid[k] for k in keys))
-        for alpha in options.get("alphas", SEARCH_ALPHAS)
-    ]
+    return table

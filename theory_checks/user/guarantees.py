@@ -29,19 +29,26 @@ import numpy as np
 
 from calcheck.bounds import registry
 from calcheck.bounds.guarantee import QUANTIFIERS, Guarantee
-from calcheck.simulations.experiments.calibrator_protocol import unwrapped
-from calcheck.simulations.provenance import code_inputs, content_key
+from calcheck.simulations.experiments.calibrator_protocol import fit_copy, unwrapped
+from calcheck.simulations.provenance import (
+    code_inputs,
+    content_key,
+    generator,
+    values_fingerprint,
+)
 
 from ..checks.check import StudyAdapter
 from ..checks.methods import DATA_KEYWORDS, PER_BIN_EVENTS, MethodSpec
-from .calibrators import calibrator_method
+from .calibrators import _n_classes, calibrator_method, is_multiclass_calibrator
 
 __all__ = [
     "DefinedGuarantee",
+    "bound_values",
     "calibrator_method",
     "define_guarantee",
     "definition_of",
     "guarantee_id",
+    "probe_arguments",
 ]
 
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)+$")
@@ -107,6 +114,8 @@ def _checked_bound(gid: str, function, per_bin: bool = False):
             raise refused(f"raised {type(exc).__name__}: {exc}", "fix the bound") from None
         if raw is None:
             raise refused("returned None")
+        if np.iscomplexobj(raw):  # a cast to float would drop the imaginary part with a warning
+            raise refused("returned complex values", "a bound must return real numbers >= 0")
         try:
             value = np.asarray(raw, dtype=float)
         except (TypeError, ValueError):
@@ -136,6 +145,138 @@ def _checked_bound(gid: str, function, per_bin: bool = False):
     return bound
 
 
+#: The fixed points at which a bound outside calcheck is probed (:func:`probe_arguments`):
+#: sizes a bound accepts as a rule, one small, one usual, one large (a bound may refuse one:
+#: that it raised is recorded).
+_PROBE_POINTS = (
+    {"n": 1000, "n_bins": 10, "alpha": 0.1, "delta": 0.0, "n_classes": 3, "points_per_bin": 50},
+    {"n": 200, "n_bins": 4, "alpha": 0.05, "delta": 0.01, "n_classes": 4, "points_per_bin": 20},
+    {"n": 5000, "n_bins": 25, "alpha": 0.01, "delta": 0.001, "n_classes": 5, "points_per_bin": 100},
+)
+#: The keywords the probe points give a meaning: the symbols and the data keywords.
+_PROBE_KNOWN = frozenset({*_PROBE_POINTS[0], "class_counts", "bins_per_class", *DATA_KEYWORDS})
+#: The value at each point of a keyword of no known meaning (a plugin paper's own symbol).
+_PROBE_OTHER = (0.5, 0.25, 0.05)
+
+
+def _probe_data(n: int, n_bins: int) -> dict:
+    """Data keywords of two replicates of uniform-mass binning on ``n`` points.
+
+    ``n - (B - 1)`` points in the bins (the UMD split), equal in the first row and growing
+    with the bin in the second; label sums as binary labels give them.
+    """
+    used = n - (n_bins - 1)
+    equal = np.full(n_bins, used // n_bins, dtype=np.int64)
+    equal[: used % n_bins] += 1
+    weights = np.arange(1, n_bins + 1)
+    growing = (used * weights) // weights.sum()
+    growing[-1] += used - growing.sum()
+    counts = np.stack([equal, growing]).astype(np.int64)
+    sums = (counts * (np.arange(n_bins) + 0.5)) // n_bins  # means rising across the bins
+    means = sums / counts
+    return {
+        "counts": counts,
+        "means": means,
+        "variances": means - means * means,
+        "n_used": counts.sum(axis=1),
+    }
+
+
+def probe_arguments(names) -> tuple[dict, ...]:
+    """The fixed keyword arguments at which a bound outside calcheck is probed.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The keywords to give the bound (those it takes).
+
+    Returns
+    -------
+    tuple of dict
+        One dict per probe point (three): the symbols (``n``, ``n_bins``, ``alpha``,
+        ``delta``, ``n_classes``, ``points_per_bin``, ``class_counts``,
+        ``bins_per_class``), the data keywords of two replicates
+        (:data:`~calcheck.theory_checks.checks.methods.DATA_KEYWORDS`, shapes ``(2, n_bins)``
+        and ``(2,)``), and a fixed number for any other keyword. Fresh arrays on each call.
+    """
+    names = sorted(set(names))
+    points = []
+    for point, other in zip(_PROBE_POINTS, _PROBE_OTHER, strict=True):
+        weights = np.arange(point["n_classes"], 0, -1)
+        class_counts = (point["n"] * weights) // weights.sum()
+        class_counts[0] += point["n"] - class_counts.sum()
+        known = {
+            **point,
+            "class_counts": class_counts,
+            "bins_per_class": class_counts // point["points_per_bin"],
+            **_probe_data(point["n"], point["n_bins"]),
+        }
+        points.append({name: known.get(name, other) for name in names})
+    return tuple(points)
+
+
+def bound_values(function, supplied=None) -> str | None:
+    """Hash of a bound's values at the probe points (:func:`probe_arguments`).
+
+    Parameters
+    ----------
+    function : callable
+        The bound, called with keywords.
+    supplied : iterable of str, optional
+        The keywords its caller supplies: each of its parameters among them is given. None
+        (a plugin paper's bound): each parameter without a default, and the known symbols
+        among those with one.
+
+    Returns
+    -------
+    str or None
+        :func:`~calcheck.simulations.provenance.values_fingerprint` at the probe points; None
+        where the signature cannot be read.
+    """
+    try:
+        params = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if supplied is not None:
+        names = [p.name for p in named if p.name in set(supplied)]
+    else:
+        names = [p.name for p in named if p.default is p.empty or p.name in _PROBE_KNOWN]
+    return values_fingerprint(function, probe_arguments(names))
+
+
+def _calibrator_fitted_output(calibrator, scores, labels, test) -> np.ndarray:
+    """A fresh copy of ``calibrator`` fitted on ``(scores, labels)``, predicting ``test``."""
+    fitted = fit_copy(calibrator, scores, labels, generator(0, "calibrator probe", 1), 10)
+    if callable(getattr(fitted, "predict_proba", None)):
+        return fitted.predict_proba(test)
+    return fitted.predict(test)
+
+
+def _calibrator_values(calibrator) -> str:
+    """Hash of a calibrator's predictions on a fixed sample after fitting on another.
+
+    200 points of a fixed law (scores uniform, labels Bernoulli of the score; multiclass:
+    Dirichlet scores of its classes), fitted with a fixed ``rng`` and ``n_bins=10`` where
+    ``fit`` takes them, twice: a calibrator whose two fits disagree is recorded as
+    nondeterministic (its values would change every run).
+    """
+    rng = generator(0, "calibrator probe")
+    count = _n_classes(calibrator) if is_multiclass_calibrator(calibrator) else 0
+    if count:  # multiclass: probability vectors and labels drawn from them
+        scores, test = rng.dirichlet(np.ones(count), 200), rng.dirichlet(np.ones(count), 100)
+        labels = (rng.random((200, 1)) > np.cumsum(scores, axis=1)).sum(axis=1)
+        labels = np.minimum(labels, count - 1)
+    else:
+        scores, test = rng.random(200), np.linspace(0.0025, 0.9975, 200)
+        labels = (rng.random(200) < scores).astype(np.int64)
+    probes = ({"calibrator": calibrator, "scores": scores, "labels": labels, "test": test},)
+    first = values_fingerprint(_calibrator_fitted_output, probes)
+    if values_fingerprint(_calibrator_fitted_output, probes) != first:
+        return "nondeterministic"
+    return first
+
+
 @dataclass(frozen=True, eq=False)
 class DefinedGuarantee:
     """A guarantee defined at run time; every entry point accepts it in place of an id.
@@ -150,8 +291,9 @@ class DefinedGuarantee:
     calibrator : object or None
         The user's calibrator when the method is one.
 
-    The :attr:`fingerprint` (and :meth:`inputs`) cover the bound's code as it is now:
-    records and stored results of another definition under the same id are never reused.
+    The :attr:`fingerprint` (and :meth:`inputs`) cover the bound's code and its values at
+    fixed probe arguments as they are now: records and stored results of another definition
+    under the same id, or of a bound that now returns other values, are never reused.
     """
 
     id: str
@@ -165,14 +307,21 @@ class DefinedGuarantee:
 
         ``bound`` and ``calibrator``: :func:`~calcheck.simulations.provenance.code_inputs`
         of the user's bound and calibrator (source files of their modules and of the user
-        modules those use, module-level values); ``method`` and ``event``.
+        modules those use, module-level values); ``bound_values``: :func:`bound_values` of
+        the bound at the keywords the method supplies; ``calibrator_values``: the hash of
+        the calibrator's predictions on a fixed sample after fitting on another (None
+        without a calibrator of the user's); ``method`` and ``event``. The values cover what
+        the code cannot show (a file the bound reads on each call).
         """
         spec = self.method
+        own = None if self.calibrator is None else unwrapped(self.calibrator)
+        # the user's function inside the refusing wrapper (its own decorators kept)
+        function = getattr(self.guarantee.function, "__wrapped__", self.guarantee.function)
         return {
             "bound": code_inputs(self.guarantee.function) or {},
-            "calibrator": (
-                None if self.calibrator is None else code_inputs(unwrapped(self.calibrator))
-            ),
+            "bound_values": bound_values(function, self.supplied),
+            "calibrator": None if own is None else code_inputs(own),
+            "calibrator_values": None if own is None else _calibrator_values(own),
             "method": [spec.name, spec.description],
             "event": self.event,
         }

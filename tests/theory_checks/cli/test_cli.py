@@ -243,3 +243,22 @@ def test_a_jobs_value_that_is_no_integer_is_named_in_words(command, capsys):
     err = capsys.readouterr().err
     assert "argument --jobs: expected a positive integer or -1, got 'x'" in err
     assert "_positive_int" not in err
+
+
+def test_list_prints_the_shipped_laws_and_the_study_schema(capsys):
+    from calcheck import LAWS
+
+    assert main(["list", "--laws"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(LAWS)
+    assert main(["list", "--laws", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0] == {
+        "name": "uniform_half",
+        "family": "BinaryLaw",
+        "law": repr(LAWS["uniform_half"]),
+    }
+    assert main(["list", "--study-schema"]) == 0
+    out = capsys.readouterr().out
+    assert "| `guarantee` |" in out
+    assert "[search]" in out
