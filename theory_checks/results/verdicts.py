@@ -82,7 +82,7 @@ class CoverageVerdict(Exportable):
         """Raise ValueError unless the numbers are those of a test of these counts.
 
         Called on a verdict read from data (:func:`~calcheck.theory_checks.results.export.decode`),
-        never on one :func:`coverage_verdict` computed: the counts lie in ``0 <= successes
+        never on one ``coverage_verdict`` computed: the counts lie in ``0 <= successes
         <= trials``, ``coverage`` is ``successes / trials``, the rates lie in their ranges,
         the p-value and ``violated`` are recomputed from the counts (the same cached scipy
         call) and compared, and the interval lies in [0, 1] around the coverage.

@@ -307,7 +307,7 @@ class DefinedGuarantee:
 
         ``bound`` and ``calibrator``: :func:`~calcheck.simulations.provenance.code_inputs`
         of the user's bound and calibrator (source files of their modules and of the user
-        modules those use, module-level values); ``bound_values``: :func:`bound_values` of
+        modules those use, module-level values); ``bound_values``: ``bound_values`` of
         the bound at the keywords the method supplies; ``calibrator_values``: the hash of
         the calibrator's predictions on a fixed sample after fitting on another (None
         without a calibrator of the user's); ``method`` and ``event``. The values cover what
