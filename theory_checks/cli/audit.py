@@ -50,7 +50,8 @@ def cmd_audit(args) -> int:
         print(json_text(out, indent=1))
     else:
         print(audit_table(data))
-        head = (data.get("headline") or {}).get("text")
+        headline = data.get("headline")  # an object where present (check_results)
+        head = None if headline is None else headline.get("text")
         if head:
             print(f"\n{head}.")
         if problems:
