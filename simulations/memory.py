@@ -23,8 +23,10 @@ __all__ = [
     "BLOCK_ARRAYS",
     "MemoryRefused",
     "available_bytes",
+    "check_count_fits",
     "check_experiments_fit",
     "check_fits",
+    "check_outcomes_fit",
     "largest_fitting",
     "needed_bytes",
 ]
@@ -230,3 +232,71 @@ def check_experiments_fit(
                 name="n_bins",
                 detail="a cell's per-bin outcome, every replicate at once",
             )
+
+
+def check_outcomes_fit(
+    experiments, *, reps: int, n_jobs: int = 1, what: str, available=None, name: str = "reps"
+) -> None:
+    """Refuse a replicate count whose outcomes cannot fit, held in every worker at once.
+
+    Where each worker evaluates a whole cell at a time (a search's criterion on its common
+    random numbers, the comparison with the known laws), each holds a cell's outcome of
+    ``reps`` replicates: ``OUTCOME_ARRAYS`` arrays of ``reps x n_bins``, in each of the
+    workers ``n_jobs`` starts. Unlike :func:`check_experiments_fit`, the size refused is the
+    replicate count (``name`` in the message).
+
+    Raises
+    ------
+    MemoryRefused
+        ``"<what>: reps = 1000000000 replicates of 10 bins, held at once in each of 2
+        worker(s), need about 640.0 GB (4 arrays of reps x n_bins float64), more than the
+        7.6 GB available; the largest reps that fits is 11875000"``.
+    """
+    if available is None:
+        available = available_bytes()
+        if available is None:
+            return
+    bins = max((int(getattr(exp, "n_bins", 0) or 0) for exp in experiments), default=0)
+    if bins < 1:
+        return
+    workers = _workers(n_jobs)
+    per_replicate = OUTCOME_ARRAYS * bins * _FLOAT64 * workers
+    need = per_replicate * float(reps)
+    if need <= available:
+        return
+    largest = math.floor(available / per_replicate)
+    raise MemoryRefused(
+        f"{what}: {name} = {reps} replicates of {bins} bins, held at once in each of "
+        f"{workers} worker(s), need about {_size(need)} ({OUTCOME_ARRAYS} arrays of "
+        f"reps x n_bins float64), more than the {_size(available)} available; "
+        + (f"the largest {name} that fits is {largest}" if largest >= 1 else "no reps fits")
+    )
+
+
+def check_count_fits(
+    *, count: int, bytes_each: float, what: str, name: str, detail: str, available=None
+) -> None:
+    """Refuse ``count`` things of ``bytes_each`` bytes each that cannot fit, before any work.
+
+    For what grows with a count rather than with ``n x reps`` arrays (a search keeps every
+    law it evaluates and its value).
+
+    Raises
+    ------
+    MemoryRefused
+        ``"<what>: evaluations = 100000000 need about 30.0 GB (every law evaluated and its
+        value, about 300 bytes each), more than the 7.6 GB available; the largest
+        evaluations that fits is 25333333"``.
+    """
+    if available is None:
+        available = available_bytes()
+        if available is None:
+            return
+    need = float(count) * float(bytes_each)
+    if need <= available:
+        return
+    raise MemoryRefused(
+        f"{what}: {name} = {count} need about {_size(need)} ({detail}, about {bytes_each:g} "
+        f"bytes each), more than the {_size(available)} available; the largest {name} that "
+        f"fits is {math.floor(available / float(bytes_each))}"
+    )

@@ -57,3 +57,18 @@ def test_an_allocation_beyond_memory_is_one_line(tmp_path, capsys, monkeypatch):
     assert err.startswith("calcheck: error: not enough memory (Unable to allocate "), err
     assert "lower --reps" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_memory_line_names_only_the_command_s_own_flags(capsys, monkeypatch):
+    # plan has no --reps: its line names --max-reps (it used to say "lower --reps" for all)
+    from calcheck.theory_checks.cli import plan as plan_command
+
+    def too_big(**kwargs):
+        raise MemoryError("Unable to allocate 9.00 EiB")
+
+    monkeypatch.setattr(plan_command, "plan", too_big)
+    assert main(["plan", "--shortfall", "0.05"]) == 2
+    err = capsys.readouterr().err
+    assert "lower --max-reps" in err, err
+    assert "--reps " not in err, err
+    assert len(err.strip().splitlines()) == 1

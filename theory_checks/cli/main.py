@@ -9,15 +9,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import errno
+import importlib
 import logging
 import os
 import sys
 from pathlib import Path
-
-from calcheck.bounds import registry
-from calcheck.simulations.files import json_text
-from calcheck.simulations.parallel import LOG_FORMAT, attributed_error
-from calcheck.simulations.provenance import package_version
 
 from .arguments import (
     DefaultsHelp,
@@ -28,11 +24,6 @@ from .arguments import (
     add_seed_argument,
     resolve_jobs,
 )
-from .audit import add_audit_arguments, cmd_audit
-from .figures import add_figures_arguments, cmd_figures
-from .plan import add_plan_arguments, cmd_plan
-from .run import add_run_arguments, cmd_run
-from .search import add_search_arguments, cmd_search
 from .signals import (
     Interrupted,
     interrupted_status,
@@ -41,10 +32,15 @@ from .signals import (
     stop_on_signals,
 )
 
+# Each command's module, and what it imports (the catalog, scipy.stats: about a second), is
+# loaded when that command runs (see SUBCOMMANDS): a refused argument is answered at once.
+
 __all__ = ["main"]
 
 
 def _print_methods(as_json: bool) -> int:
+    from calcheck.simulations.files import json_text
+
     from ..catalog.method_table import method_table
 
     rows = method_table()
@@ -79,6 +75,9 @@ def _print_methods(as_json: bool) -> int:
 
 
 def _cmd_list(args) -> int:
+    from calcheck.bounds import registry
+    from calcheck.simulations.files import json_text
+
     from ..catalog import all_checks, refused, studiable
 
     if args.methods:
@@ -160,6 +159,9 @@ def _cmd_bound(args) -> int:
 
     import numpy as np
 
+    from calcheck.bounds import registry
+    from calcheck.simulations.files import json_text
+
     g = registry.get(args.id)
     flags = {"n": "--n", "n_bins": "--n-bins", "alpha": "--alpha", "delta": "--delta"}
     kwargs = {"n": args.n, "n_bins": args.n_bins, "alpha": args.alpha, "delta": args.delta}
@@ -228,6 +230,8 @@ def _cmd_bound(args) -> int:
 
 
 def _cmd_bench(args) -> int:
+    from calcheck.simulations.files import json_text
+
     from ..running.bench import bench_text, run_benchmarks
 
     report = run_benchmarks(
@@ -253,6 +257,7 @@ def _cmd_bench(args) -> int:
 
 def _print_laws(as_json: bool) -> int:
     """``calcheck list --laws``: each shipped law's name, family and definition."""
+    from calcheck.simulations.files import json_text
     from calcheck.simulations.laws import LAWS
 
     rows = [
@@ -318,62 +323,98 @@ def _add_bench_arguments(s: argparse.ArgumentParser) -> None:
     add_json_argument(s)
 
 
-#: The sub-commands, in the order ``calcheck --help`` lists them: name, summary, the function
-#: that adds its arguments and the function that runs it.
+#: The sub-commands, in the order ``calcheck --help`` lists them: name, summary, and where its
+#: two functions live (``module:add_arguments:command``; the module relative to this package,
+#: empty for this one), the one that adds its arguments and the one that runs it. A command's
+#: module is imported only when that command is parsed (:func:`command_functions`).
 SUBCOMMANDS = (
-    ("list", "list guarantees and checks", _add_list_arguments, _cmd_list),
-    ("bound", "evaluate a registered bound", _add_bound_arguments, _cmd_bound),
-    ("run", "run theory checks and write a report", add_run_arguments, cmd_run),
+    ("list", "list guarantees and checks", ":_add_list_arguments:_cmd_list"),
+    ("bound", "evaluate a registered bound", ":_add_bound_arguments:_cmd_bound"),
+    ("run", "run theory checks and write a report", ".run:add_run_arguments:cmd_run"),
     (
         "figures",
         "regenerate paper figures (PNG, PDF) and an HTML page",
-        add_figures_arguments,
-        cmd_figures,
+        ".figures:add_figures_arguments:cmd_figures",
     ),
     (
         "search",
         "search a law family for the worst law of a guarantee (or --all)",
-        add_search_arguments,
-        cmd_search,
+        ".search:add_search_arguments:cmd_search",
     ),
     (
         "audit",
         "one row per check of a run: its mutant and whether it was caught, its power, "
         "powerless cells, implied-by (exit 1 if a guarantee cannot fail on its design)",
-        add_audit_arguments,
-        cmd_audit,
+        ".audit:add_audit_arguments:cmd_audit",
     ),
     (
         "plan",
         "replicates needed to detect a coverage shortfall (or a bound factor) at a "
         "given power and false-alarm rate (exact binomial)",
-        add_plan_arguments,
-        cmd_plan,
+        ".plan:add_plan_arguments:cmd_plan",
     ),
     (
         "bench",
         "time each hot path against its own floor (ratios)",
-        _add_bench_arguments,
-        _cmd_bench,
+        ":_add_bench_arguments:_cmd_bench",
     ),
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``calcheck`` and its sub-commands (:data:`SUBCOMMANDS`)."""
+def command_functions(where: str):
+    """``(add_arguments, command)`` of a :data:`SUBCOMMANDS` entry's ``module:add:command``."""
+    module_name, add_name, command_name = where.split(":")
+    module = (
+        importlib.import_module(module_name, __package__) if module_name else sys.modules[__name__]
+    )
+    return getattr(module, add_name), getattr(module, command_name)
+
+
+def _version() -> str:
+    from calcheck.simulations.provenance import package_version
+
+    return f"calcheck {package_version()}"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version, looked up only when asked (the lookup imports numpy)."""
+
+    def __init__(
+        self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None
+    ):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=_version() + "\n")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``calcheck`` and its sub-commands (:data:`SUBCOMMANDS`).
+
+    With ``command``, only that sub-command gets its arguments (and its module is imported);
+    the others are listed by name and summary, as ``calcheck --help`` shows them.
+    """
     p = argparse.ArgumentParser(
         prog="calcheck",
         description="Verify distribution-free calibration guarantees by exact Monte Carlo.",
     )
-    p.add_argument("--version", action="version", version=f"calcheck {package_version()}")
+    p.add_argument("--version", action=_VersionAction, help="show the version and exit")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", required=True)
-    for name, summary, add_arguments, command in SUBCOMMANDS:
+    for name, summary, where in SUBCOMMANDS:
         # every sub-command's --help shows its defaults
         s = sub.add_parser(name, help=summary, formatter_class=DefaultsHelp)
-        add_arguments(s)
-        s.set_defaults(func=command)
+        if command is None or name == command:
+            add_arguments, run = command_functions(where)
+            add_arguments(s)
+            s.set_defaults(func=run)
     return p
+
+
+def _command_named(argv: list) -> str | None:
+    """The sub-command ``argv`` names: its first word that is one (None: none is)."""
+    names = {entry[0] for entry in SUBCOMMANDS}
+    return next((word for word in argv if word in names), None)
 
 
 def _kept_when_interrupted(args) -> str:
@@ -397,7 +438,7 @@ def _kept_when_interrupted(args) -> str:
 def main(argv=None) -> int:
     """Run the ``calcheck`` command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser()
+    parser = build_parser(_command_named(argv))
     args, extra = parser.parse_known_args(argv)
     if extra and getattr(args, "command", None) == "bound" and all("=" in e for e in extra):
         args.params = [*args.params, *extra]  # NAME=VALUE given after the options
@@ -407,6 +448,8 @@ def main(argv=None) -> int:
     resolve_jobs(args)  # run, search, figures: by default every CPU this process may use
     # dask's own INFO lines (cluster start, connections) only with -v; set before dask loads
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "info" if args.verbose else "warning")
+    from calcheck.simulations.parallel import LOG_FORMAT
+
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format=LOG_FORMAT,
@@ -420,7 +463,7 @@ def main(argv=None) -> int:
         if interruption is None and received_signal() is not None:
             interruption = Interrupted(received_signal())  # dropped on its way out
         if interruption is None:
-            return _failed(exc)
+            return _failed(exc, args.command)
         return interrupted_status(interruption, _kept_when_interrupted(args))
 
 
@@ -430,12 +473,25 @@ _NO_ROOM = frozenset(
 )
 
 
-def _failed(exc: BaseException) -> int:
+#: What lowers each command's memory, in its own flags (the MemoryError line names them).
+_SMALLER_FLAGS = {
+    "run": "lower --reps or --jobs (or choose the quick --budget)",
+    "figures": "lower --reps",
+    "search": "lower --reps, --evaluations or --jobs",
+    "plan": "lower --max-reps (or --n, --n-bins with --bound-factor)",
+    "bench": "lower --n or --n-bins",
+    "bound": "lower --n or --n-bins",
+}
+
+
+def _failed(exc: BaseException, command: str | None = None) -> int:
     """The exit status (and one line) of a command that raised ``exc``; re-raises the rest.
 
     An exception of the user's code (a calibrator, a law's eta, a plugin's code) that ran
     here is one line naming it, as one from a worker is (``attributed_error``).
     """
+    from calcheck.simulations.parallel import attributed_error
+
     user_error = attributed_error(exc) if isinstance(exc, Exception) else None
     try:
         raise user_error or exc
@@ -451,8 +507,9 @@ def _failed(exc: BaseException) -> int:
         # sizes with an estimate are refused before any work; this is the rest (a figure's
         # --reps): numpy refuses the allocation before it grows, so nothing was lost
         print(
-            f"calcheck: error: not enough memory ({exc or 'MemoryError'}); lower --reps (or "
-            "the sizes); what was stored before is kept",
+            f"calcheck: error: not enough memory ({exc or 'MemoryError'}); "
+            f"{_SMALLER_FLAGS.get(command, 'choose smaller sizes')}; what was stored before is "
+            "kept",
             file=sys.stderr,
         )
         return 2

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..checks.budgets import DEFAULT_FALSE_ALARM
-from ..running.plan import MAX_REPS, plan
+from ..running.plan import MAX_REPS, MAX_REPS_LIMIT, MIN_SHORTFALL, plan
 from .arguments import (
     add_alpha_argument,
     add_false_alarm_argument,
@@ -18,8 +18,17 @@ __all__ = ["add_plan_arguments", "cmd_plan"]
 def add_plan_arguments(s) -> None:
     """The options of ``calcheck plan`` (see :func:`calcheck.theory_checks.running.plan.plan`)."""
     what = s.add_mutually_exclusive_group(required=True)
-    what.add_argument("--shortfall", type=float, help="coverage shortfall below 1 - alpha")
-    what.add_argument("--true-coverage", type=float, help="the true coverage to detect")
+    what.add_argument(
+        "--shortfall",
+        type=float,
+        help=f"coverage shortfall below 1 - alpha (at least {MIN_SHORTFALL:g}: the work grows "
+        "as 1 / shortfall)",
+    )
+    what.add_argument(
+        "--true-coverage",
+        type=float,
+        help=f"the true coverage to detect (at least {MIN_SHORTFALL:g} below 1 - alpha)",
+    )
     what.add_argument(
         "--bound-factor",
         type=float,
@@ -41,7 +50,12 @@ def add_plan_arguments(s) -> None:
         help="constant eta, with --bound-factor (default: 0.5; the worst constant eta can "
         "lie just off 1/2)",
     )
-    s.add_argument("--max-reps", type=int, default=MAX_REPS, help="largest count searched")
+    s.add_argument(
+        "--max-reps",
+        type=int,
+        default=MAX_REPS,
+        help=f"largest count searched (default: %(default)s; at most {MAX_REPS_LIMIT})",
+    )
     add_json_argument(s, "print the plan as JSON")
 
 

@@ -18,9 +18,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .export import Exportable
+
+# scipy.stats is imported where it is used: it takes about half a second, and the command
+# line refuses a bad argument (calcheck plan's) before it loads
 
 __all__ = [
     "DEFAULT_FALSE_ALARM",
@@ -137,6 +139,8 @@ class CoverageVerdict(Exportable):
 
 def critical_count(trials: int, claimed: float, level: float) -> int:
     """Largest k with ``P(Bin(trials, claimed) <= k) < level`` (-1 if none)."""
+    from scipy import stats
+
     k = int(stats.binom.ppf(level, trials, claimed))
     while k >= 0 and stats.binom.cdf(k, trials, claimed) >= level:
         k -= 1
@@ -154,6 +158,8 @@ def detectable_shortfall(trials: int, claimed: float, level: float, power: float
 def _detectable_shortfall(trials: int, claimed: float, level: float, power: float) -> float:
     # a run asks the same (trials, claimed, level) for hundreds of cells, and the search
     # costs 60 binomial cdfs: once each
+    from scipy import stats
+
     k = critical_count(trials, claimed, level)
     if k < 0:
         return float(claimed)  # no outcome rejects: the test has no power at all
@@ -172,6 +178,8 @@ def _detectable_shortfall(trials: int, claimed: float, level: float, power: floa
 # the same scipy calls, so the numbers are those of an uncached call bit for bit.
 @functools.lru_cache(maxsize=16384)
 def _p_value_less(successes: int, trials: int, claimed: float) -> float:
+    from scipy import stats
+
     return float(stats.binomtest(successes, trials, claimed, alternative="less").pvalue)
 
 
@@ -195,6 +203,8 @@ def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[flo
 
 @functools.lru_cache(maxsize=16384)
 def _clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
+    from scipy import stats
+
     ci = stats.binomtest(successes, trials, 0.5).proportion_ci(
         confidence_level=confidence, method="exact"
     )

@@ -42,12 +42,18 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import re
 import time
 from dataclasses import dataclass, field
 
+from calcheck.simulations.experiments.base import BLOCK_REPS
 from calcheck.simulations.laws.families import LawFamily, get_family
-from calcheck.simulations.memory import check_experiments_fit
+from calcheck.simulations.memory import (
+    check_count_fits,
+    check_experiments_fit,
+    check_outcomes_fit,
+)
 from calcheck.simulations.search import (
     OptimResult,
     SearchBudget,
@@ -70,10 +76,12 @@ from .result import Found, FreshCheck, SearchResult
 __all__ = [
     "CRITERIA",
     "EXACT_WORST_CASE",
+    "MAX_SEARCH_POINTS",
     "CheckCriterion",
     "FreshCheck",
     "SearchResult",
     "analytic_reference",
+    "check_search_work",
     "exact_worst_case",
     "fresh_check",
     "resolve_target",
@@ -81,6 +89,16 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: The most points a search may simulate: replicates times points per replicate (the
+#: experiments' ``cost``), over every evaluation and re-check. Binning simulates about 10**7
+#: points a second on one core (gr21.thm3 at n = 1000: 0.02 s an evaluation of 200
+#: replicates), so 10**13 is some 12 days of one core: no budget, ``--evaluations`` or
+#: ``--reps`` that was meant; the full budget at n = 10**5 is about 10**11.
+MAX_SEARCH_POINTS = 10**13
+#: Bytes a search keeps per evaluation: the law (a small array) and its value, kept for the
+#: result's history, and their copies when it is assembled (measured: about 150; doubled).
+_HISTORY_BYTES = 300
 
 _TIMES = re.compile(r"^(?P<gid>.+)\.times_(?P<f>[0-9]*\.?[0-9]+)$")
 
@@ -138,7 +156,9 @@ class SearchPlan:
     ``progress`` a bool. ``guarantee`` and ``bound`` are the target's
     (:func:`resolve_target`) and ``objective`` the :class:`CheckCriterion` that differential
     evolution maximises, already evaluated once at the family's first benign law (which
-    refuses a wrong family, grid or alpha) and sized against memory.
+    refuses a wrong family, grid or alpha) and sized before any simulation: its blocks and
+    the outcomes each worker holds against memory, the whole search's simulated points
+    against :data:`MAX_SEARCH_POINTS` (:func:`check_search_work`).
     """
 
     target: str
@@ -195,14 +215,78 @@ class SearchPlan:
             definition_of(guarantee),
         )
         probe = objective.check(family.benign[0])  # refuses a wrong family, grid or alpha
-        # ... and a size whose blocks cannot fit in memory (one block per worker at a time)
-        check_experiments_fit(probe.experiments, n_jobs=self.n_jobs, what=f"the search of {target}")
+        # ... and a size whose blocks cannot fit in memory (one block per worker at a time),
+        what = f"the search of {target}"
+        check_experiments_fit(probe.experiments, n_jobs=self.n_jobs, what=what)
+        # whose outcomes cannot (each worker evaluates a law on all its replicates at once;
+        # the known laws are compared on fresh_reps),
+        larger = "fresh_reps" if budget.fresh_reps > budget.reps else "reps"
+        replicates = getattr(budget, larger)
+        check_outcomes_fit(
+            probe.experiments, reps=replicates, n_jobs=self.n_jobs, what=what, name=larger
+        )
+        # or whose simulated points are past any search meant, or whose history cannot fit
+        check_search_work(what, family, budget, probe.experiments, baseline=self.baseline)
+        check_count_fits(
+            count=budget.total_evaluations(family.dim),
+            bytes_each=_HISTORY_BYTES * (2 if self.baseline else 1),
+            what=what,
+            name="evaluations",
+            detail="every law evaluated and its value, kept for the result"
+            + (", by the search and by random sampling" if self.baseline else ""),
+        )
         object.__setattr__(self, "objective", objective)
 
     @property
     def optimiser_keywords(self) -> dict:
         """The optimisers' keywords: the CRN root seed and the parallel evaluation."""
         return {"seed": self.seed, "n_jobs": self.n_jobs, "backend": self.backend}
+
+
+def check_search_work(what: str, family: LawFamily, budget: SearchBudget, experiments, *, baseline):
+    """Refuse a search that would simulate more than :data:`MAX_SEARCH_POINTS`, before any work.
+
+    The points: the experiments' ``cost`` per replicate times the replicates (whole blocks)
+    of every evaluation (the benign start points, differential evolution and refinement,
+    and random sampling's as many with ``baseline``) and of the re-checks on ``fresh_reps``
+    (one per law re-checked and the comparison with the known laws, counted once).
+
+    Raises
+    ------
+    ValueError
+        Naming the points, the ceiling, and the largest ``reps`` with these evaluations and
+        the most evaluations with these ``reps`` that fit (or the largest ``fresh_reps``).
+    """
+    per_replicate = sum(int(getattr(exp, "cost", 0) or 0) for exp in experiments)
+    if per_replicate < 1:
+        return
+    rounds = 2 if baseline else 1  # random sampling spends the same budget again
+    evaluations = budget.total_evaluations(family.dim) * rounds + len(family.benign)
+    fresh = rounds + 1  # the re-checks and the comparison with the known laws
+
+    def whole(reps: int) -> int:
+        return math.ceil(reps / BLOCK_REPS) * BLOCK_REPS
+
+    fresh_points = per_replicate * fresh * whole(budget.fresh_reps)
+    points = per_replicate * evaluations * whole(budget.reps) + fresh_points
+    if points <= MAX_SEARCH_POINTS:
+        return
+    said = (
+        f"{what}: about {evaluations} evaluations of {budget.reps} replicates and {fresh} "
+        f"re-checks of {budget.fresh_reps}, at {per_replicate} simulated points a replicate, "
+        f"are about {points:.2g} points, more than the {MAX_SEARCH_POINTS:.0e} a search may "
+        "simulate (some 12 days of one core)"
+    )
+    if fresh_points > MAX_SEARCH_POINTS:  # the re-checks alone (a budget's fresh_reps)
+        largest = MAX_SEARCH_POINTS // (per_replicate * fresh) // BLOCK_REPS * BLOCK_REPS
+        raise ValueError(f"{said}; the largest fresh_reps that fits is {largest}")
+    room = MAX_SEARCH_POINTS - fresh_points
+    most = (room // (per_replicate * whole(budget.reps)) - len(family.benign)) // rounds
+    fits = [f"the most evaluations with reps = {budget.reps} is about {max(most, 0)}"]
+    reps = room // (per_replicate * evaluations) // BLOCK_REPS * BLOCK_REPS
+    if reps >= BLOCK_REPS:
+        fits.insert(0, f"the largest reps that fits with these evaluations is {reps}")
+    raise ValueError(f"{said}; " + ", ".join(fits))
 
 
 def _estimate(plan: SearchPlan, n_known: int, on_estimate):
@@ -382,8 +466,11 @@ def search(
     ------
     ValueError
         For an unknown target, family or criterion, a grid that is not a dict of single
-        values, a family, grid or alpha the guarantee refuses, or a size that cannot fit
-        in memory: before any search.
+        values, a family, grid or alpha the guarantee refuses, a size that cannot fit in
+        memory (a block, the outcomes of ``reps`` or ``fresh_reps`` replicates in each
+        worker, the history of every evaluation), or a search that would simulate more
+        than :data:`MAX_SEARCH_POINTS` points: before any search, naming the largest size
+        that fits.
 
     Examples
     --------
