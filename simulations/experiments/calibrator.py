@@ -222,8 +222,10 @@ class CalibratorExperiment(Experiment):
         self._check_law(self.law)
         self._check_calibrator()
         # Described once, here: a worker process may not find the source of a class defined
-        # in a script or notebook, and the key must be the one the parent computed.
-        object.__setattr__(self, "_calibrator_description", describe_calibrator(self.calibrator))
+        # in a script or notebook (nor the file a user's fit reads), and the key must be the
+        # one the parent computed. A multiclass law's classes are the probe's score columns.
+        description = describe_calibrator(self.calibrator, getattr(self.law, "n_classes", None))
+        object.__setattr__(self, "_calibrator_description", description)
 
     def _check_calibrator(self) -> None:
         """Refuse, now, a calibrator this experiment cannot fit or evaluate."""
@@ -235,7 +237,11 @@ class CalibratorExperiment(Experiment):
         return int(self.grid) + len(self.law.scores.atoms)
 
     def description(self) -> dict:
-        """JSON-able content (the calibrator by class, parameters and source hash)."""
+        """JSON-able content: the calibrator as :func:`describe_calibrator` gives it, law, sizes.
+
+        The calibrator by class, parameters and source hash and, for one of the user's, its
+        values at fixed probe data (a file its ``fit`` reads changes the key).
+        """
         return {
             "experiment": type(self).__name__,
             "calibrator": self._calibrator_description,

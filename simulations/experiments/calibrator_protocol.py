@@ -1,7 +1,8 @@
 """What calcheck asks of a calibrator of your own, shared by the binary and multiclass experiments.
 
 Any object with ``fit(scores, labels)`` and ``predict(scores)`` or ``predict_proba(scores)``
-(scikit-learn convention) is a calibrator; :func:`describe_calibrator` keys its results,
+(scikit-learn convention) is a calibrator; :func:`describe_calibrator` keys its results
+(with :func:`calibrator_values`, its behaviour, for a calibrator that is not calcheck's own),
 :func:`fit_copy` fits a fresh copy per replicate, and :func:`allow_unresolved` lets a map
 that varies continuously (Platt scaling) be evaluated on its discretisation.
 """
@@ -15,7 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..parallel import UserCodeError, user_code_error
+from ..provenance import generator, values_fingerprint
 from .base import _jsonable, foreign_source_hash
 
 __all__ = [
@@ -24,6 +28,7 @@ __all__ = [
     "AllowUnresolved",
     "allow_unresolved",
     "calibrator_call",
+    "calibrator_values",
     "check_calibrator",
     "check_max_unresolved",
     "describe_calibrator",
@@ -43,11 +48,28 @@ def _without_addresses(text: str) -> str:
     return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
 
 
-def describe_calibrator(calibrator) -> dict:
+def describe_calibrator(calibrator, n_classes: int | None = None) -> dict:
     """A JSON-able, address-free description of a calibrator: class, parameters, source.
 
     Parameters are ``get_params()`` where the object has it (scikit-learn), else its public
     attributes; the source is the SHA-256 of the class's file (editing it changes keys).
+    A calibrator that is not calcheck's own also gets ``values``, its
+    :func:`calibrator_values`: what its source cannot show (a constant it reads from a file
+    in ``fit``) still changes the key of its results. calcheck's own are covered by the
+    code stamps, and their keys stay as they were.
+
+    Parameters
+    ----------
+    calibrator : object
+        ``fit`` and ``predict`` (or ``predict_proba``).
+    n_classes : int, optional
+        The columns of the score matrices it takes (a multiclass experiment's law); None
+        for 1-D binary scores.
+
+    Returns
+    -------
+    dict
+        ``class``, ``params`` and ``source``, and ``values`` for a calibrator of the user's.
     """
     cls = type(calibrator)
     if callable(getattr(calibrator, "get_params", None)):
@@ -70,11 +92,60 @@ def describe_calibrator(calibrator) -> dict:
         except (TypeError, ValueError):
             value = _without_addresses(repr(value))
         clean[str(key)] = value
-    return {
+    out = {
         "class": f"{cls.__module__}.{cls.__qualname__}",
         "params": clean,
         "source": foreign_source_hash(cls),
     }
+    if cls.__module__.partition(".")[0] != "calcheck":
+        out["values"] = calibrator_values(calibrator, n_classes)
+    return out
+
+
+def _fitted_output(calibrator, scores, labels, test) -> np.ndarray:
+    """A fresh copy of ``calibrator`` fitted on ``(scores, labels)``, predicting ``test``."""
+    fitted = fit_copy(calibrator, scores, labels, generator(0, "calibrator probe", 1), 10)
+    if callable(getattr(fitted, "predict_proba", None)):
+        return fitted.predict_proba(test)
+    return fitted.predict(test)
+
+
+def calibrator_values(calibrator, n_classes: int | None = None) -> str:
+    """Hash of a calibrator's predictions on a fixed sample after fitting on another.
+
+    200 points of a fixed law (scores uniform, labels Bernoulli of the score; with
+    ``n_classes``: Dirichlet score vectors of that many classes, labels drawn from them),
+    fitted with a fixed ``rng`` and ``n_bins=10`` where ``fit`` takes them, twice.
+
+    Parameters
+    ----------
+    calibrator : object
+        ``fit`` and ``predict`` (or ``predict_proba``); fitted on copies, never itself.
+    n_classes : int, optional
+        The columns of the score matrices it takes; None (or 0) for 1-D binary scores.
+
+    Returns
+    -------
+    str
+        :func:`~calcheck.simulations.provenance.values_fingerprint` of the predictions (a
+        ``fit`` or ``predict`` that raises is recorded by its exception's type), or
+        ``"nondeterministic"`` where the two fits disagree (its values would change every
+        run, and so would every key holding them).
+    """
+    rng = generator(0, "calibrator probe")
+    count = int(n_classes or 0)
+    if count:  # multiclass: probability vectors and labels drawn from them
+        scores, test = rng.dirichlet(np.ones(count), 200), rng.dirichlet(np.ones(count), 100)
+        labels = (rng.random((200, 1)) > np.cumsum(scores, axis=1)).sum(axis=1)
+        labels = np.minimum(labels, count - 1)
+    else:
+        scores, test = rng.random(200), np.linspace(0.0025, 0.9975, 200)
+        labels = (rng.random(200) < scores).astype(np.int64)
+    probes = ({"calibrator": calibrator, "scores": scores, "labels": labels, "test": test},)
+    first = values_fingerprint(_fitted_output, probes)
+    if values_fingerprint(_fitted_output, probes) != first:
+        return "nondeterministic"
+    return first
 
 
 def check_calibrator(calibrator) -> None:

@@ -31,8 +31,15 @@ Content key
 :func:`~calcheck.simulations.provenance.code_fingerprint` (the source of its module and the
 user modules it uses, or its code object where it has no file; closures and defaults
 included) and hashes its values on the probe grid: editing the function (and making the law
-again) changes the keys of every result simulated with it. The description is computed when
-the law is made, so that worker processes use the parent's.
+again) changes the keys of every result simulated with it. The code's description is computed
+when the law is made, so that worker processes use the parent's; the values are computed
+each time the law is described, because an eta that reads a file on each call runs with the
+file as it is now: after the file changes, the same law object has another key (its results
+are recomputed, not read back). A copy sent to a worker process keys and seeds its blocks
+with the values its sender described when sending it, as the parent does (a last-bit
+difference of another machine's ``np.exp`` changes no key); where eta gives other values
+there (beyond :data:`SENT_RTOL`: a file it reads differs, or changed since a law was pickled),
+describing the copy raises a ValueError that says so.
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ import numpy as np
 from ..provenance import code_fingerprint
 from .quadrature import _TS_NODES, _TS_WEIGHTS
 
-__all__ = ["MAX_HALVINGS", "PROBE", "TOLERANCE", "CallableMean"]
+__all__ = ["MAX_HALVINGS", "PROBE", "SENT_RTOL", "TOLERANCE", "CallableMean"]
 
 #: Accepted error of an interval's integral, relative to its probability (module doc).
 TOLERANCE = 1e-10
@@ -57,6 +64,9 @@ TOLERANCE = 1e-10
 MAX_HALVINGS = 40
 #: Scores the function is checked on at construction (and whose values enter its key).
 PROBE = np.concatenate([np.linspace(0.0, 1.0, 1025), [1e-12, 1 - 1e-12, 1 / 3, 2 / 3]])
+#: Relative difference of eta's probe values between a sent copy and its sender that is
+#: taken as rounding (another machine's vectorised math), not as another eta.
+SENT_RTOL = 1e-9
 # Live intervals per integrated interval (plus a floor) before eta is refused as too rough.
 _MAX_PIECES_PER_INTERVAL = 64
 _EVEN = np.arange(_TS_NODES.size) % 2 == 0  # the step-1/8 rule's nodes (t = -3.2 + j / 8)
@@ -82,6 +92,11 @@ def _state_of(function) -> Any:
             else {}
         )
     return json.loads(json.dumps(state, default=lambda v: np.asarray(v).tolist()))
+
+
+def _values_hash(values: np.ndarray) -> str:
+    """The key's hash of eta's values on the probe grid (16 hex digits)."""
+    return hashlib.sha256(values.tobytes()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,9 +164,25 @@ class CallableMean:
                 "function": name,
                 "code": code_fingerprint(getattr(self.function, "func", self.function)),
                 "state": state,
-                "probe_values": hashlib.sha256(first.tobytes()).hexdigest()[:16],
+                "probe_values": _values_hash(first),
             },
         )
+        object.__setattr__(self, "_received", False)  # True in a copy sent to a process
+        object.__setattr__(self, "_sent_values", None)  # there: its sender's, until compared
+
+    def __getstate__(self) -> dict:
+        # what a worker receives: the values now, by which it keys and seeds its blocks as
+        # the parent does (another machine may round np.exp's last bit otherwise); kept, to
+        # be compared with its own once (spec)
+        values = self._probe(_name_of(self.function))
+        spec = {**self._spec, "probe_values": _values_hash(values)}
+        return {**self.__dict__, "_spec": spec, "_received": True, "_sent_values": values}
+
+    def __copy__(self) -> CallableMean:
+        return self  # immutable; a copy in this process must stay live (see __getstate__)
+
+    def __deepcopy__(self, memo) -> CallableMean:
+        return self
 
     def _probe(self, name: str) -> np.ndarray:
         s = PROBE.copy()
@@ -246,8 +277,32 @@ class CallableMean:
     def spec(self) -> dict:
         """JSON-able content: the function's name, code hash, state and values on the probe.
 
-        Computed when the law is made (the code as it was then is the code the law runs).
+        The name, code and state as they were when the law was made (the function object
+        then is the one the law runs); ``probe_values`` as eta gives them now (in a copy sent
+        to a worker, as its sender gave them): eta may read a file on each call.
+
+        Raises
+        ------
+        ValueError
+            Where eta now raises on the probe grid or returns values off [0, 1], or, in a
+            copy sent to another process, gives values other than its sender's (one line
+            naming it).
         """
+        name = _name_of(self.function)
+        if not self._received:
+            return {**self._spec, "probe_values": _values_hash(self._probe(name))}
+        if self._sent_values is not None:  # the first description of a copy received
+            here, sent = self._probe(name), self._sent_values
+            differ = ~np.isclose(here, sent, rtol=SENT_RTOL, atol=SENT_RTOL)
+            if differ.any():
+                i = int(np.flatnonzero(differ)[0])
+                raise ValueError(
+                    f"eta {name} gives {float(here[i])!r} at score {float(PROBE[i])!r} in this "
+                    f"process and gave {float(sent[i])!r} where the law was sent from (a file "
+                    "it reads differs here, or changed since the law was pickled): make the "
+                    "law again where it runs"
+                )
+            object.__setattr__(self, "_sent_values", None)  # its sender's values hold here
         return dict(self._spec)
 
     def __repr__(self) -> str:

@@ -205,13 +205,22 @@ def _study_replacements(args) -> dict:
     ``--reps`` over ``reps`` (so does an explicit ``--budget``, whose replicates it sets
     where ``--reps`` is not given), ``--false-alarm`` over ``false_alarm``. The file's
     laws, grid and alphas are its own (``run`` has no flags for them; ``--checks`` with
-    ``--study`` is refused).
+    ``--study`` is refused). With a study ``--budget`` sets only the replicates, so where
+    ``--reps`` is given too, ``--reps`` wins and the run says so in one line.
     """
     from ..checks.budgets import BUDGETS
 
     out = {}
     if args.reps is not None:
         out["reps"] = (args.reps, f"--reps {args.reps}")
+        if given_on_command_line(args, "budget"):
+            print(
+                f"calcheck: --reps {args.reps} overrides --budget {args.budget} "
+                f"({BUDGETS[args.budget].reps} replicates per cell; with --study the budget "
+                "sets nothing else)",
+                file=sys.stderr,
+                flush=True,
+            )
     elif given_on_command_line(args, "budget"):
         reps = BUDGETS[args.budget].reps
         out["reps"] = (reps, f"--budget {args.budget} ({reps} replicates per cell)")

@@ -137,8 +137,12 @@ def _add_mode_arguments(s: argparse.ArgumentParser) -> None:
         help="the search's own power: the searches of the power table (scaled bounds whose "
         "worst constant eta is known) from --seeds root seeds; writes search/power.md/.json",
     )
-    s.add_argument(
-        "--seeds", type=int, default=20, help="root seeds of --power (default: %(default)s)"
+    s.add_argument(  # recorded: given without --power, it is refused (not ignored)
+        "--seeds",
+        type=int,
+        default=20,
+        action=RecordGiven,
+        help="root seeds of --power (default: %(default)s)",
     )
     s.add_argument(
         "--rate",
@@ -461,6 +465,11 @@ def cmd_search(args) -> int:
             file=sys.stderr,
         )
         return 2
+    if given_on_command_line(args, "seeds") and not args.power:
+        raise ValueError(
+            f"--seeds {args.seeds} is the number of root seeds of --power, which is not given; "
+            "for the root seed of this search give --seed"
+        )
     from calcheck.simulations.files import writable_folder
 
     _check_sizes(args)

@@ -29,13 +29,8 @@ import numpy as np
 
 from calcheck.bounds import registry
 from calcheck.bounds.guarantee import QUANTIFIERS, Guarantee
-from calcheck.simulations.experiments.calibrator_protocol import fit_copy, unwrapped
-from calcheck.simulations.provenance import (
-    code_inputs,
-    content_key,
-    generator,
-    values_fingerprint,
-)
+from calcheck.simulations.experiments.calibrator_protocol import calibrator_values, unwrapped
+from calcheck.simulations.provenance import code_inputs, content_key, values_fingerprint
 
 from ..checks.check import StudyAdapter
 from ..checks.methods import DATA_KEYWORDS, PER_BIN_EVENTS, MethodSpec
@@ -245,36 +240,14 @@ def bound_values(function, supplied=None) -> str | None:
     return values_fingerprint(function, probe_arguments(names))
 
 
-def _calibrator_fitted_output(calibrator, scores, labels, test) -> np.ndarray:
-    """A fresh copy of ``calibrator`` fitted on ``(scores, labels)``, predicting ``test``."""
-    fitted = fit_copy(calibrator, scores, labels, generator(0, "calibrator probe", 1), 10)
-    if callable(getattr(fitted, "predict_proba", None)):
-        return fitted.predict_proba(test)
-    return fitted.predict(test)
-
-
 def _calibrator_values(calibrator) -> str:
-    """Hash of a calibrator's predictions on a fixed sample after fitting on another.
+    """The calibrator's values at fixed probe data, its classes as the score columns.
 
-    200 points of a fixed law (scores uniform, labels Bernoulli of the score; multiclass:
-    Dirichlet scores of its classes), fitted with a fixed ``rng`` and ``n_bins=10`` where
-    ``fit`` takes them, twice: a calibrator whose two fits disagree is recorded as
-    nondeterministic (its values would change every run).
+    :func:`~calcheck.simulations.experiments.calibrator_protocol.calibrator_values`; a
+    multiclass calibrator's classes are its ``n_classes`` or ``classes_``.
     """
-    rng = generator(0, "calibrator probe")
-    count = _n_classes(calibrator) if is_multiclass_calibrator(calibrator) else 0
-    if count:  # multiclass: probability vectors and labels drawn from them
-        scores, test = rng.dirichlet(np.ones(count), 200), rng.dirichlet(np.ones(count), 100)
-        labels = (rng.random((200, 1)) > np.cumsum(scores, axis=1)).sum(axis=1)
-        labels = np.minimum(labels, count - 1)
-    else:
-        scores, test = rng.random(200), np.linspace(0.0025, 0.9975, 200)
-        labels = (rng.random(200) < scores).astype(np.int64)
-    probes = ({"calibrator": calibrator, "scores": scores, "labels": labels, "test": test},)
-    first = values_fingerprint(_calibrator_fitted_output, probes)
-    if values_fingerprint(_calibrator_fitted_output, probes) != first:
-        return "nondeterministic"
-    return first
+    count = _n_classes(calibrator) if is_multiclass_calibrator(calibrator) else None
+    return calibrator_values(calibrator, count)
 
 
 @dataclass(frozen=True, eq=False)
