@@ -173,6 +173,27 @@ class ResultStore:
         self.damaged: list[tuple] = []
         self._open()
 
+    @classmethod
+    def reader(cls, path) -> ResultStore:
+        """The store at ``path`` opened to read while another process writes it.
+
+        For a check evaluated beside a run (:mod:`calcheck.theory_checks.running.evaluation`):
+        read-only (nothing is written, damaged blocks included: they raise on :meth:`load`),
+        and, unlike a store without write permission, not immutable: sqlite's write-ahead
+        log shows each read what the writer has committed by then.
+        """
+        store = cls.__new__(cls)
+        store.compress, store.path, store.damaged = True, str(path), []
+        store.read_only = True
+        store._open_reading()
+        return store
+
+    @_translated
+    def _open_reading(self):
+        uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+        self._con = sqlite3.connect(uri, uri=True, timeout=60.0)
+        self._con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+
     @_translated
     def _open(self):
         if self.read_only:

@@ -384,6 +384,15 @@ def measurements_page() -> str:
                     else ""
                 )
             )
+        cpu = m.get("cpu") or {}
+        if cpu.get("main_process_seconds") is not None:
+            lines.append(
+                f"- **Main process**: {cpu['main_process_seconds']:.1f} CPU-s of its own (its "
+                f"main thread {cpu['main_thread_seconds']:.1f}); checks evaluated in "
+                f"{cpu['evaluation_processes'] or 'the main'} process(es), "
+                f"{cpu['evaluation_seconds']:.1f} CPU-s; side processes (evaluations, pictures) "
+                f"{cpu['side_processes_seconds']:.1f} CPU-s"
+            )
         kinds = m.get("cpu_seconds_by_experiment_kind") or {}
         if kinds:
             total = sum(v["cpu_seconds"] for v in kinds.values())

@@ -164,6 +164,8 @@ def measure(name: str, command: list[str], allow_loaded: bool = False) -> dict:
         "cpu_seconds_by_experiment_kind": meta.get("cpu_seconds_by_experiment_kind"),
         # the run's own start estimate and running estimates (checked against the wall time)
         "estimate": meta.get("estimate"),
+        # where the CPU went (the main process's own time; calcheck bench --project-cores)
+        "cpu": meta.get("cpu"),
         "seed": meta.get("seed"),
         "false_alarm": meta.get("false_alarm"),
         "check_rows": check_rows(results),

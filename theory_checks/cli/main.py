@@ -232,6 +232,16 @@ def _cmd_bound(args) -> int:
 def _cmd_bench(args) -> int:
     from calcheck.simulations.files import json_text
 
+    if args.project_cores is not None:
+        from ..running.projection import project_cores
+
+        if args.project_cores < 1:
+            raise ValueError(
+                f"--project-cores must be a positive integer, got {args.project_cores}"
+            )
+        projection = project_cores(args.results, args.project_cores)
+        print(projection.to_json(indent=1) if args.json else projection.summary())
+        return 0
     from ..running.bench import bench_text, run_benchmarks
 
     report = run_benchmarks(
@@ -248,6 +258,8 @@ def _cmd_bench(args) -> int:
             single_fit=[dataclasses.asdict(r) for r in report.single_fit],
             recalibration=dataclasses.asdict(report.recalibration),
             dirichlet=dataclasses.asdict(report.dirichlet),
+            main_process=dataclasses.asdict(report.main_process),
+            evaluation=dataclasses.asdict(report.evaluation),
         )
         print(json_text(out))
         return 0
@@ -321,6 +333,18 @@ def _add_bench_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--rounds", type=int, default=15, help="timed rounds of 100 replicates")
     add_seed_argument(s, default=0)
     add_json_argument(s)
+    s.add_argument(
+        "--project-cores",
+        type=int,
+        metavar="K",
+        help="instead of timing: project the run recorded in --results to K workers (Amdahl's "
+        "law from its measured CPU times, the inputs shown)",
+    )
+    s.add_argument(
+        "--results",
+        default="calcheck-results/results.json",
+        help="a run's results.json (or its folder), with --project-cores",
+    )
 
 
 #: The sub-commands, in the order ``calcheck --help`` lists them: name, summary, and where its

@@ -365,8 +365,16 @@ def _run(args, plan: _Plan, on_block, drawer):
 
 
 def _meta(args, plan: _Plan, run) -> dict:
-    """The run's ``meta`` in results.json: its arguments, its blocks and its estimate."""
+    """The run's ``meta`` in results.json: its arguments, blocks, estimate and CPU times.
+
+    ``cpu`` (:func:`~calcheck.theory_checks.running.projection.run_cpu_record`) is measured
+    here, before the report is written: the main process's own CPU time and the inputs of
+    ``calcheck bench --project-cores``.
+    """
+    from ..running.projection import run_cpu_record
+
     stats = run.stats
+    estimate = plan.clock.record()
     return {
         "seed": args.seed,
         "reps": run.results[0].reps,
@@ -386,7 +394,8 @@ def _meta(args, plan: _Plan, run) -> dict:
         },
         "damaged_records_recomputed": run.damaged_records,
         "checks_read_from_records": run.recorded,
-        "estimate": plan.clock.record(),
+        "estimate": estimate,
+        "cpu": run_cpu_record(run, plan.clock.start, estimate),
         "cpu_seconds_by_experiment_kind": {
             kind: {"blocks": b, "cpu_seconds": round(sec, 3)}
             for kind, (b, sec) in sorted(stats.seconds_by_kind.items(), key=lambda kv: -kv[1][1])

@@ -7,9 +7,11 @@ klm19 recalibration experiments, reached through the catalog's index of papers; 
 drawing and one vectorised log-loss Platt fit) and a gr22-sized Dirichlet-scaling fit (floor:
 its evaluations times one evaluation) are each timed in the same process as their floor,
 interleaved, so the ratios are insensitive to how fast or busy the machine is. A run's main
-process (:func:`calcheck.simulations.collector.benchmark_main_process`) is timed on results
-handed to it at full speed, against sqlite's inserts of the same rows: the blocks/s no number
-of workers can exceed.
+process (:func:`benchmark_main_process`) is timed on results handed to it at full speed,
+against sqlite's inserts of the same rows: the blocks/s no number of workers can exceed.
+A check's evaluation (:func:`benchmark_evaluation`: gr21 Theorem 3's checks from a store,
+each cell's event, verdict, exact evidence and mutant) is timed against reading the same
+blocks back, the floor of any evaluation.
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from ..results.export import Exportable
 __all__ = [
     "BenchReport",
     "BenchResult",
+    "EvaluationBench",
     "MainProcessBench",
     "SingleFitResult",
     "bench_text",
     "benchmark_cell",
+    "benchmark_evaluation",
     "benchmark_main_process",
     "benchmark_single_fit",
     "run_benchmarks",
@@ -221,6 +225,64 @@ def benchmark_main_process(tmp_dir, blocks: int = 5000, seed: int = 0) -> MainPr
     )
 
 
+@dataclass(frozen=True)
+class EvaluationBench(Exportable):
+    """Evaluating checks from a store (what an evaluation process does), against its floor.
+
+    ``seconds`` is evaluating ``checks`` checks of ``cells`` cells (``blocks`` blocks of
+    100 replicates read back); ``floor_seconds`` reading the same blocks (each check's
+    experiments, as its evaluation reads them); minima over ``rounds`` rounds, interleaved.
+    """
+
+    guarantee: str
+    checks: int
+    cells: int
+    blocks: int
+    rounds: int
+    seconds: float
+    floor_seconds: float
+    seconds_per_cell: float
+    ratio_to_floor: float
+
+
+#: The guarantee whose quick-budget checks :func:`benchmark_evaluation` evaluates, and at
+#: how many replicates a cell (10 blocks: the store is simulated first, in a few seconds).
+EVALUATION_BENCH = ("gr21.thm3", 1000)
+
+
+def benchmark_evaluation(tmp_dir, *, rounds: int = 3, seed: int = 0) -> EvaluationBench:
+    """Time the evaluation of :data:`EVALUATION_BENCH`'s checks against reading their blocks."""
+    from pathlib import Path
+
+    from calcheck.simulations.engine import load_outcome, run_experiments
+    from calcheck.simulations.store import ResultStore
+
+    from ..catalog import all_checks
+
+    guarantee, reps = EVALUATION_BENCH
+    checks = [c for c in all_checks("quick") if c.guarantee == guarantee]
+    experiments = list({e.key: e for c in checks for e in c.simulations()}.values())
+    with ResultStore(Path(tmp_dir) / "evaluation.sqlite", compress=False) as store:
+        run_experiments(experiments, reps, seed, store)
+        spent, floor = [], []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for check in checks:
+                for exp in check.simulations():
+                    load_outcome(store, exp, reps, seed)
+            floor.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            for check in checks:
+                check.evaluate(store, reps, seed)
+            spent.append(time.perf_counter() - t0)
+    cells = sum(c.n_cells() for c in checks)
+    blocks = sum(len(c.simulations()) for c in checks) * (reps // BLOCK_REPS)
+    best, base = min(spent), min(floor)
+    return EvaluationBench(
+        guarantee, len(checks), cells, blocks, rounds, best, base, best / cells, best / base
+    )
+
+
 #: Sizes of the single-fit benchmark.
 SINGLE_FIT_SIZES = (1_000, 100_000, 1_000_000)
 #: Recalibration points per replicate of the recalibration benchmark.
@@ -237,7 +299,8 @@ class BenchReport:
     single_fit: tuple[SingleFitResult, ...]
     recalibration: object  # klm19_recalibration.RecalibrationBenchResult
     dirichlet: object  # multiclass_scaling.DirichletFitBenchmark
-    main_process: object = None  # collector.MainProcessBench
+    main_process: object = None  # MainProcessBench
+    evaluation: object = None  # EvaluationBench
 
 
 def run_benchmarks(
@@ -277,7 +340,8 @@ def run_benchmarks(
 
     with tempfile.TemporaryDirectory(prefix="calcheck-bench-") as tmp:
         main = benchmark_main_process(tmp, seed=seed)
-    return BenchReport(cell, single, recal, dirichlet, main)
+        evaluation = benchmark_evaluation(tmp, seed=seed)
+    return BenchReport(cell, single, recal, dirichlet, main, evaluation)
 
 
 def bench_text(report: BenchReport) -> str:
@@ -321,5 +385,13 @@ def bench_text(report: BenchReport) -> str:
             f"  {m.seconds_per_block * 1e6:8.1f} us a block, a ceiling of "
             f"{m.ceiling_blocks_per_second:,.0f} blocks/s whatever the workers; sqlite's "
             f"inserts alone {m.floor_seconds_per_block * 1e6:.1f} us, ratio {m.ratio_to_floor:.2f}",
+        ]
+    e = report.evaluation
+    if e is not None:
+        lines += [
+            f"evaluating {e.guarantee}'s {e.checks} checks from a store ({e.cells} cells, "
+            f"{e.blocks:,} blocks; what an evaluation process does; minima of {e.rounds} rounds):",
+            f"  {e.seconds:6.3f} s ({e.seconds_per_cell * 1e3:.1f} ms a cell), reading the same "
+            f"blocks alone {e.floor_seconds:6.3f} s, ratio {e.ratio_to_floor:.2f}",
         ]
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from calcheck.simulations.provenance import content_key
 
 from ..checks.budgets import DEFAULT_FALSE_ALARM
 from ..results.export import Exportable
+from .evaluation import Evaluations, evaluable_beside, evaluation_processes
 from .records import changed_inputs, decode_result, encode_result, result_inputs
 
 __all__ = [
@@ -48,7 +49,9 @@ class RunResult(Exportable):
     ``damaged_records`` the records that failed their digest or could not be rebuilt
     (recomputed); ``changed`` the checks recomputed because an input of their earlier
     record changed, as ``(check id, what changed)`` (e.g. ``"the bound's code changed
-    (mymod.py)"``; also logged, at WARNING for a bound or calibrator of the user's).
+    (mymod.py)"``; also logged, at WARNING for a bound or calibrator of the user's);
+    ``evaluation_processes`` the processes that evaluated checks beside the workers (0: the
+    main process did, :mod:`.evaluation`) and ``evaluation_cpu_seconds`` their CPU time.
     """
 
     results: list
@@ -57,6 +60,8 @@ class RunResult(Exportable):
     dropped_blocks: int = 0
     damaged_records: int = 0
     changed: tuple = ()
+    evaluation_processes: int = 0
+    evaluation_cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -274,7 +279,9 @@ class _Run:
 
     With ``records``, an evaluated result is recorded at once and, without
     ``keep_replicates``, an experiment's blocks are dropped once every check of the run
-    that reads it has its record.
+    that reads it has its record. Where :func:`~.evaluation.evaluation_processes` gives
+    processes, the checks are evaluated there and their results collected after each
+    commit of blocks (:meth:`collect`).
     """
 
     def __init__(self, checks, store, options: RunOptions, hooks: RunHooks, records: _Records):
@@ -291,6 +298,8 @@ class _Run:
                 self.readers.setdefault(e.key, set()).add(i)
                 self.stamps[e.key] = e.code_stamp
         self.dropped = 0
+        self.started: set = set()  # checks evaluated, or handed to the evaluations
+        self.evaluations = None
 
     @classmethod
     def start(cls, checks, store, options: RunOptions, hooks: RunHooks) -> _Run:
@@ -307,16 +316,31 @@ class _Run:
         return {e.key: e for i in self.todo for e in checks[i].simulations()}.values()
 
     def evaluate(self, i) -> None:
-        """Evaluate check ``i``; record it and drop the blocks no check of the run needs."""
-        checks, store, options = self.checks, self.store, self.options
-        self.results[i] = checks[i].evaluate(
-            store, options.reps, options.root_seed, options.false_alarm
+        """Evaluate check ``i`` (here, or hand it to the evaluation processes)."""
+        self.started.add(i)
+        if self.evaluations is not None and evaluable_beside(self.checks[i]):
+            self.evaluations.submit(i, self.checks[i])
+            return
+        options = self.options
+        result = self.checks[i].evaluate(
+            self.store, options.reps, options.root_seed, options.false_alarm
         )
+        self.keep(i, result)
+
+    def keep(self, i, result, text: str | None = None) -> None:
+        """Check ``i``'s result: record it and drop the blocks no check of the run needs.
+
+        ``text`` is its record's text where an evaluation process sent it (the result is
+        its decoding).
+        """
+        checks, store, options = self.checks, self.store, self.options
+        self.results[i] = result
         if self.hooks.on_result is not None:
-            self.hooks.on_result(i, self.results[i])
+            self.hooks.on_result(i, result)
         if not options.records:
             return
-        store.put_result(self.records.keys[i], checks[i].id, encode_result(self.results[i]))
+        text = encode_result(result) if text is None else text
+        store.put_result(self.records.keys[i], checks[i].id, text)
         store.set_meta(_INPUTS + checks[i].id, self.records.inputs[i])
         if options.keep_replicates:
             return
@@ -324,15 +348,75 @@ class _Run:
             if all(j in self.results for j in self.readers[key]):
                 self.dropped += store.drop_blocks(options.root_seed, key, self.stamps[key])
 
+    def collect(self, wait: bool = False) -> None:
+        """Keep the results the evaluation processes have finished (all of them: ``wait``)."""
+        evaluations = self.evaluations
+        if evaluations is None:
+            return
+        while True:
+            for i, text in evaluations.finished(wait=wait):
+                self.keep(i, decode_result(text, self.checks[i]), text)
+            if not wait or not evaluations.pending:
+                return
+
     def cell_done(self, key) -> None:
         """Every block of experiment ``key`` is stored: evaluate the checks it completes."""
         for i in sorted(self.readers.get(key, ())):
             self.waiting[i].discard(key)
-            if not self.waiting[i] and i not in self.results:
+            if not self.waiting[i] and i not in self.started:
                 self.evaluate(i)
+        self.collect()
+
+    def heartbeat(self, done, total, work_done) -> None:
+        """After each commit of blocks: keep the results finished, then the run's heartbeat."""
+        self.collect()
+        if self.hooks.heartbeat is not None:
+            self.hooks.heartbeat(done, total, work_done)
 
     def finish(self) -> RunResult:
         """Simulate what is missing, evaluate every check left, and return the results."""
+        options = self.options
+        processes = evaluation_processes(
+            options.n_jobs, options.backend, self.store.path, options.records
+        )
+        beside = sum(evaluable_beside(self.checks[i]) for i in self.todo) if processes else 0
+        if beside:
+            self.evaluations = Evaluations(
+                min(processes, beside),
+                self.store.path,
+                options.reps,
+                options.root_seed,
+                options.false_alarm,
+            )
+        try:
+            stats = self.simulate_and_evaluate()
+        finally:
+            if self.evaluations is not None:
+                self.evaluations.close()
+        if self.dropped:
+            self.store.compact()
+        ordered = [self.results[i] for i in range(len(self.checks))]
+        records, evaluations = self.records, self.evaluations
+        if evaluations is not None:
+            logger.info(
+                "%d checks evaluated in %d processes beside the workers (%.1f CPU-s)",
+                evaluations.submitted,
+                evaluations.pool.processes,
+                evaluations.cpu_seconds,
+            )
+        return RunResult(
+            ordered,
+            stats,
+            len(records.found),
+            self.dropped,
+            records.damaged,
+            records.changed,
+            0 if evaluations is None else evaluations.pool.processes,
+            0.0 if evaluations is None else evaluations.cpu_seconds,
+        )
+
+    def simulate_and_evaluate(self) -> RunStats:
+        """The engine's run, each check evaluated as its experiments complete (records)."""
         options, hooks, checks = self.options, self.hooks, self.checks
         stats = run_experiments(
             [e for i in _sharing_groups(self.todo, checks) for e in checks[i].simulations()],
@@ -343,16 +427,12 @@ class _Run:
             backend=options.backend,
             progress=options.progress,
             on_block=hooks.on_block,
-            heartbeat=hooks.heartbeat,
+            heartbeat=self.heartbeat,
             on_estimate=hooks.on_estimate,
             on_cell_done=self.cell_done if options.records else None,
         )
         for i in self.todo:
-            if i not in self.results:
+            if i not in self.started:
                 self.evaluate(i)
-        if self.dropped:
-            self.store.compact()
-        ordered = [self.results[i] for i in range(len(checks))]
-        records = self.records
-        recorded = len(records.found)
-        return RunResult(ordered, stats, recorded, self.dropped, records.damaged, records.changed)
+        self.collect(wait=True)
+        return stats

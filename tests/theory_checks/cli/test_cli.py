@@ -155,12 +155,20 @@ def test_bench_json(capsys, monkeypatch):
     monkeypatch.setattr(bench, "RECALIBRATION_N", 300)
     small = {"n": 200, "n_classes": 4, "max_iter": 5, "repeats": 2}
     monkeypatch.setattr(bench, "DIRICHLET_ARGS", small)
+    monkeypatch.setattr(bench, "EVALUATION_BENCH", ("gr21.thm3", 200))
     out = _json_out(capsys, ["bench", "--n", "2000", "--rounds", "2", "--json"])
     assert out["seconds_per_replicate"] > 0
     assert out["ratio_to_argsort_baseline"] > 0
     assert [r["n"] for r in out["single_fit"]] == [1_000, 3_000]
     assert out["recalibration"]["ratio_to_floor"] > 0
     assert out["dirichlet"]["n_parameters"] == 4 * 5
+    # every line the text prints is in the JSON: the main process's ceiling, the evaluation
+    assert out["main_process"]["ceiling_blocks_per_second"] > 0
+    assert out["main_process"]["ratio_to_floor"] > 0
+    evaluation = out["evaluation"]
+    assert (evaluation["guarantee"], evaluation["checks"]) == ("gr21.thm3", 4)
+    assert evaluation["blocks"] > 0
+    assert evaluation["ratio_to_floor"] == evaluation["seconds"] / evaluation["floor_seconds"]
 
 
 def test_recalibration_benchmark_is_a_ratio_to_draw_and_one_fit():

@@ -1,0 +1,89 @@
+"""Checks evaluated beside the workers: the same results, read under the parent's stamps."""
+
+import pytest
+
+from calcheck.simulations.engine import run_experiments
+from calcheck.simulations.parallel import usable_cpus
+from calcheck.simulations.store import ResultStore
+from calcheck.theory_checks.catalog import all_checks
+from calcheck.theory_checks.running.evaluation import (
+    cells_of,
+    evaluate_encoded,
+    evaluation_processes,
+)
+from calcheck.theory_checks.running.records import encode_result
+from calcheck.theory_checks.running.runner import run_checks
+
+REPS = 200
+
+
+def _checks():
+    return [c for c in all_checks("quick") if c.guarantee == "gr21.thm3"][:3]
+
+
+def test_evaluation_processes_only_where_a_run_records_on_a_file_with_workers():
+    workers = min(2, usable_cpus())
+    expected = workers if workers > 1 else 0
+    assert evaluation_processes(2, "loky", "/x/store.sqlite", True) == expected
+    assert evaluation_processes(2, "dask", "/x/store.sqlite", True) == expected
+    assert evaluation_processes(1, "loky", "/x/store.sqlite", True) == 0
+    assert evaluation_processes(2, "loky", "/x/store.sqlite", False) == 0
+    assert evaluation_processes(2, "threading", "/x/store.sqlite", True) == 0
+    assert evaluation_processes(2, "loky", ":memory:", True) == 0
+    assert evaluation_processes(-1, "loky", "/x/store.sqlite", True) == (
+        usable_cpus() if usable_cpus() > 1 else 0
+    )
+
+
+def test_a_check_is_read_under_the_stamps_the_parent_gave(tmp_path, monkeypatch):
+    # an evaluation process that computes a stamp again may find the sources edited since
+    # the run started: it reads the cells under the main process's keys and stamps
+    check = _checks()[0]
+    path = tmp_path / "store.sqlite"
+    with ResultStore(path) as store:
+        run_experiments(check.simulations(), REPS, 7, store)
+        expected = encode_result(check.evaluate(store, REPS, 7))
+    parents = cells_of(check)
+    kind = type(check.simulations()[0])
+    monkeypatch.setattr(kind, "code_stamp", property(lambda self: "edited since"))
+    text, seconds = evaluate_encoded(check, str(path), parents, (REPS, 7, 1e-3))
+    assert text == expected
+    assert seconds > 0
+    with pytest.raises(ValueError, match="is not stored"):
+        evaluate_encoded(check, str(path), cells_of(check), (REPS, 7, 1e-3))
+
+
+def test_a_reader_sees_what_the_writer_commits_after_it_opened(tmp_path):
+    check = _checks()[0]
+    path = tmp_path / "store.sqlite"
+    with ResultStore(path) as store:
+        store.set_meta("opened", True)
+        reader = ResultStore.reader(path)
+        run_experiments(check.simulations(), REPS, 7, store)  # committed after it opened
+        exp = check.simulations()[0]
+        arrays = reader.load(7, exp.key, exp.code_stamp, range(REPS // 100))
+        assert len(next(iter(arrays.values()))) == REPS
+        assert reader.read_only
+        reader.close()
+
+
+def test_results_evaluated_in_processes_are_those_of_the_main_process(tmp_path):
+    checks = _checks()
+    one = run_checks(
+        checks, ResultStore(tmp_path / "one.sqlite"), reps=REPS, root_seed=3, records=True
+    )
+    two = run_checks(
+        checks,
+        ResultStore(tmp_path / "two.sqlite"),
+        reps=REPS,
+        root_seed=3,
+        records=True,
+        n_jobs=2,
+    )
+    assert one.evaluation_processes == 0
+    assert two.evaluation_processes == evaluation_processes(2, "loky", "x", True)
+    assert [encode_result(r) for r in one.results] == [encode_result(r) for r in two.results]
+    if two.evaluation_processes:
+        assert two.evaluation_cpu_seconds > 0
+        # the result is the main process's check, decoded (as a rerun reads its record)
+        assert all(r.check is c for r, c in zip(two.results, checks, strict=True))
