@@ -183,7 +183,13 @@ def _workers(n_jobs) -> int:
 
 
 def check_experiments_fit(
-    experiments, *, reps: int | None = None, n_jobs: int = 1, what: str, available=None
+    experiments,
+    *,
+    reps: int | None = None,
+    n_jobs: int = 1,
+    what: str,
+    available=None,
+    evaluators: int = 1,
 ) -> None:
     """Refuse experiments whose blocks (or cell outcomes) cannot fit, before simulating.
 
@@ -192,7 +198,8 @@ def check_experiments_fit(
     ``memory_points`` entries per replicate each (an experiment's ``cost`` where it declares
     none: its simulated points per replicate), not all
     ``reps`` at once; evaluating a cell then holds its outcome, ``OUTCOME_ARRAYS`` arrays
-    of ``reps x n_bins``. ``reps`` None skips the outcome estimate.
+    of ``reps x n_bins``, in each of the ``evaluators`` processes that evaluate cells at
+    once (the checks evaluated beside the workers). ``reps`` None skips the outcome estimate.
 
     Raises
     ------
@@ -223,14 +230,15 @@ def check_experiments_fit(
             )
         bins = int(getattr(exp, "n_bins", 0) or 0)
         if reps is not None and bins >= 1:
+            held_by = f", in each of {evaluators} evaluating processes" if evaluators > 1 else ""
             check_fits(
                 n=bins,
-                reps=int(reps),
+                reps=int(reps) * max(1, int(evaluators)),
                 arrays=OUTCOME_ARRAYS,
                 what=what,
                 available=available,
                 name="n_bins",
-                detail="a cell's per-bin outcome, every replicate at once",
+                detail=f"a cell's per-bin outcome, every replicate at once{held_by}",
             )
 
 

@@ -19,6 +19,8 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+from calcheck.simulations.files import atomic_write_text
+
 __all__ = ["draw_guarantee_pictures", "picture_tasks", "plot_coverage"]
 
 logger = logging.getLogger(__name__)
@@ -328,10 +330,55 @@ def _save(fig, folder: Path, gid: str) -> str:
     return name
 
 
+#: Sources of the pictures: a change redraws every one (with matplotlib's version, see
+#: :func:`_picture_key`).
+_PICTURE_SOURCES = ("theory_checks/report/pictures.py",)
+
+
+def _picture_key(gid, own, controls, rates, reps) -> str:
+    """What a picture is drawn from: its entries, the drawing code and matplotlib's version."""
+    import matplotlib
+
+    from calcheck.simulations.provenance import code_stamp, content_key
+
+    return content_key(
+        {
+            "picture": [gid, own, controls, rates, reps],
+            "code": code_stamp(*_PICTURE_SOURCES),
+            "matplotlib": matplotlib.__version__,
+        }
+    )
+
+
+def _key_file(folder: Path, name: str) -> Path:
+    return folder / f".{name}.key"
+
+
+def _drawn_already(folder: Path, name: str, key: str) -> bool:
+    """Whether ``name`` in ``folder`` was drawn from what ``key`` hashes (and is still there)."""
+    try:
+        return (folder / name).is_file() and _key_file(folder, name).read_text() == key
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _draw_one(gid, own, controls, rates, reps, folder) -> tuple[str, str]:
-    """One guarantee's picture, drawn and saved: ``(gid, file name)``."""
+    """One guarantee's picture, drawn and saved: ``(gid, file name)``.
+
+    A picture already in ``folder`` that was drawn from the same entries by the same code
+    (its key beside it, ``.<name>.key``) is kept rather than drawn again: a rerun reads most
+    results from the store's records, and drawing them all again took about 25 CPU-s of a
+    quick run. The key is written after the picture, so a picture cut short is redrawn.
+    """
+    folder = Path(folder)
+    name = f"{gid.replace('.', '_')}.png"
+    key = _picture_key(gid, own, controls, rates, reps)
+    if _drawn_already(folder, name, key):
+        return gid, name
     fig = _draw(gid, own, controls, reps) if own else _draw_rates(gid, rates, reps)
-    return gid, _save(fig, Path(folder), gid)
+    saved = _save(fig, folder, gid)
+    atomic_write_text(_key_file(folder, name), key)
+    return gid, saved
 
 
 def picture_tasks(checks: list, reps, folder) -> list[tuple]:

@@ -101,14 +101,17 @@ def check_run_options(options: RunOptions) -> None:
         raise ValueError("keep_replicates=False needs records=True (the results must be kept)")
 
 
-def check_run_fits(experiments, options: RunOptions, what: str) -> None:
+def check_run_fits(experiments, options: RunOptions, what: str, evaluators: int = 1) -> None:
     """Refuse a bad ``reps``, or experiments whose blocks cannot fit, before any block.
 
     What the workers hold at once must fit: ``n_jobs`` blocks, and each cell's ``reps``
-    outcomes when it is evaluated. ``what`` starts the memory refusal's message.
+    outcomes when it is evaluated, in each of ``evaluators`` processes at once. ``what``
+    starts the memory refusal's message.
     """
     n_blocks_for(options.reps)  # reps itself first (a positive integer, at most the per-cell cap)
-    check_experiments_fit(experiments, reps=options.reps, n_jobs=options.n_jobs, what=what)
+    check_experiments_fit(
+        experiments, reps=options.reps, n_jobs=options.n_jobs, what=what, evaluators=evaluators
+    )
 
 
 #: Store meta key of the inputs of a check's latest record (names what changed on a rerun).
@@ -261,7 +264,8 @@ def run_checks(
     check_run_options(options)
     hooks = RunHooks(on_block, heartbeat, on_estimate, on_result)
     run = _Run.start(list(checks), store, options, hooks)
-    check_run_fits(run.experiments_todo(), options, what="the run")
+    evaluators = evaluation_processes(n_jobs, backend, getattr(store, "path", ":memory:"), records)
+    check_run_fits(run.experiments_todo(), options, what="the run", evaluators=max(1, evaluators))
     return run.finish()
 
 
@@ -377,7 +381,10 @@ class _Run:
         """Simulate what is missing, evaluate every check left, and return the results."""
         options = self.options
         processes = evaluation_processes(
-            options.n_jobs, options.backend, self.store.path, options.records
+            options.n_jobs,
+            options.backend,
+            getattr(self.store, "path", ":memory:"),
+            options.records,
         )
         beside = sum(evaluable_beside(self.checks[i]) for i in self.todo) if processes else 0
         if beside:

@@ -155,3 +155,35 @@ def test_side_pool_refuses_a_bad_number_of_processes(bad):
 def test_picture_processes_by_workers_and_pictures(jobs, pictures, processes):
     # a few pictures are drawn in a thread: starting a process costs about 1 CPU-s
     assert picture_processes(jobs, pictures) == processes
+
+
+def test_a_picture_drawn_from_the_same_entries_is_kept_not_drawn_again(tmp_path, monkeypatch):
+    # a rerun reads most results from records: their pictures are not drawn a second time
+    from calcheck.theory_checks.report import pictures
+
+    entry = {
+        "id": "gr21.thm3",
+        "guarantee": "gr21.thm3",
+        "expect": "consistent",
+        "kind": "coverage",
+        "cells": [],
+    }
+    drawn = []
+
+    def draw(gid, own, controls, reps):
+        drawn.append(gid)
+        import matplotlib.pyplot as plt
+
+        return plt.figure(figsize=(1, 1))
+
+    monkeypatch.setattr(pictures, "_draw", draw)
+    task = ("gr21.thm3", [entry], [], [], 1000, tmp_path)
+    assert pictures._draw_one(*task) == ("gr21.thm3", "gr21_thm3.png")
+    assert pictures._draw_one(*task) == ("gr21.thm3", "gr21_thm3.png")
+    assert drawn == ["gr21.thm3"]  # kept: same entries, same code
+    changed = ("gr21.thm3", [{**entry, "expect": "violated"}], [], [], 1000, tmp_path)
+    pictures._draw_one(*changed)
+    assert drawn == ["gr21.thm3", "gr21.thm3"]  # other entries: drawn again
+    (tmp_path / "gr21_thm3.png").unlink()
+    pictures._draw_one(*changed)
+    assert len(drawn) == 3  # the picture gone: drawn again, whatever its key says

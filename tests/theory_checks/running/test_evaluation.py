@@ -87,3 +87,16 @@ def test_results_evaluated_in_processes_are_those_of_the_main_process(tmp_path):
         assert two.evaluation_cpu_seconds > 0
         # the result is the main process's check, decoded (as a rerun reads its record)
         assert all(r.check is c for r, c in zip(two.results, checks, strict=True))
+
+
+def test_each_evaluating_process_holds_a_cell_s_outcome_in_the_memory_check():
+    from calcheck.simulations.memory import MemoryRefused, check_experiments_fit
+
+    experiments = _checks()[0].simulations()[:1]
+    # 10 bins x 100,000 replicates x 4 arrays x 8 bytes = 32 MB a cell's outcome (its
+    # blocks, 100 replicates of n = 200 in one worker, about 1.6 MB)
+    check_experiments_fit(experiments, reps=100_000, what="the run", available=40_000_000)
+    with pytest.raises(MemoryRefused, match="in each of 2 evaluating processes"):
+        check_experiments_fit(
+            experiments, reps=100_000, what="the run", available=40_000_000, evaluators=2
+        )

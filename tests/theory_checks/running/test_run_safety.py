@@ -97,7 +97,10 @@ def test_huge_reps_are_refused_before_simulating(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["run", "--checks", "gr21.thm3", "--reps", "1000000000000", "--out", str(out)])
     assert "reps must be at most 1e+08" in capsys.readouterr().err
-    assert main(["run", "--checks", "gr21.thm3", "--reps", "50000000", "--out", str(out)]) == 2
+    # one worker: one cell's outcome (16 GB) held at once, where two evaluating processes
+    # would hold two and be refused for memory before the estimate
+    huge = ["--reps", "50000000", "--jobs", "1", "--out", str(out)]
+    assert main(["run", "--checks", "gr21.thm3", *huge]) == 2
     err = capsys.readouterr().err
     assert "more blocks to simulate (" in err  # the estimate is printed
     assert "rerun with --yes" in err
