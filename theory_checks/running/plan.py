@@ -26,9 +26,9 @@ ends, and Zubkov and Serov's inequalities bound each binomial tail within about 
 mass at no cost (:func:`_tail_bounds`); a branch and bound over blocks then evaluates the
 exact power only where the sawtooth crosses the target, some 2 / shortfall counts. So the
 work grows with 1 / shortfall (not with the count found), and each argument is checked before
-any of it: a shortfall below :data:`MIN_SHORTFALL`, a ``max_reps`` above
-:data:`MAX_REPS_LIMIT` and, for a bound factor, sizes whose exact coverage needs more than
-:data:`COVERAGE_BYTES` are refused in one line that says the largest size that fits. Within
+any of it: a shortfall below ``MIN_SHORTFALL``, a ``max_reps`` above
+``MAX_REPS_LIMIT`` and, for a bound factor, sizes whose exact coverage needs more than
+``COVERAGE_BYTES`` are refused in one line that says the largest size that fits. Within
 them a plan takes at most a few seconds and under 200 MB (tests/faults/test_bounded_work.py).
 The answers are the exhaustive search's wherever that was compared (200 argument sets, and
 the tests'): the bounds hold in exact arithmetic, and only decide with a margin over rounding.
@@ -347,7 +347,7 @@ def _factor_coverage(guarantee, bound_factor, alpha, n, n_bins, eta) -> float:
 
 
 def _check_coverage_fits(gid: str, n, n_bins, scheme: str) -> None:
-    """Refuse sizes whose exact coverage would not fit :data:`COVERAGE_BYTES`, before it runs.
+    """Refuse sizes whose exact coverage would not fit ``COVERAGE_BYTES``, before it runs.
 
     A fixed radius holds about :data:`_BYTES_PER_BIN` bytes a bin (the bins' sizes, masses
     and coverages; measured: 97 MB at 10**6 bins); a radius read off each bin's data holds
@@ -421,7 +421,7 @@ def plan(
         of a radius can lie just off 1/2, where a cut-off crosses an integer:
         :func:`calcheck.search` finds it).
     max_reps : int, default 10_000_000
-        The largest count searched, at most :data:`MAX_REPS_LIMIT` (10**9).
+        The largest count searched, at most ``MAX_REPS_LIMIT`` (10**9).
 
     Returns
     -------
@@ -434,9 +434,9 @@ def plan(
         ``n``, ``n_bins`` or ``eta`` without ``bound_factor``, a value out of its range
         (named and echoed), a bound factor whose bound still holds exactly (no count
         detects it), or a shortfall that needs more than ``max_reps`` replicates. Before any
-        work: a shortfall below :data:`MIN_SHORTFALL` (1e-4; also as a true coverage or a
-        bound factor's exact coverage), a ``max_reps`` above :data:`MAX_REPS_LIMIT`, and
-        sizes ``n``, ``n_bins`` whose exact coverage needs more than :data:`COVERAGE_BYTES`;
+        work: a shortfall below ``MIN_SHORTFALL`` (1e-4; also as a true coverage or a
+        bound factor's exact coverage), a ``max_reps`` above ``MAX_REPS_LIMIT``, and
+        sizes ``n``, ``n_bins`` whose exact coverage needs more than ``COVERAGE_BYTES``;
         each message says the largest size that fits.
 
     Examples
@@ -576,7 +576,7 @@ class _Target:
 
 
 def _too_small(shortfall: float, test: _Test) -> str:
-    """Why a shortfall below :data:`MIN_SHORTFALL` is refused, and what it would need."""
+    """Why a shortfall below ``MIN_SHORTFALL`` is refused, and what it would need."""
     needs = _normal_reps(test.claimed, shortfall, test.power, test.level)
     return (
         f"the work of plan's exact search grows as 1 / shortfall, and {MIN_SHORTFALL:g} is "

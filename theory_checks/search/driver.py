@@ -158,7 +158,7 @@ class SearchPlan:
     evolution maximises, already evaluated once at the family's first benign law (which
     refuses a wrong family, grid or alpha) and sized before any simulation: its blocks and
     the outcomes each worker holds against memory, the whole search's simulated points
-    against :data:`MAX_SEARCH_POINTS` (:func:`check_search_work`).
+    against ``MAX_SEARCH_POINTS`` (:func:`check_search_work`).
     """
 
     target: str
@@ -244,7 +244,7 @@ class SearchPlan:
 
 
 def check_search_work(what: str, family: LawFamily, budget: SearchBudget, experiments, *, baseline):
-    """Refuse a search that would simulate more than :data:`MAX_SEARCH_POINTS`, before any work.
+    """Refuse a search that would simulate more than ``MAX_SEARCH_POINTS``, before any work.
 
     The points: the experiments' ``cost`` per replicate times the replicates (whole blocks)
     of every evaluation (the benign start points, differential evolution and refinement,
@@ -469,7 +469,7 @@ def search(
         values, a family, grid or alpha the guarantee refuses, a size that cannot fit in
         memory (a block, the outcomes of ``reps`` or ``fresh_reps`` replicates in each
         worker, the history of every evaluation), or a search that would simulate more
-        than :data:`MAX_SEARCH_POINTS` points: before any search, naming the largest size
+        than ``MAX_SEARCH_POINTS`` points: before any search, naming the largest size
         that fits.
 
     Examples
