@@ -49,7 +49,7 @@ import numpy as np
 from scipy.stats import binom
 
 from .calibrators.edges import uniform_mass_edge_ranks
-from .validation import check_eps, check_n_bins, check_positive_int
+from .validation import MAX_POINTS, check_binning_sizes, check_eps, check_positive_int
 
 __all__ = [
     "COUNT_TOLERANCE",
@@ -71,20 +71,10 @@ SCHEMES = ("umd", "zadrozny_elkan")
 EVENTS = ("conditional", "marginal")
 #: Slack, in label counts, of the closed cut-offs ``|k - m eta| <= m eps``.
 COUNT_TOLERANCE = 1e-9
-#: Largest n (the exact search of :func:`smallest_exact_eps` lists about 3 n / B radii).
-MAX_POINTS = 10**7
 
 
 # ------------------------------------------------------------------------- validation
-def _sizes(n, n_bins):
-    n = check_positive_int(n, "n", 2, maximum=MAX_POINTS)
-    n_bins = check_n_bins(n_bins)
-    if n < 2 * n_bins:
-        raise ValueError(
-            f"n must be >= 2 * n_bins (gr21 Theorems 3-4: every bin holds a point), "
-            f"got n={n!r}, n_bins={n_bins!r}"
-        )
-    return n, n_bins
+_sizes = check_binning_sizes  # (its home is the validation module: plan checks it lightly)
 
 
 def _open_unit(value, name, what="a number"):

@@ -12,8 +12,10 @@ import numpy as np
 __all__ = [
     "MAX_BINS",
     "MAX_INTEGER",
+    "MAX_POINTS",
     "as_generator",
     "check_alphas",
+    "check_binning_sizes",
     "check_eps",
     "check_n_bins",
     "check_positive_int",
@@ -26,6 +28,9 @@ __all__ = [
 MAX_BINS = 10**6
 #: Largest integer parameter accepted anywhere (exact in float64).
 MAX_INTEGER = 2**53
+#: Largest n of an exact coverage (:func:`calcheck.simulations.exact_coverage.smallest_exact_eps`
+#: lists about 3 n / B radii).
+MAX_POINTS = 10**7
 
 
 def check_scores_labels(scores, labels, *, allow_fractional: bool, names=("scores", "labels")):
@@ -74,6 +79,21 @@ def check_eps(eps) -> np.ndarray:
 def check_n_bins(n_bins):
     """Validate a number of bins: an integer in 1..:data:`MAX_BINS`."""
     return check_positive_int(n_bins, "n_bins", maximum=MAX_BINS)
+
+
+def check_binning_sizes(n, n_bins) -> tuple[int, int]:
+    """``(n, n_bins)`` of an exact coverage, validated (ValueError naming the size otherwise).
+
+    Every bin holds a point (``n >= 2 n_bins``) and n is at most :data:`MAX_POINTS`.
+    """
+    n = check_positive_int(n, "n", 2, maximum=MAX_POINTS)
+    n_bins = check_n_bins(n_bins)
+    if n < 2 * n_bins:
+        raise ValueError(
+            f"n must be >= 2 * n_bins (gr21 Theorems 3-4: every bin holds a point), "
+            f"got n={n!r}, n_bins={n_bins!r}"
+        )
+    return n, n_bins
 
 
 def as_generator(rng) -> np.random.Generator:

@@ -318,12 +318,7 @@ def _factor_coverage(guarantee, bound_factor, alpha, n, n_bins, eta) -> float:
     The coverage alone: not :func:`~calcheck.theory_checks.running.exact.exact_coverage`,
     whose certificate over every law (unused here) takes minutes at n = 10**6.
     """
-    from calcheck.bounds import registry
-    from calcheck.simulations.exact_coverage import exact_coverage as coverage_at
-    from calcheck.simulations.radius_coverage import exact_radius_coverage
-
-    from ..user.guarantees import guarantee_id
-    from .exact import _route, radius_of
+    from calcheck.simulations.validation import check_binning_sizes
 
     if guarantee is None or n is None or n_bins is None:
         raise ValueError(
@@ -331,6 +326,14 @@ def _factor_coverage(guarantee, bound_factor, alpha, n, n_bins, eta) -> float:
             f"times the factor is computed there), got guarantee={guarantee!r}, n={n!r}, "
             f"n_bins={n_bins!r}"
         )
+    check_binning_sizes(n, n_bins)  # before the registry and scipy.stats load: refused at once
+    from calcheck.bounds import registry
+    from calcheck.simulations.exact_coverage import exact_coverage as coverage_at
+    from calcheck.simulations.radius_coverage import exact_radius_coverage
+
+    from ..user.guarantees import guarantee_id
+    from .exact import _route, radius_of
+
     gid = guarantee_id(guarantee)
     registry.get(gid)
     scheme, event = _route(gid)
