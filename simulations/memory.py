@@ -230,7 +230,12 @@ def check_experiments_fit(
             )
         bins = int(getattr(exp, "n_bins", 0) or 0)
         if reps is not None and bins >= 1:
-            held_by = f", in each of {evaluators} evaluating processes" if evaluators > 1 else ""
+            held_by = (
+                f", in each of {evaluators} evaluating processes (one per worker: fewer jobs "
+                "hold fewer)"
+                if evaluators > 1
+                else ""
+            )
             check_fits(
                 n=bins,
                 reps=int(reps) * max(1, int(evaluators)),

@@ -457,15 +457,17 @@ class SidePool:
             )
             return self._executor.submit(fn, *args)
 
-    def shutdown(self) -> None:
+    def shutdown(self, kill: bool = False) -> None:
         """Wait for the work submitted, then stop the workers (cancel futures to drop work).
 
         The work a worker has taken, and up to one more item per worker, which loky queues
-        ahead, cannot be cancelled. An interruption while it waits leaves the pool to the
-        next call (the run's way out calls it again).
+        ahead, cannot be cancelled: ``kill`` stops the workers at once instead (on the way
+        out of an interrupted or failed run, whose work in flight is not wanted). An
+        interruption while it waits leaves the pool to the next call (the run's way out
+        calls it again).
         """
         if self._executor is not None:
-            self._executor.shutdown(wait=True)
+            self._executor.shutdown(wait=True, kill_workers=kill)
             self._executor = None
 
 

@@ -368,7 +368,9 @@ def _draw_one(gid, own, controls, rates, reps, folder) -> tuple[str, str]:
     A picture already in ``folder`` that was drawn from the same entries by the same code
     (its key beside it, ``.<name>.key``) is kept rather than drawn again: a rerun reads most
     results from the store's records, and drawing them all again took about 25 CPU-s of a
-    quick run. The key is written after the picture, so a picture cut short is redrawn.
+    quick run. The old key is removed before the picture is replaced and the new one written
+    after it, so a picture cut short is drawn again. (The key does not cover a user's
+    matplotlibrc.)
     """
     folder = Path(folder)
     name = f"{gid.replace('.', '_')}.png"
@@ -376,6 +378,9 @@ def _draw_one(gid, own, controls, rates, reps, folder) -> tuple[str, str]:
     if _drawn_already(folder, name, key):
         return gid, name
     fig = _draw(gid, own, controls, reps) if own else _draw_rates(gid, rates, reps)
+    # the old key goes first: a process killed between the picture and its key leaves a
+    # picture without one (drawn again), never a new picture beside an old key
+    _key_file(folder, name).unlink(missing_ok=True)
     saved = _save(fig, folder, gid)
     atomic_write_text(_key_file(folder, name), key)
     return gid, saved

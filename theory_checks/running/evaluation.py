@@ -39,14 +39,22 @@ __all__ = [
 _PARALLEL_BACKENDS = ("loky", "dask")
 
 
-def evaluation_processes(n_jobs: int, backend: str, store_path: str, records: bool) -> int:
+def evaluation_processes(n_jobs, backend: str, store, records: bool) -> int:
     """Processes that evaluate checks beside a run's ``n_jobs`` workers (0: the main process).
 
     As many as the run's workers, at most the CPUs this process may use: re-evaluating a
     full store (a rerun after a bound changed) then uses every one of them, and during a
     simulation they take turns with it (a quick run's evaluations are about 5% of its CPU).
+    None for a store in memory or without write permission (opened immutable: another
+    process could not open it to read in a read-only folder), nor for an ``n_jobs`` the
+    engine refuses (it says why).
     """
-    if not records or backend not in _PARALLEL_BACKENDS or store_path == ":memory:":
+    path = getattr(store, "path", ":memory:")
+    if not records or backend not in _PARALLEL_BACKENDS or path == ":memory:":
+        return 0
+    if getattr(store, "read_only", False):
+        return 0
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < -1 or n_jobs == 0:
         return 0
     cpus = usable_cpus()
     workers = cpus if n_jobs < 0 else min(n_jobs, cpus)
@@ -131,10 +139,11 @@ def _warm_up() -> int:
 class Evaluations:
     """Checks evaluated in ``processes`` processes, their results collected as they end.
 
-    :meth:`submit` hands check ``i`` over; :meth:`finished` returns ``(i, record text,
-    CPU seconds)`` of those done since the last call, without waiting (an error of an
-    evaluation is raised there); :meth:`wait` waits for the rest; :meth:`close` stops the
-    processes (those not started are dropped).
+    :meth:`submit` hands check ``i`` over; :meth:`finished` returns ``(i, record text)`` of
+    those done since the last call, without waiting, or at least one of them with ``wait``
+    (an error of an evaluation is raised there; ``cpu_seconds`` adds up their CPU time);
+    :meth:`close` stops the processes (those not started are dropped; ``kill``: those
+    running too).
     """
 
     def __init__(self, processes: int, store_path: str, reps: int, root_seed: int, false_alarm):
@@ -175,9 +184,9 @@ class Evaluations:
             out.append((i, text))
         return sorted(out)
 
-    def close(self) -> None:
-        """Drop what has not started and stop the processes."""
+    def close(self, kill: bool = False) -> None:
+        """Drop what has not started and stop the processes (``kill``: at once)."""
         for future in self.pending:
             future.cancel()
         self.pending.clear()
-        self.pool.shutdown()
+        self.pool.shutdown(kill=kill)

@@ -40,7 +40,10 @@ def run_cpu_record(run, started: float, estimate: dict) -> dict:
 
     ``run`` is the :class:`~.runner.RunResult`, ``started`` the ``time.monotonic()`` at the
     command's start, ``estimate`` the run's estimate record (first and last block stored).
-    The side processes (evaluations, pictures) count once they have ended.
+    The side processes (evaluations, pictures) count once they have ended; so do, in
+    ``side_processes_seconds``, a dask local cluster's workers and loky workers replaced
+    during the run (their simulation also in ``simulation_seconds``: the projection then
+    errs on the slow side).
     """
     own = resource.getrusage(resource.RUSAGE_SELF)
     side = resource.getrusage(resource.RUSAGE_CHILDREN)

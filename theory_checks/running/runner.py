@@ -264,8 +264,9 @@ def run_checks(
     check_run_options(options)
     hooks = RunHooks(on_block, heartbeat, on_estimate, on_result)
     run = _Run.start(list(checks), store, options, hooks)
-    evaluators = evaluation_processes(n_jobs, backend, getattr(store, "path", ":memory:"), records)
-    check_run_fits(run.experiments_todo(), options, what="the run", evaluators=max(1, evaluators))
+    # the main process evaluates too where some checks stay there (a user's guarantee)
+    held = run.evaluating_processes() + (run.evaluated_here() > 0)
+    check_run_fits(run.experiments_todo(), options, what="the run", evaluators=max(1, held))
     return run.finish()
 
 
@@ -377,29 +378,37 @@ class _Run:
         if self.hooks.heartbeat is not None:
             self.hooks.heartbeat(done, total, work_done)
 
+    def evaluating_processes(self) -> int:
+        """Processes that will evaluate this run's checks beside the workers (0: none)."""
+        options = self.options
+        processes = evaluation_processes(
+            options.n_jobs, options.backend, self.store, options.records
+        )
+        beside = sum(evaluable_beside(self.checks[i]) for i in self.todo) if processes else 0
+        return min(processes, beside)
+
+    def evaluated_here(self) -> int:
+        """Checks left that the main process evaluates itself."""
+        if not self.evaluating_processes():
+            return len(self.todo)
+        return sum(not evaluable_beside(self.checks[i]) for i in self.todo)
+
     def finish(self) -> RunResult:
         """Simulate what is missing, evaluate every check left, and return the results."""
         options = self.options
-        processes = evaluation_processes(
-            options.n_jobs,
-            options.backend,
-            getattr(self.store, "path", ":memory:"),
-            options.records,
-        )
-        beside = sum(evaluable_beside(self.checks[i]) for i in self.todo) if processes else 0
-        if beside:
+        processes = self.evaluating_processes()
+        if processes:
             self.evaluations = Evaluations(
-                min(processes, beside),
-                self.store.path,
-                options.reps,
-                options.root_seed,
-                options.false_alarm,
+                processes, self.store.path, options.reps, options.root_seed, options.false_alarm
             )
         try:
             stats = self.simulate_and_evaluate()
-        finally:
-            if self.evaluations is not None:
-                self.evaluations.close()
+        except BaseException:
+            if self.evaluations is not None:  # their work in flight is not wanted: stop now
+                self.evaluations.close(kill=True)
+            raise
+        if self.evaluations is not None:
+            self.evaluations.close()
         if self.dropped:
             self.store.compact()
         ordered = [self.results[i] for i in range(len(self.checks))]

@@ -187,3 +187,40 @@ def test_a_picture_drawn_from_the_same_entries_is_kept_not_drawn_again(tmp_path,
     (tmp_path / "gr21_thm3.png").unlink()
     pictures._draw_one(*changed)
     assert len(drawn) == 3  # the picture gone: drawn again, whatever its key says
+
+
+def test_a_killed_side_pool_does_not_wait_for_its_work():
+    import time
+
+    pool = SidePool(1)
+    pool.submit(time.sleep, 60)
+    time.sleep(1.0)  # the worker has taken it
+    started = time.monotonic()
+    pool.shutdown(kill=True)
+    assert time.monotonic() - started < 20
+
+
+def test_a_picture_whose_saving_failed_has_no_key_left(tmp_path, monkeypatch):
+    # the old key goes before the new picture: a drawing cut short is drawn again
+    from calcheck.theory_checks.report import pictures
+
+    entry = {"id": "g.x", "guarantee": "g.x", "expect": "consistent", "kind": "coverage"}
+    entry["cells"] = []
+
+    def draw(gid, own, controls, reps):
+        import matplotlib.pyplot as plt
+
+        return plt.figure(figsize=(1, 1))
+
+    monkeypatch.setattr(pictures, "_draw", draw)
+    pictures._draw_one("g.x", [entry], [], [], 1000, tmp_path)
+    assert (tmp_path / ".g_x.png.key").is_file()
+
+    def killed(fig, folder, gid):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pictures, "_save", killed)
+    other = {**entry, "expect": "violated"}
+    with pytest.raises(KeyboardInterrupt):
+        pictures._draw_one("g.x", [other], [], [], 1000, tmp_path)
+    assert not (tmp_path / ".g_x.png.key").exists()

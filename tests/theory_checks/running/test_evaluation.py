@@ -1,5 +1,7 @@
 """Checks evaluated beside the workers: the same results, read under the parent's stamps."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from calcheck.simulations.engine import run_experiments
@@ -15,6 +17,9 @@ from calcheck.theory_checks.running.records import encode_result
 from calcheck.theory_checks.running.runner import run_checks
 
 REPS = 200
+#: Stand-ins for a store: only its path and whether it is read-only matter here.
+ON_DISK = SimpleNamespace(path="/x/store.sqlite", read_only=False)
+IN_MEMORY = SimpleNamespace(path=":memory:", read_only=False)
 
 
 def _checks():
@@ -24,13 +29,19 @@ def _checks():
 def test_evaluation_processes_only_where_a_run_records_on_a_file_with_workers():
     workers = min(2, usable_cpus())
     expected = workers if workers > 1 else 0
-    assert evaluation_processes(2, "loky", "/x/store.sqlite", True) == expected
-    assert evaluation_processes(2, "dask", "/x/store.sqlite", True) == expected
-    assert evaluation_processes(1, "loky", "/x/store.sqlite", True) == 0
-    assert evaluation_processes(2, "loky", "/x/store.sqlite", False) == 0
-    assert evaluation_processes(2, "threading", "/x/store.sqlite", True) == 0
-    assert evaluation_processes(2, "loky", ":memory:", True) == 0
-    assert evaluation_processes(-1, "loky", "/x/store.sqlite", True) == (
+    assert evaluation_processes(2, "loky", ON_DISK, True) == expected
+    assert evaluation_processes(2, "dask", ON_DISK, True) == expected
+    assert evaluation_processes(1, "loky", ON_DISK, True) == 0
+    assert evaluation_processes(2, "loky", ON_DISK, False) == 0
+    assert evaluation_processes(2, "threading", ON_DISK, True) == 0
+    assert evaluation_processes(2, "loky", IN_MEMORY, True) == 0
+    # a store without write permission is opened immutable: another process could not read it
+    read_only = SimpleNamespace(path="/x/store.sqlite", read_only=True)
+    assert evaluation_processes(2, "loky", read_only, True) == 0
+    # an n_jobs the engine refuses (with its own message) starts none
+    for bad in (None, "2", 0, -2, True):
+        assert evaluation_processes(bad, "loky", ON_DISK, True) == 0
+    assert evaluation_processes(-1, "loky", ON_DISK, True) == (
         usable_cpus() if usable_cpus() > 1 else 0
     )
 
@@ -81,7 +92,7 @@ def test_results_evaluated_in_processes_are_those_of_the_main_process(tmp_path):
         n_jobs=2,
     )
     assert one.evaluation_processes == 0
-    assert two.evaluation_processes == evaluation_processes(2, "loky", "x", True)
+    assert two.evaluation_processes == evaluation_processes(2, "loky", ON_DISK, True)
     assert [encode_result(r) for r in one.results] == [encode_result(r) for r in two.results]
     if two.evaluation_processes:
         assert two.evaluation_cpu_seconds > 0
